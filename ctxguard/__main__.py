@@ -1,0 +1,3 @@
+from ctxguard.main import main
+
+raise SystemExit(main())

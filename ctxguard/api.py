@@ -1,0 +1,82 @@
+"""The stable Python API: compress a file or a text, count tokens."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ctxguard.classify import classify
+from ctxguard.read import read_artifact
+from ctxguard.record import Record, error_record
+from ctxguard.tiers import TIER2_RATIO, compress
+from ctxguard.tokens import get_tokenizer
+
+
+def compress_file_record(
+    path: str | Path,
+    budget: int,
+    *,
+    artifact_type: str | None = None,
+    task: str | None = None,
+    encoding: str | None = None,
+    tier2_ratio: float = TIER2_RATIO,
+    name: str | None = None,
+) -> Record:
+    """Read and compress one file; an unreadable file gives an [ERROR: …] record."""
+    tokenizer = get_tokenizer(encoding)
+    label = name if name is not None else str(path)
+    loaded = read_artifact(path)
+    if loaded.text is None:
+        kind = artifact_type or classify(label, "")
+        return error_record(
+            label, loaded.error or "unreadable", artifact_type=kind, budget=budget,
+            encoding=tokenizer.name,
+        )
+    record = compress(
+        loaded.text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type,
+        task=task, tier2_ratio=tier2_ratio,
+    )
+    if loaded.notes:
+        record = _with_notes(record, loaded.notes)
+    return record
+
+
+def _with_notes(record: Record, notes: tuple[str, ...]) -> Record:
+    from dataclasses import replace
+
+    return replace(record, notes=notes + record.notes)
+
+
+def compress_file(
+    path: str | Path,
+    budget: int,
+    *,
+    artifact_type: str | None = None,
+    task: str | None = None,
+    encoding: str | None = None,
+) -> dict[str, Any]:
+    """Compress one file to at most budget tokens; returns the artifact record as a dict."""
+    return compress_file_record(
+        path, budget, artifact_type=artifact_type, task=task, encoding=encoding
+    ).to_dict()
+
+
+def compress_text(
+    text: str,
+    budget: int,
+    *,
+    name: str = "<text>",
+    artifact_type: str | None = None,
+    task: str | None = None,
+    encoding: str | None = None,
+) -> dict[str, Any]:
+    """Compress a text to at most budget tokens; returns the artifact record as a dict."""
+    record = compress(
+        text, budget, tokenizer=get_tokenizer(encoding), name=name,
+        artifact_type=artifact_type, task=task,
+    )
+    return record.to_dict()
+
+
+def count_tokens(text: str, encoding: str | None = None) -> int:
+    """Exact token count under the encoding (default o200k_base); special-token text is text."""
+    return get_tokenizer(encoding).count(text)

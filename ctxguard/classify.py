@@ -1,0 +1,64 @@
+"""Artifact type: explicit choice first, then the file extension, then the content."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import PurePath
+
+TYPES = ("diff", "json", "log", "markdown", "text")
+
+_BY_SUFFIX = {
+    ".diff": "diff",
+    ".patch": "diff",
+    ".json": "json",
+    ".jsonl": "json",
+    ".ndjson": "json",
+    ".geojson": "json",
+    ".log": "log",
+    ".out": "log",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
+}
+_DIFF_START = re.compile(r"^(diff --git |diff --cc |--- \S.*\n\+\+\+ \S|Index: )", re.M)
+_HEADING = re.compile(r"^#{1,6} \S", re.M)
+_LOG_LINE = re.compile(
+    r"^(\S*\d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}|\[?(INFO|DEBUG|WARN|WARNING|ERROR|TRACE)\b"
+    r"|##\[|={5,} .* ={5,}$)",
+    re.M,
+)
+
+
+def is_jsonl_name(name: str) -> bool:
+    """JSON Lines files are compressed line by line."""
+    return PurePath(name).suffix.lower() in (".jsonl", ".ndjson")
+
+
+def classify(name: str, text: str, explicit: str | None = None) -> str:
+    """The artifact type for a name and its content."""
+    if explicit:
+        return explicit
+    by_suffix = _BY_SUFFIX.get(PurePath(name).suffix.lower())
+    if by_suffix:
+        return by_suffix
+    return sniff(text)
+
+
+def sniff(text: str) -> str:
+    """Guess a type from the first few kilobytes of content."""
+    head = text[:8192]
+    stripped = head.lstrip()
+    if _DIFF_START.search(head) and "\n@@ " in text[:65536] or stripped.startswith("diff --git "):
+        return "diff"
+    if stripped[:1] in "{[" and stripped:
+        try:
+            json.loads(text)
+            return "json"
+        except (ValueError, RecursionError):
+            pass
+    lines = head.splitlines()[:200]
+    if lines and len(_HEADING.findall(head)) >= 2:
+        return "markdown"
+    if lines and sum(1 for line in lines if _LOG_LINE.match(line)) >= max(3, len(lines) // 3):
+        return "log"
+    return "text"

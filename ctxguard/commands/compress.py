@@ -1,0 +1,62 @@
+"""ctxguard compress PATH --budget N: one artifact to one record on stdout."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ctxguard.commands.common import add_encoding, add_type, check_tokenizer, positive_int, print_json
+from ctxguard.errors import EXIT_OK, EXIT_USAGE, UsageError
+from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO
+
+
+def add_parser(sub: Any) -> None:
+    parser = sub.add_parser(
+        "compress", help="compress one artifact to a token budget (JSON record on stdout)",
+        description="Compress one artifact (a file, or - for stdin) to at most --budget tokens.",
+        epilog="example: ctxguard compress examples/artifacts/failing-tests.log --budget 400",
+    )
+    parser.add_argument("path", help="the artifact file, or - to read standard input")
+    parser.add_argument("--budget", type=positive_int, required=True, help="token budget")
+    add_type(parser)
+    parser.add_argument("--task", help="what the reader needs, e.g. 'keep stack traces'")
+    parser.add_argument(
+        "--tier2-ratio", type=float, default=TIER2_RATIO,
+        help="structural compression is tried up to this multiple of the budget (default 1.5)",
+    )
+    add_encoding(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ctxguard.api import compress_file_record
+    from ctxguard.read import decode
+    from ctxguard.record import error_record
+    from ctxguard.tiers import compress
+    from ctxguard.tokens import get_tokenizer
+
+    if args.budget < MIN_BUDGET:
+        raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
+    if args.tier2_ratio < 1:
+        raise UsageError("--tier2-ratio must be at least 1")
+    check_tokenizer(args.encoding, args.strict)
+    if args.path == "-":
+        loaded = decode(sys.stdin.buffer.read())
+        tokenizer = get_tokenizer(args.encoding)
+        if loaded.text is None:
+            record = error_record("-", loaded.error or "unreadable", artifact_type=args.artifact_type
+                                  or "text", budget=args.budget, encoding=tokenizer.name)
+        else:
+            record = compress(loaded.text, args.budget, tokenizer=tokenizer, name="-",
+                              artifact_type=args.artifact_type, task=args.task,
+                              tier2_ratio=args.tier2_ratio)
+    else:
+        record = compress_file_record(
+            args.path, args.budget, artifact_type=args.artifact_type, task=args.task,
+            encoding=args.encoding, tier2_ratio=args.tier2_ratio,
+        )
+    print_json(record.to_dict())
+    if record.error:
+        print(f"ctxguard: error: {record.error}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK

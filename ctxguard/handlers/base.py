@@ -1,0 +1,81 @@
+"""The handler protocol and the helpers every handler shares."""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
+_STOPWORDS = frozenset(
+    """the and for with that this from into are was were will would should could have has had
+    not but all any its our their there then than them they you your keep keeping preserve
+    make sure each every only also such when what which while about over under more most less
+    like just very some other these those been being does done can may might must""".split()
+)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a handler knows besides the text: the target, the file name and the task."""
+
+    budget: int
+    name: str
+    task_words: frozenset[str]
+    jsonl: bool = False
+
+
+class Handler(Protocol):
+    """A type-aware Tier 2 strategy: candidates from mild to strong, and a validity check."""
+
+    name: str
+
+    def candidates(self, text: str, ctx: Context) -> Iterator[str]:
+        """Structural compressions of text, each stronger than the one before."""
+
+    def validate(self, raw: str, compressed: str) -> str | None:
+        """None if compressed is a valid artifact of this type, else what is wrong."""
+
+
+def task_words(task: str | None) -> frozenset[str]:
+    """The key words of a task description, lower-cased, without filler."""
+    if not task:
+        return frozenset()
+    return frozenset(w.lower() for w in _WORD.findall(task) if w.lower() not in _STOPWORDS)
+
+
+def mentions(line: str, words: frozenset[str]) -> bool:
+    """True if the line contains one of the task's key words (case-insensitive)."""
+    if not words:
+        return False
+    lowered = line.lower()
+    return any(word in lowered for word in words)
+
+
+def collapse(
+    lines: Sequence[str], keep: Sequence[bool], marker: Callable[[range], str], min_run: int = 1
+) -> list[str]:
+    """Replace every run of unkept lines (at least min_run long) by one marker line.
+
+    marker gets the indices of the run it replaces.
+    """
+    out: list[str] = []
+    start: int | None = None
+    for i in range(len(lines) + 1):
+        kept = i == len(lines) or keep[i]
+        if not kept and start is None:
+            start = i
+        elif kept and start is not None:
+            if i - start >= min_run:
+                out.append(marker(range(start, i)))
+            else:
+                out.extend(lines[start:i])
+            start = None
+        if kept and i < len(lines):
+            out.append(lines[i])
+    return out
+
+
+def plural(n: int, word: str) -> str:
+    """'1 line', '2 lines'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -1,0 +1,179 @@
+"""Unified diffs: every file and hunk header kept, definitions and errors kept, bodies elided."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from ctxguard.handlers.base import Context, collapse, mentions, plural
+from ctxguard.handlers.text import is_comment_or_blank, is_definition
+
+ERROR_LINE = re.compile(
+    r"""\b(?:raise|throw|panic!?|abort|die|bail!|unreachable!|unimplemented!|todo!
+    |errors\.New|fmt\.Errorf|Errorf|Err\(|new\s+\w*(?:Error|Exception)
+    |(?:log|logger|logging|LOG|LOGGER|console|slog|klog|glog)\.(?:error|exception|critical|fatal|warn|warning|Error|Fatal|Fatalf|Errorf|Warn|Warning)
+    |perror|fprintf\(\s*stderr|sys\.exit|process\.exit|os\.Exit)\b""",
+    re.X,
+)
+_HASH = {".py", ".pyi", ".sh", ".bash", ".rb", ".pl", ".yaml", ".yml", ".toml", ".r", ".cfg",
+         ".ini", ".conf", ".mk", ".cmake", ".ps1", ".tf", ".nix", ".jl", ".ex", ".exs"}
+_DASH = {".sql", ".lua", ".hs", ".elm", ".ada"}
+_MARKUP = {".md", ".markdown", ".html", ".htm", ".xml", ".svg", ".vue", ".rst"}
+
+
+@dataclass(frozen=True)
+class FileStat:
+    """One changed file of a diff: its path, its +/- counts and what happened to it."""
+
+    path: str
+    added: int
+    removed: int
+    status: str  # added | deleted | renamed | modified | binary
+
+
+def parse(text: str) -> Any:
+    """A unidiff PatchSet, or None when the text is not a diff unidiff understands."""
+    from unidiff import PatchSet
+    from unidiff.errors import UnidiffParseError
+
+    try:
+        patch = PatchSet(text)
+    except (UnidiffParseError, ValueError, IndexError):
+        return None
+    return patch if len(patch) else None
+
+
+def file_stats(text: str) -> list[FileStat]:
+    """Per-file +/- counts, in diff order; empty when the text is not a parseable diff."""
+    patch = parse(text)
+    return [] if patch is None else [_stat(f) for f in patch]
+
+
+def _stat(patched: Any) -> FileStat:
+    if patched.is_binary_file:
+        status = "binary"
+    elif patched.is_added_file:
+        status = "added"
+    elif patched.is_removed_file:
+        status = "deleted"
+    elif patched.is_rename:
+        status = "renamed"
+    else:
+        status = "modified"
+    path = patched.path
+    return FileStat(path=path, added=patched.added, removed=patched.removed, status=status)
+
+
+def comment_marker(path: str, n: int) -> str:
+    """An omission marker in the comment style of the file's language."""
+    suffix = PurePosixPath(path).suffix.lower()
+    text = f"... ({plural(n, 'line')} omitted)"
+    if suffix in _HASH or PurePosixPath(path).name in ("Makefile", "Dockerfile"):
+        return f"# {text}"
+    if suffix in _DASH:
+        return f"-- {text}"
+    if suffix in _MARKUP:
+        return f"<!-- {text} -->"
+    return f"// {text}"
+
+
+@dataclass(frozen=True)
+class _Level:
+    context: bool  # keep context lines that declare something
+    body_run: int  # longest run of plain changed lines kept whole
+    body_keep: int  # lines kept at the start of a longer run
+
+
+_LEVELS = (
+    _Level(context=True, body_run=10**9, body_keep=0),
+    _Level(context=True, body_run=12, body_keep=4),
+    _Level(context=True, body_run=6, body_keep=2),
+    _Level(context=False, body_run=2, body_keep=1),
+    _Level(context=False, body_run=0, body_keep=0),
+)
+
+
+class DiffHandler:
+    """Keeps headers exactly; within hunks keeps what a reviewer needs to see first."""
+
+    name = "diff"
+
+    def candidates(self, text: str, ctx: Context) -> Iterator[str]:
+        patch = parse(text)
+        if patch is None:
+            return
+        files = [(f, _header(f)) for f in patch]
+        for level in _LEVELS:
+            yield "".join(_render_file(f, header, level, ctx) for f, header in files)
+
+    def validate(self, raw: str, compressed: str) -> str | None:
+        patch = parse(raw)
+        if patch is None:
+            return "not a parseable diff"
+        for patched in patch:
+            header = _header(patched)
+            if header not in compressed:
+                return f"the header of {patched.path} is missing"
+            for hunk in patched:
+                if _hunk_header(hunk) not in compressed:
+                    return f"a hunk header of {patched.path} is missing"
+        return None
+
+
+def _header(patched: Any) -> str:
+    full = str(patched)
+    hunks = "".join(str(h) for h in patched)
+    return full[: len(full) - len(hunks)] if hunks else full
+
+
+def _hunk_header(hunk: Any) -> str:
+    return str(hunk).split("\n", 1)[0] + "\n"
+
+
+def _render_file(patched: Any, header: str, level: _Level, ctx: Context) -> str:
+    out = [header]
+    for hunk in patched:
+        out.append(_hunk_header(hunk))
+        out.extend(_render_hunk(hunk, patched.path, level, ctx))
+    return "".join(out)
+
+
+def _render_hunk(hunk: Any, path: str, level: _Level, ctx: Context) -> list[str]:
+    # Blank lines carry nothing a reviewer needs; they go without a marker.
+    hunk_lines = [line for line in hunk if line.line_type == "\\" or line.value.strip()]
+    lines = [str(line) if str(line).endswith("\n") else f"{line}\n" for line in hunk_lines]
+    marks: list[bool | None] = []
+    for hunk_line in hunk_lines:
+        body = hunk_line.value
+        kind = hunk_line.line_type
+        if kind == "\\":  # "\ No newline at end of file" belongs to the line before it
+            marks.append(bool(marks and marks[-1]))
+        elif is_definition(body) or mentions(body, ctx.task_words):
+            marks.append(kind != " " or level.context)
+        elif kind == " " or is_comment_or_blank(body):
+            marks.append(False)
+        elif ERROR_LINE.search(body):
+            marks.append(True)
+        else:
+            marks.append(None)  # a plain body line: decided by the length of its run
+    keep = _keep_short_runs(marks, level)
+    return collapse(lines, keep, lambda run: f" {comment_marker(path, len(run))}\n")
+
+
+def _keep_short_runs(marks: list[bool | None], level: _Level) -> list[bool]:
+    """Plain changed lines: short runs stay whole, long runs keep their first few lines."""
+    keep: list[bool] = []
+    run = 0
+    for i, mark in enumerate(marks):
+        if mark is not None:
+            keep.append(mark)
+            continue
+        run = run + 1 if i and marks[i - 1] is None else 1
+        end = i
+        while end + 1 < len(marks) and marks[end + 1] is None:
+            end += 1
+        length = end - i + run
+        keep.append(length <= level.body_run or run <= level.body_keep)
+    return keep

@@ -1,0 +1,109 @@
+"""JSON and JSON Lines: every key kept, long arrays and strings shortened, still valid JSON."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ctxguard.handlers.base import Context
+
+
+@dataclass(frozen=True)
+class _Level:
+    max_items: int  # arrays longer than this are shortened …
+    head: int  # … to their first `head` items,
+    tail: int  # an omission object, and their last `tail` items
+    max_chars: int  # strings longer than this keep their first `max_chars` characters
+    indent: int | None
+
+
+_LEVELS = (
+    _Level(10, 5, 2, 200, 2),
+    _Level(10, 5, 2, 200, None),
+    _Level(6, 3, 1, 120, None),
+    _Level(4, 2, 1, 60, None),
+    _Level(2, 1, 0, 30, None),
+    _Level(1, 0, 0, 16, None),
+)
+
+
+def loads(text: str) -> Any:
+    """Parse JSON, raising ValueError for anything unparseable (including too-deep nesting)."""
+    try:
+        return json.loads(text)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply to parse") from exc
+
+
+def shrink(value: Any, level: _Level) -> Any:
+    """A copy of value with long arrays and strings shortened and every object key kept."""
+    if isinstance(value, dict):
+        return {key: shrink(item, level) for key, item in value.items()}
+    if isinstance(value, list):
+        if len(value) <= level.max_items:
+            return [shrink(item, level) for item in value]
+        omitted = len(value) - level.head - level.tail
+        kept_tail = value[len(value) - level.tail :] if level.tail else []
+        return (
+            [shrink(item, level) for item in value[: level.head]]
+            + [{"_truncated": f"{omitted} items omitted"}]
+            + [shrink(item, level) for item in kept_tail]
+        )
+    if isinstance(value, str) and len(value) > level.max_chars:
+        cut = len(value) - level.max_chars
+        return f"{value[: level.max_chars]}... ({cut} chars omitted)"
+    return value
+
+
+def _dump(value: Any, indent: int | None) -> str:
+    separators = (",", ": ") if indent is not None else (",", ":")
+    return json.dumps(value, indent=indent, ensure_ascii=False, separators=separators)
+
+
+class JsonHandler:
+    """Structure and keys stay; what shrinks is the length of arrays and strings."""
+
+    name = "json"
+
+    def candidates(self, text: str, ctx: Context) -> Iterator[str]:
+        try:
+            if ctx.jsonl:
+                values = [loads(line) for line in text.splitlines() if line.strip()]
+            else:
+                values = [loads(text)]
+        except ValueError:
+            return
+        indented = not ctx.jsonl and "\n" in text.strip()
+        for level in _LEVELS:
+            indent = level.indent if indented else None
+            if ctx.jsonl:
+                yield _jsonl(values, level)
+            else:
+                try:
+                    yield _dump(shrink(values[0], level), indent) + "\n"
+                except RecursionError:
+                    return
+
+    def validate(self, raw: str, compressed: str) -> str | None:
+        try:
+            loads(compressed)
+            return None
+        except ValueError:
+            pass
+        for number, line in enumerate(compressed.splitlines(), 1):
+            if line.strip():
+                try:
+                    loads(line)
+                except ValueError as exc:
+                    return f"output line {number} is not valid JSON: {exc}"
+        return None
+
+
+def _jsonl(values: list[Any], level: _Level) -> str:
+    rows = values
+    if len(values) > level.max_items:
+        omitted = len(values) - level.head - level.tail
+        tail = values[len(values) - level.tail :] if level.tail else []
+        rows = values[: level.head] + [{"_truncated": f"{omitted} lines omitted"}] + tail
+    return "".join(_dump(shrink(row, level), None) + "\n" for row in rows)

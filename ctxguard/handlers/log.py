@@ -1,0 +1,132 @@
+"""Logs: errors, warnings and whole tracebacks kept; runs of other lines collapsed."""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ctxguard.handlers.base import Context, collapse, mentions, plural
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]")
+LEVEL = re.compile(
+    r"\b(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE)\b"
+    r"|##\[(?:error|warning)\]|^::(?:error|warning)\b"
+    r"|\b(?:[Ee]rror|[Ww]arning|[Ff]atal|[Cc]ritical|[Pp]anic|[Ff]ailed)\b(?=[:\]!]|\s)"
+    r"|^E {2,}\S|\bpanicked at\b|\bSegmentation fault\b|\bAssertionError\b"
+)
+_JSON_LEVEL = re.compile(r'"(?:level|severity|lvl|levelname|log\.level)"\s*:\s*"([^"]*)"', re.I)
+_BAD_JSON_LEVELS = {"error", "err", "warn", "warning", "fatal", "critical", "crit", "panic",
+                    "emerg", "alert", "severe"}
+_SECTION = re.compile(r"^(?:={3,}|_{3,}|-{3,}) .* (?:={3,}|_{3,}|-{3,})$|^##\[group\]")
+_PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):")
+_PY_TB_END = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault|error)\b.*$")
+_STACK_LINE = re.compile(r"^\s+(?:at |\.\.\. \d+ more|File \"|[\w./<>-]+:\d+)|^\s*Caused by:|^goroutine \d+")
+EDGE = 10  # lines kept intact at each end of a log
+
+
+@dataclass(frozen=True)
+class _Level:
+    min_run: int  # runs of ordinary lines shorter than this stay
+    repeats: int | None  # identical important templates kept at most this many times
+    max_line: int  # important lines longer than this are cut (with a count)
+
+
+_LEVELS = (
+    _Level(min_run=3, repeats=None, max_line=10**9),
+    _Level(min_run=1, repeats=None, max_line=10**9),
+    _Level(min_run=1, repeats=3, max_line=10**9),
+    _Level(min_run=1, repeats=1, max_line=2000),
+    _Level(min_run=1, repeats=1, max_line=400),
+)
+_TEMPLATE = re.compile(r"0x[0-9a-fA-F]+|\d+|[0-9a-f]{8,}")
+
+
+def strip_ansi(text: str) -> str:
+    """Remove colour and cursor escape codes."""
+    return ANSI.sub("", text) if "\x1b" in text else text
+
+
+def is_important(line: str) -> bool:
+    """Error, warning or failure lines (whole words), including JSON-lines levels."""
+    if LEVEL.search(line):
+        return True
+    if line.startswith("{") and '"' in line:
+        match = _JSON_LEVEL.search(line)
+        if match and match.group(1).lower() in _BAD_JSON_LEVELS:
+            try:
+                json.loads(line)
+            except ValueError:
+                return False
+            return True
+    return False
+
+
+def template(line: str) -> str:
+    """The line with numbers, hex ids and timestamps normalised, to spot repeats."""
+    return _TEMPLATE.sub("#", line.strip())
+
+
+def important_lines(lines: list[str], task_words: frozenset[str] = frozenset()) -> list[bool]:
+    """Which lines a reader of this log must see: errors, warnings, stack traces, sections."""
+    marks = [False] * len(lines)
+    in_trace = False
+    for i, line in enumerate(lines):
+        if _PY_TB_START.match(line):
+            in_trace = True
+        if in_trace:
+            marks[i] = True
+            if not line.startswith((" ", "\t")) and not _PY_TB_START.match(line):
+                in_trace = not _PY_TB_END.match(line) and bool(line.strip()) and i + 1 < len(lines)
+                if line.startswith(("During handling", "The above exception")):
+                    in_trace = True
+            continue
+        if is_important(line) or _SECTION.match(line) or mentions(line, task_words):
+            marks[i] = True
+        elif _STACK_LINE.match(line) and i and marks[i - 1]:
+            marks[i] = True  # a Java/Go/JS stack frame under an error line
+    return marks
+
+
+class LogHandler:
+    """Head and tail intact; in between, only what went wrong."""
+
+    name = "log"
+
+    def candidates(self, text: str, ctx: Context) -> Iterator[str]:
+        lines = strip_ansi(text).splitlines(keepends=True)
+        if len(lines) <= 2 * EDGE:
+            return
+        important = important_lines(lines, ctx.task_words)
+        for level in _LEVELS:
+            yield "".join(_render(lines, important, level))
+
+    def validate(self, raw: str, compressed: str) -> str | None:
+        return None
+
+
+def _render(lines: list[str], important: list[bool], level: _Level) -> list[str]:
+    keep = list(important)
+    shown = list(lines)
+    seen: dict[str, int] = {}
+    for i in range(EDGE, len(lines) - EDGE):
+        if not keep[i]:
+            continue
+        if level.repeats is not None:
+            key = template(lines[i])
+            seen[key] = seen.get(key, 0) + 1
+            if seen[key] > level.repeats and not _PY_TB_END.match(lines[i]):
+                keep[i] = False
+                continue
+        if len(lines[i]) > level.max_line:
+            cut = len(lines[i]) - level.max_line
+            shown[i] = f"{lines[i][: level.max_line]}... ({cut} chars omitted)\n"
+    for i in list(range(EDGE)) + list(range(len(lines) - EDGE, len(lines))):
+        keep[i] = True
+    def marker(run: range) -> str:
+        repeats = sum(1 for i in run if important[i])
+        if not repeats:
+            return f"... ({plural(len(run), 'info line')} omitted)\n"
+        return f"... ({plural(len(run), 'line')} omitted, {repeats} of them repeated warnings/errors)\n"
+
+    return collapse(shown, keep, marker, level.min_run)

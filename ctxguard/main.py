@@ -1,0 +1,66 @@
+"""The command line: argparse subcommands, each a function returning an exit code."""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ctxguard import __version__
+from ctxguard.errors import EXIT_CRASH, EXIT_INTERRUPTED, CtxguardError
+
+EXAMPLES = """\
+examples:
+  ctxguard compress examples/artifacts/failing-tests.log --budget 500
+  ctxguard compress build/out.json --budget 2000 --type json --task "keep error codes"
+  git diff | ctxguard compress - --budget 3000 --type diff
+  ctxguard count docs/plan.md --encoding cl100k_base
+  ctxguard init && ctxguard bundle && ctxguard check
+
+exit codes: 0 ok, 1 policy failed, 2 usage/config/input error, 3 unexpected error,
+130 interrupted.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    from ctxguard.commands import compress, count
+
+    parser = argparse.ArgumentParser(
+        prog="ctxguard",
+        description="Budget the artifacts (diffs, logs, plans, JSON) that AI review agents read.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"ctxguard {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in (compress, count):
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        result: int = args.func(args)
+        return result
+    except CtxguardError as exc:
+        print(f"ctxguard: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("ctxguard: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # the one place a bug becomes a message instead of a traceback
+        import traceback
+
+        log = traceback.format_exc()
+        print(
+            f"ctxguard: unexpected error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in ctxguard; please report it with the details below.\n" + log,
+            file=sys.stderr,
+        )
+        return EXIT_CRASH

@@ -1,0 +1,51 @@
+"""Reading one artifact file into text, or into a clear reason why not."""
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+from pathlib import Path
+
+_SNIFF = 8192
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """An artifact's text, with notes on what reading it changed; or the reason it failed."""
+
+    text: str | None
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+def decode(data: bytes) -> Loaded:
+    """Bytes to text: BOMs honoured, NUL-bearing data refused, bad UTF-8 replaced and noted."""
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                       (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            return Loaded(data.decode(codec, "replace"), notes=(f"decoded from {codec.upper()}",))
+    if b"\x00" in data[:_SNIFF]:
+        return Loaded(None, error="binary data (NUL bytes); not a text artifact")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        return Loaded(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", "replace")
+        bad = text.count("\ufffd")
+        return Loaded(text, notes=(f"{bad} invalid UTF-8 sequences replaced with U+FFFD",))
+
+
+def read_artifact(path: str | Path) -> Loaded:
+    """Read a file as an artifact; every failure becomes a reason, never an exception."""
+    p = Path(path)
+    try:
+        if not p.exists():
+            return Loaded(None, error=f"artifact not found at {path}")
+        if p.is_dir():
+            return Loaded(None, error=f"{path} is a directory, not a file")
+        data = p.read_bytes()
+    except PermissionError:
+        return Loaded(None, error=f"cannot read {path}: permission denied")
+    except OSError as exc:
+        return Loaded(None, error=f"cannot read {path}: {exc.strerror or exc}")
+    return decode(data)

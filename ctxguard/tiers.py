@@ -1,0 +1,138 @@
+"""The three-tier contract, independent of artifact type.
+
+Tier 1: the text fits, unchanged. Tier 2: within tier2_ratio x budget, the type's handler
+compresses structurally and the result is re-counted and validated. Tier 3: a token-exact hard
+cut with a marker that states the true number of raw tokens not shown.
+"""
+from __future__ import annotations
+
+from ctxguard.classify import classify, is_jsonl_name
+from ctxguard.handlers import HANDLERS, Context
+from ctxguard.handlers.base import task_words
+from ctxguard.record import Record
+from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
+
+MIN_BUDGET = 32
+TIER2_RATIO = 1.5
+# A candidate whose estimated size is this far over budget is not worth an exact count.
+_ESTIMATE_SLACK = 1.3
+
+
+def marker(omitted: int) -> str:
+    """The Tier 3 marker line."""
+    return f"[TRUNCATED: content exceeds budget, remaining {omitted} tokens omitted]"
+
+
+def compress(
+    text: str,
+    budget: int,
+    *,
+    tokenizer: Tokenizer,
+    name: str = "<text>",
+    artifact_type: str | None = None,
+    task: str | None = None,
+    tier2_ratio: float = TIER2_RATIO,
+) -> Record:
+    """Compress one artifact's text to at most budget tokens under the three-tier contract."""
+    if budget < MIN_BUDGET:
+        raise ValueError(f"budget must be at least {MIN_BUDGET} tokens (got {budget})")
+    kind = classify(name, text, artifact_type)
+    notes: list[str] = []
+    warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
+    room = budget - tokenizer.count(warning)
+    encoded = tokenizer.encode(text)
+    raw = encoded.count
+
+    tier, content = 1, text
+    if raw > room:
+        tier2 = None
+        if raw <= tier2_ratio * budget:
+            tier2 = _tier2(encoded, room, kind, name, task, tokenizer, notes)
+        if tier2 is not None:
+            tier, content = 2, tier2
+        else:
+            tier, content = 3, head_cut(encoded, room, tokenizer)
+    content = warning + content
+    compacted = raw + tokenizer.count(warning) if tier == 1 else tokenizer.count(content)
+    return Record(
+        artifact_name=name,
+        raw_tokens=raw,
+        compacted_tokens=compacted,
+        truncated=tier == 3,
+        content=content,
+        type=kind,
+        tier=tier,
+        budget=budget,
+        encoding=tokenizer.name,
+        task=task,
+        notes=tuple(notes),
+    )
+
+
+def _tier2(
+    encoded: Encoded,
+    room: int,
+    kind: str,
+    name: str,
+    task: str | None,
+    tokenizer: Tokenizer,
+    notes: list[str],
+) -> str | None:
+    """The mildest structural compression that fits and is valid, or None."""
+    text = encoded.text
+    ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name))
+    density = encoded.count / max(1, len(text))
+    handler = HANDLERS[kind]
+    produced = False
+    for candidate in handler.candidates(text, ctx):
+        produced = True
+        if candidate == text or len(candidate) * density > room * _ESTIMATE_SLACK:
+            continue
+        if tokenizer.count(candidate) <= room:
+            problem = handler.validate(text, candidate)
+            if problem is None:
+                return candidate
+            notes.append(f"tier 2 result rejected: {problem}")
+            return None
+    if not produced and kind in ("diff", "json"):
+        notes.append(f"content is not valid {kind}; compressed as text")
+        return _tier2(encoded, room, "text", name, task, tokenizer, notes)
+    return None
+
+
+def head_cut(encoded: Encoded, budget: int, tokenizer: Tokenizer) -> str:
+    """Cut at the last blank line (else line break, else token) so that text + marker fit.
+
+    The cut comes from the one token array of the raw text; the only other counts are of
+    the marker and one check of the result.
+    """
+    total = encoded.count
+    keep = budget - tokenizer.count("\n" + marker(total))
+    while True:
+        prefix = encoded.head(keep)
+        cut = _boundary(prefix)
+        shown = prefix[:cut]
+        omitted = total - encoded.tokens_within(cut)
+        joint = "" if not shown or shown.endswith("\n") else "\n"
+        content = shown + joint + marker(omitted)
+        over = tokenizer.count(content) - budget
+        if over <= 0 or keep <= 0:
+            return content
+        # BPE can merge across the cut or the joint; shrink by exactly the overshoot and retry.
+        keep = max(0, keep - over)
+
+
+def _boundary(prefix: str) -> int:
+    """Where to cut a prefix: after a blank line, else a line break, else at its end.
+
+    A boundary counts only in the last half of the prefix, so one early blank line does not
+    throw away most of the budget.
+    """
+    half = len(prefix) // 2
+    paragraph = prefix.rfind("\n\n")
+    if paragraph >= half:
+        return paragraph + 2
+    line = prefix.rfind("\n")
+    if line >= half:
+        return line + 1
+    return len(prefix)

@@ -1,0 +1,43 @@
+"""Test setup: offline tiktoken data, and guards so no test touches $HOME or this repository."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = Path(__file__).resolve().parent / "samples"
+_SHARED_TIKTOKEN = ROOT.parent / "shared" / "tiktoken"
+
+if not os.environ.get("TIKTOKEN_CACHE_DIR") and _SHARED_TIKTOKEN.is_dir():
+    os.environ["TIKTOKEN_CACHE_DIR"] = str(_SHARED_TIKTOKEN)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets an empty HOME and git config, so nothing reads or writes the real ones."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def sample() -> "SampleReader":
+    return SampleReader()
+
+
+class SampleReader:
+    def path(self, name: str) -> Path:
+        return SAMPLES / name
+
+    def __call__(self, name: str) -> str:
+        return (SAMPLES / name).read_text(encoding="utf-8")

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ctxguard import __version__
+from ctxguard.main import main
+
+
+def test_compress_prints_the_record(sample, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    path = str(sample.path("traceback.log"))
+    assert main(["compress", path, "--budget", "400", "--task", "keep stack traces"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["artifact_name"] == path and record["compacted_tokens"] <= 400
+    assert record["task"] == "keep stack traces"
+
+
+def test_compress_missing_file_exits_nonzero_with_error_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "nope.md")
+    assert main(["compress", missing, "--budget", "100"]) == 2
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["content"] == f"[ERROR: artifact not found at {missing}]"
+    assert "artifact not found" in captured.err
+
+
+def test_compress_reads_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"hello <|endoftext|>\n")))
+    assert main(["compress", "-", "--budget", "50", "--type", "text"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["content"] == "hello <|endoftext|>\n" and record["tier"] == 1
+
+
+def test_count_prints_input_tokens(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.txt").write_text("hello world")
+    assert main(["count", str(tmp_path / "a.txt"), "--encoding", "cl100k_base"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"input_tokens": 2}
+
+
+def test_count_missing_file_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["count", str(tmp_path / "nope")]) == 2
+    assert "artifact not found" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("budget", ["0", "-5", "abc"])
+def test_bad_budget_is_a_usage_error(budget: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["compress", "x", "--budget", budget])
+    assert exc.value.code == 2
+
+
+def test_budget_below_minimum(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.txt").write_text("x")
+    assert main(["compress", str(tmp_path / "a.txt"), "--budget", "10"]) == 2
+    assert "at least 32" in capsys.readouterr().err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and __version__ in capsys.readouterr().out
+
+
+def test_help_has_runnable_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "ctxguard compress examples/artifacts/failing-tests.log --budget 500" in out
+    assert "exit codes" in out

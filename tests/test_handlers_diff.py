@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from ctxguard import compress_text
+from ctxguard.handlers.base import Context
+from ctxguard.handlers.diff import DiffHandler, comment_marker, file_stats
+from tests.helpers import budget_for_tier2, independent_count
+
+
+def _tier2(text: str, name: str = "change.diff", task: str | None = None) -> dict:  # type: ignore[type-arg]
+    record = compress_text(text, budget_for_tier2(text), name=name, task=task)
+    assert record["tier"] == 2, record
+    assert independent_count(record["content"]) <= record["budget"]
+    return record
+
+
+def test_python_change_keeps_signatures_errors_and_hunk_headers(sample) -> None:  # type: ignore[no-untyped-def]
+    content = _tier2(sample("python-change.diff"))["content"]
+    assert "diff --git a/src/payments/service.py b/src/payments/service.py\n" in content
+    assert "@@ -10,10 +10,40 @@ from payments.models import Invoice\n" in content
+    for kept in ("+    def charge(self, invoice: Invoice, *, retries: int = 3) -> Receipt:",
+                 "+    async def refund(self, receipt: Receipt, amount: Decimal) -> Refund:",
+                 '+        raise PaymentFailed(f"invoice {invoice.id} could not be charged: {last_error}")',
+                 '+            raise ValueError("refund exceeds the charged amount")',
+                 "+        logger.error(\"charge failed", "+class PaymentFailed(Exception):"):
+        assert kept in content
+    assert "# ... (" in content and "lines omitted)" in content
+    assert "# Try a few times" not in content  # comment-only changed line dropped
+
+
+def test_go_change_uses_slash_comments_and_keeps_panics(sample) -> None:  # type: ignore[no-untyped-def]
+    content = _tier2(sample("go-change.diff"))["content"]
+    assert "+func (l *Limiter) Allow(key string) error {" in content
+    assert "+type Limiter struct {" in content
+    assert 'fmt.Errorf("rate limit exceeded for %s", key)' in content
+    assert 'panic("limiter rate must be positive")' in content
+    assert "// ... (" in content
+
+
+def test_headers_for_mode_rename_and_binary_are_kept_as_is(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("mode-rename-binary.diff")
+    ctx = Context(budget=50, name="x.diff", task_words=frozenset())
+    strongest = list(DiffHandler().candidates(text, ctx))[-1]
+    for line in ("old mode 100644\n", "new mode 100755\n", "Binary files a/b.bin and b/b.bin differ\n",
+                 "rename from c.txt\n", "rename to d.txt\n", "@@ -1,2 +1,5 @@\n"):
+        assert line in strongest
+    assert DiffHandler().validate(text, strongest) is None
+    assert DiffHandler().validate(text, strongest.replace("rename from c.txt\n", "")) is not None
+
+
+def test_file_stats(sample) -> None:  # type: ignore[no-untyped-def]
+    stats = file_stats(sample("mode-rename-binary.diff"))
+    assert [(s.path, s.added, s.removed, s.status) for s in stats] == [
+        ("a.py", 4, 1, "modified"), ("b.bin", 0, 0, "binary"), ("d.txt", 0, 0, "renamed"),
+    ]
+
+
+def test_task_words_steer_what_is_kept(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("python-change.diff")
+    plain = _tier2(text)["content"]
+    steered = _tier2(text, task="watch the metrics counters")["content"]
+    assert "metrics.increment" in steered
+    assert steered.count("metrics.increment") > plain.count("metrics.increment")
+
+
+def test_comment_marker_styles() -> None:
+    assert comment_marker("a.py", 1) == "# ... (1 line omitted)"
+    assert comment_marker("a.sql", 2) == "-- ... (2 lines omitted)"
+    assert comment_marker("a.html", 2) == "<!-- ... (2 lines omitted) -->"
+    assert comment_marker("a.rs", 3) == "// ... (3 lines omitted)"
+
+
+def test_not_a_diff_falls_back_to_text_with_a_note() -> None:
+    text = "".join(f"just some line {i}\n" for i in range(300))
+    record = compress_text(text, budget_for_tier2(text), name="x.diff")
+    assert record["tier"] == 2
+    assert "content is not valid diff; compressed as text" in record["notes"]

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import json
+
+from ctxguard import compress_text
+from ctxguard.handlers.base import Context
+from ctxguard.handlers.json import JsonHandler
+from tests.helpers import budget_for_tier2, independent_count
+
+
+def _keys(value: object, prefix: str = "") -> set[str]:
+    if isinstance(value, dict):
+        out = set()
+        for key, item in value.items():
+            out |= {prefix + "." + key} | _keys(item, prefix + "." + key)
+        return out
+    if isinstance(value, list):
+        return set().union(*(_keys(item, prefix + "[]") for item in value)) if value else set()
+    return set()
+
+
+def test_long_array_shortened_with_marker_and_keys_kept(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("long-array.json")
+    record = compress_text(text, budget_for_tier2(text), name="results.json")
+    assert record["tier"] == 2 and independent_count(record["content"]) <= record["budget"]
+    data = json.loads(record["content"])
+    assert data["tests"][5] == {"_truncated": "53 items omitted"}
+    assert len(data["tests"]) == 8 and data["tests"][-1]["id"] == "t59"
+    assert _keys(json.loads(text)) - _keys(data) == set()
+
+
+def test_deep_json_strings_shortened_visibly(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("deep.json")
+    ctx = Context(budget=100, name="deep.json", task_words=frozenset())
+    first = json.loads(next(JsonHandler().candidates(text, ctx)))
+    note = first["level1"]["level2"]["level3"]["level4"]["note"]
+    assert note == "x" * 200 + "... (300 chars omitted)"
+
+
+def test_every_candidate_parses(sample) -> None:  # type: ignore[no-untyped-def]
+    for name in ("deep.json", "long-array.json"):
+        ctx = Context(budget=100, name=name, task_words=frozenset())
+        for candidate in JsonHandler().candidates(sample(name), ctx):
+            json.loads(candidate)
+
+
+def test_json_lines_line_by_line(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("records.jsonl")
+    record = compress_text(text, budget_for_tier2(text), name="records.jsonl")
+    lines = record["content"].splitlines()
+    assert record["tier"] == 2 and all(json.loads(line) for line in lines)
+    assert {"_truncated": "33 lines omitted"} in [json.loads(line) for line in lines]
+
+
+def test_invalid_json_is_handled_as_text_with_a_note(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("invalid.json")
+    record = compress_text(text, budget_for_tier2(text), name="broken.json")
+    assert "content is not valid json; compressed as text" in record["notes"]
+    assert record["compacted_tokens"] <= record["budget"]
+
+
+def test_nesting_too_deep_does_not_crash() -> None:
+    text = "[" * 5000 + "]" * 5000
+    record = compress_text(text, 100, name="deep.json")
+    assert record["compacted_tokens"] <= 100

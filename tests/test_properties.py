@@ -1,0 +1,61 @@
+"""Properties that must hold for any text and any budget."""
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxguard.handlers.base import Context
+from ctxguard.handlers.json import JsonHandler
+from ctxguard.tiers import compress
+from ctxguard.tokens import get_tokenizer
+
+# Pieces, not just characters, so that lines, paragraphs and special-token text show up often.
+TEXT = st.lists(
+    st.text(max_size=40)
+    | st.sampled_from(["\n", "\n\n", " ", "<|endoftext|>", "ERROR boom\n", "def f():\n", "@@ -1 +1 @@\n"]),
+    max_size=300,
+).map("".join)
+TYPES = st.sampled_from([None, "diff", "json", "log", "markdown", "text"])
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(text=TEXT, budget=st.integers(min_value=32, max_value=1500), kind=TYPES)
+def test_never_over_budget_and_tier1_is_identity(text: str, budget: int, kind: str | None) -> None:
+    tokenizer = get_tokenizer()
+    record = compress(text, budget, tokenizer=tokenizer, artifact_type=kind)
+    assert record.compacted_tokens == tokenizer.count(record.content) <= budget
+    if record.raw_tokens <= budget:
+        assert record.tier == 1 and record.content == text and not record.truncated
+    else:
+        assert record.tier in (2, 3) and record.truncated is (record.tier == 3)
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=300),
+    lambda children: st.lists(children, max_size=30) | st.dictionaries(st.text(max_size=10), children, max_size=8),
+    max_leaves=200,
+)
+
+
+@FAST
+@given(value=JSON, indent=st.sampled_from([None, 2]))
+def test_json_tier2_candidates_always_parse(value: object, indent: int | None) -> None:
+    text = json.dumps(value, indent=indent)
+    ctx = Context(budget=100, name="x.json", task_words=frozenset())
+    for candidate in JsonHandler().candidates(text, ctx):
+        json.loads(candidate)
+
+
+@FAST
+@given(value=JSON)
+def test_json_compress_output_parses_at_tier2(value: object) -> None:
+    text = json.dumps(value, indent=2)
+    tokenizer = get_tokenizer()
+    raw = tokenizer.count(text)
+    budget = max(32, int(raw / 1.2))
+    record = compress(text, budget, tokenizer=tokenizer, name="x.json")
+    if record.tier == 2:
+        json.loads(record.content)

@@ -1,0 +1,159 @@
+"""The artifact contract, point by point."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from ctxguard import compress_file, compress_text
+from ctxguard.tiers import MIN_BUDGET, compress, marker
+from ctxguard.tokens import HEURISTIC_WARNING, HeuristicTokenizer, get_tokenizer
+from tests.generate import log_of, prose_of
+from tests.helpers import independent_count
+
+CONTRACT = ["artifact_name", "raw_tokens", "compacted_tokens", "truncated", "content"]
+MARKER = re.compile(r"\[TRUNCATED: content exceeds budget, remaining (\d+) tokens omitted\]$")
+
+
+def test_record_starts_with_the_five_contract_fields_then_the_extras() -> None:
+    record = compress_text("hello", 100, name="a.txt")
+    assert list(record)[:5] == CONTRACT
+    assert {"type", "tier", "budget", "encoding"} <= set(record)
+
+
+def test_tier1_is_identity() -> None:
+    text = "line one\nline two\n"
+    record = compress_text(text, 100)
+    assert record["content"] == text
+    assert record["compacted_tokens"] == record["raw_tokens"] == independent_count(text)
+    assert record["truncated"] is False and record["tier"] == 1
+
+
+def test_tier2_fits_is_valid_and_not_truncated() -> None:
+    text = log_of(1300)
+    record = compress_text(text, 1000, name="service.log")
+    assert record["tier"] == 2 and record["truncated"] is False
+    assert independent_count(record["content"]) == record["compacted_tokens"] <= 1000
+    assert "ZeroDivisionError: division by zero" in record["content"]
+
+
+def test_tier3_cut_is_token_exact_and_marker_states_true_remainder() -> None:
+    text = prose_of(5000)
+    record = compress_text(text, 800, name="notes.txt")
+    content = record["content"]
+    assert record["tier"] == 3 and record["truncated"] is True
+    assert independent_count(content) == record["compacted_tokens"] <= 800
+    match = MARKER.search(content)
+    assert match, content[-200:]
+    shown = content[: match.start()]
+    assert text.startswith(shown)
+    # N is the number of raw tokens not shown: the raw tokens minus those wholly in `shown`.
+    encoded = get_tokenizer().encode(text)
+    assert int(match.group(1)) == encoded.count - encoded.tokens_within(len(shown))
+    assert int(match.group(1)) >= independent_count(text) - independent_count(shown) - 1
+
+
+def test_tier3_cuts_at_a_paragraph_boundary() -> None:
+    text = prose_of(3000)
+    content = compress_text(text, 700)["content"]
+    shown = content[: MARKER.search(content).start()]  # type: ignore[union-attr]
+    assert shown.endswith("\n\n")
+
+
+def test_tier3_cuts_at_a_line_break_without_paragraphs() -> None:
+    text = "".join(f"line {i} of a log without blank lines\n" for i in range(2000))
+    content = compress_text(text, 300, artifact_type="text", name="x")["content"]
+    shown = content[: MARKER.search(content).start()]  # type: ignore[union-attr]
+    assert shown.endswith("\n") and not shown.endswith("\n\n")
+
+
+def test_tier3_cuts_at_a_token_when_there_is_no_line_break() -> None:
+    text = "word " * 5000
+    record = compress_text(text, 100)
+    assert record["compacted_tokens"] <= 100 and MARKER.search(record["content"])
+    assert independent_count(record["content"]) <= 100
+
+
+def test_over_ratio_goes_straight_to_tier3() -> None:
+    text = log_of(2000)
+    assert compress_text(text, 1000, name="a.log")["tier"] == 3
+
+
+def test_tier2_ratio_is_a_setting() -> None:
+    text = log_of(2000)
+    record = compress(text, 1000, tokenizer=get_tokenizer(), name="a.log", tier2_ratio=2.5)
+    assert record.tier == 2
+
+
+def test_budget_below_minimum_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least"):
+        compress_text("x", MIN_BUDGET - 1)
+
+
+@pytest.mark.parametrize(
+    ("raw", "budget", "tier", "truncated"),
+    [(3_200, 5_000, 1, False), (12_000, 10_000, 2, False), (25_000, 3_000, 3, True)],
+)
+def test_worked_examples(raw: int, budget: int, tier: int, truncated: bool) -> None:
+    text = log_of(raw)
+    assert raw - 60 <= independent_count(text) <= raw
+    record = compress_text(text, budget, name="ci.log")
+    assert (record["tier"], record["truncated"]) == (tier, truncated)
+    assert independent_count(record["content"]) <= budget
+    if tier == 1:
+        assert record["content"] == text
+    if tier == 3:
+        assert MARKER.search(record["content"])
+
+
+def test_missing_artifact_record(tmp_path: object) -> None:
+    path = f"{tmp_path}/nope.log"
+    assert compress_file(path, 100) == {
+        "artifact_name": path, "raw_tokens": 0, "compacted_tokens": 0, "truncated": True,
+        "content": f"[ERROR: artifact not found at {path}]", "type": "log", "tier": 0,
+        "budget": 100, "encoding": "o200k_base", "error": f"artifact not found at {path}",
+    }
+
+
+def test_directory_and_binary_get_error_records(tmp_path: object) -> None:
+    from pathlib import Path
+
+    base = Path(str(tmp_path))
+    (base / "blob.bin").write_bytes(b"\x89PNG\x00\x00\x01")
+    directory = compress_file(base, 100)
+    binary = compress_file(base / "blob.bin", 100)
+    assert directory["content"].startswith("[ERROR: ") and "directory" in directory["content"]
+    assert binary["content"] == "[ERROR: binary data (NUL bytes); not a text artifact]"
+    assert binary["truncated"] is True and binary["raw_tokens"] == 0
+
+
+def test_heuristic_tokenizer_prefixes_warning_and_stays_within_budget() -> None:
+    tokenizer = HeuristicTokenizer(reason="offline")
+    text = "x" * 4000
+    record = compress(text, 200, tokenizer=tokenizer)
+    assert record.content.startswith(HEURISTIC_WARNING + "\n")
+    assert record.encoding == "heuristic"
+    assert record.compacted_tokens == tokenizer.count(record.content) <= 200
+    small = compress("tiny", 200, tokenizer=tokenizer)
+    assert small.content == HEURISTIC_WARNING + "\ntiny" and small.tier == 1
+
+
+def test_cli_strict_refuses_the_estimate(tmp_path: object) -> None:
+    from pathlib import Path
+
+    artifact = Path(str(tmp_path)) / "a.txt"
+    artifact.write_text("hello\n")
+    env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(tmp_path), HTTPS_PROXY="http://127.0.0.1:9")
+    base = [sys.executable, "-m", "ctxguard", "compress", str(artifact), "--budget", "100"]
+    lax = subprocess.run(base, capture_output=True, text=True, env=env)
+    strict = subprocess.run(base + ["--strict"], capture_output=True, text=True, env=env)
+    assert lax.returncode == 0 and json.loads(lax.stdout)["encoding"] == "heuristic"
+    assert strict.returncode == 2 and "--strict" in strict.stderr and not strict.stdout
+
+
+def test_marker_shape() -> None:
+    assert marker(12) == "[TRUNCATED: content exceeds budget, remaining 12 tokens omitted]"

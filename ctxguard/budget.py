@@ -1,0 +1,88 @@
+"""Pure allocation of budgets: margin, a total cap scaled by priority, and surplus handed on."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxguard.errors import ConfigError
+from ctxguard.tiers import MIN_BUDGET
+
+WEIGHT = {"high": 4.0, "normal": 2.0, "low": 1.0}
+ORDER = ("high", "normal", "low")
+
+
+@dataclass(frozen=True)
+class Request:
+    """What one artifact asks for, and how many tokens it actually has."""
+
+    budget: int
+    need: int
+    priority: str = "normal"
+
+
+def allocate(requests: Sequence[Request], total: int | None = None, margin: float = 1.0) -> list[int]:
+    """Budgets for each request: deterministic, each at least MIN_BUDGET, sum within total."""
+    asked = [max(MIN_BUDGET, math.floor(r.budget * margin)) for r in requests]
+    cap = math.floor(total * margin) if total is not None else None
+    if cap is not None and len(requests) * MIN_BUDGET > cap:
+        raise ConfigError(
+            f"total_budget {total} (x margin {margin}) leaves less than {MIN_BUDGET} tokens for "
+            f"each of {len(requests)} artifacts; raise total_budget or narrow the artifacts"
+        )
+    given = _cap(asked, [r.priority for r in requests], cap) if cap is not None and sum(asked) > cap else asked
+    return _hand_on_surplus(given, requests)
+
+
+def _cap(asked: list[int], priorities: list[str], cap: int) -> list[int]:
+    """Scale down to the cap, in proportion to budget x priority weight (water-filling)."""
+    given = [0] * len(asked)
+    active = list(range(len(asked)))
+    remaining = cap
+    while active:
+        weights = {i: asked[i] * WEIGHT[priorities[i]] for i in active}
+        total_weight = sum(weights.values())
+        full = [i for i in active if remaining * weights[i] / total_weight >= asked[i]]
+        if not full:
+            for i in active:
+                given[i] = max(MIN_BUDGET, math.floor(remaining * weights[i] / total_weight))
+            break
+        for i in full:
+            given[i] = asked[i]
+            remaining -= asked[i]
+            active.remove(i)
+    over = sum(given) - cap  # the MIN_BUDGET floor can overshoot by a few tokens
+    while over > 0:
+        i = max(range(len(given)), key=lambda k: (given[k], -k))
+        cut = min(over, given[i] - MIN_BUDGET)
+        given[i] -= cut
+        over -= cut
+    return given
+
+
+def _hand_on_surplus(given: list[int], requests: Sequence[Request]) -> list[int]:
+    """Tokens an artifact does not need go to artifacts over budget, high priority first."""
+    out = list(given)
+    spare = 0
+    for i, r in enumerate(requests):
+        need = max(MIN_BUDGET, r.need)
+        if need < out[i]:
+            spare += out[i] - need
+            out[i] = need
+    for priority in ORDER:
+        if spare <= 0:
+            break
+        over = [i for i, r in enumerate(requests) if r.priority == priority and r.need > out[i]]
+        deficit = sum(requests[i].need - out[i] for i in over)
+        if not over:
+            continue
+        if deficit <= spare:
+            for i in over:
+                out[i] = requests[i].need
+            spare -= deficit
+            continue
+        shares = [math.floor(spare * (requests[i].need - out[i]) / deficit) for i in over]
+        for i, share in zip(over, shares):
+            out[i] += share
+        spare -= sum(shares)
+    return out

@@ -1,0 +1,130 @@
+"""Records -> the bundle: schema-versioned, deterministic JSON, written atomically."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ctxguard import __version__
+from ctxguard.collect import Source
+from ctxguard.record import CONTRACT_FIELDS, Record
+from ctxguard.tokens import Tokenizer
+
+SCHEMA = "ctxguard.bundle/v1"
+OFFLOAD_KEEP = 200  # offloaded raw texts kept; older ones are pruned
+
+
+def build(
+    records: Sequence[Record], *, source: Source, encoding: str, total_budget: int | None,
+    margin: float, tokenizer: Tokenizer,
+) -> dict[str, Any]:
+    """The bundle as data. `bundle_tokens` is the count of the serialized bundle itself."""
+    bundle: dict[str, Any] = {
+        "schema": SCHEMA,
+        "ctxguard": __version__,
+        "encoding": encoding,
+        "total_budget": total_budget,
+        "margin": margin,
+        "budget_bounds": "compacted_tokens",
+        "totals": {
+            "artifacts": len(records),
+            "raw_tokens": sum(r.raw_tokens for r in records),
+            "compacted_tokens": sum(r.compacted_tokens for r in records),
+            "budget": sum(r.budget for r in records),
+            "truncated": sum(1 for r in records if r.truncated),
+            "errors": sum(1 for r in records if r.error),
+            "bundle_tokens": 0,
+        },
+        "source": {"repository": source.repository, "head": source.head, "base": source.base,
+                   "diff": source.diff},
+        "artifacts": [r.to_dict() for r in records],
+    }
+    # The count is part of what it counts: settle it (two passes at most in practice).
+    for _ in range(4):
+        count = tokenizer.count(dumps(bundle))
+        if count == bundle["totals"]["bundle_tokens"]:
+            break
+        bundle["totals"]["bundle_tokens"] = count
+    return bundle
+
+
+def dumps(bundle: dict[str, Any]) -> str:
+    """Stable serialization: same bundle, same bytes."""
+    return json.dumps(bundle, ensure_ascii=False, indent=2) + "\n"
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, so a reader never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def offload(record: Record, raw: str, directory: Path) -> Record:
+    """Keep a truncated artifact's full text beside the bundle and name it in the record."""
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+    suffix = {"diff": "diff", "json": "json", "log": "log", "markdown": "md"}.get(record.type, "txt")
+    target = directory / f"{digest}.{suffix}"
+    if not target.exists():
+        write_atomic(target, raw)
+    os.utime(target)
+    _prune(directory)
+    extra = dict(record.extra, offload={"path": str(target), "sha256": digest})
+    return replace(record, extra=extra)
+
+
+def _prune(directory: Path) -> None:
+    files = sorted(directory.glob("*.*"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    for old in files[OFFLOAD_KEEP:]:
+        old.unlink(missing_ok=True)
+
+
+def split_records(records: Sequence[Record], directory: Path) -> list[Path]:
+    """One JSON file per artifact in the exact five-field shape."""
+    written = []
+    for index, record in enumerate(records, 1):
+        data = {key: record.to_dict()[key] for key in CONTRACT_FIELDS}
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in record.artifact_name)
+        path = directory / f"{index:03d}-{safe[:80]}.json"
+        write_atomic(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        written.append(path)
+    return written
+
+
+def to_markdown(bundle: dict[str, Any]) -> str:
+    """The same bundle as one prompt-ready markdown document."""
+    totals = bundle["totals"]
+    source = bundle["source"]
+    lines = [
+        "# ctxguard bundle",
+        "",
+        f"Repository `{source['repository']}`, diff `{source['diff']}`, head `{source['head']}`"
+        + (f", base `{source['base']}`" if source["base"] else "") + ".",
+        f"{totals['artifacts']} artifacts, {totals['compacted_tokens']} of {totals['raw_tokens']} "
+        f"raw tokens shown ({bundle['encoding']}); {totals['truncated']} truncated.",
+        "",
+        "| artifact | type | tier | raw → shown / budget | truncated |",
+        "|---|---|---|---|---|",
+    ]
+    for a in bundle["artifacts"]:
+        lines.append(f"| {a['artifact_name']} | {a['type']} | {a['tier']} | {a['raw_tokens']} → "
+                     f"{a['compacted_tokens']} / {a['budget']} | {'yes' if a['truncated'] else 'no'} |")
+    for a in bundle["artifacts"]:
+        fence = "````" if "```" in a["content"] else "```"
+        lang = {"diff": "diff", "json": "json", "markdown": "markdown"}.get(a["type"], "text")
+        lines += ["", f"## {a['artifact_name']}", ""]
+        for note in a.get("notes", []):
+            lines.append(f"> {note}")
+        lines += [f"{fence}{lang}", a["content"].rstrip("\n"), fence]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,172 @@
+"""Config -> artifacts: git diffs and files by glob, each with its share of its entry's budget."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ctxguard import git
+from ctxguard.config import ArtifactSpec, Config
+from ctxguard.read import read_artifact
+from ctxguard.tiers import MIN_BUDGET
+
+GENERATED = (
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb",
+    "poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock", "Cargo.lock", "go.sum", "Gemfile.lock",
+    "composer.lock", "flake.lock", "mix.lock", "pubspec.lock", "Podfile.lock", "packages.lock.json",
+    "*.min.js", "*.min.css", "*.map", "*.pb.go", "*_pb2.py", "*.snap",
+)
+NO_CHANGES = "[NO CHANGES]"
+_GIT_HEADER = re.compile(r"^diff --git (\"?)a/(.*?)\1 (\"?)b/(.*?)\3$")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One artifact to compress: its text (or why there is none) and its requested budget."""
+
+    name: str
+    entry: str
+    budget: int
+    text: str | None
+    error: str | None = None
+    type: str | None = None
+    task: str | None = None
+    priority: str = "normal"
+    max_raw_tokens: int | None = None
+    notes: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the diffs came from, for the bundle's `source`."""
+
+    repository: str
+    head: str | None
+    base: str | None
+    diff: str | None
+
+
+def collect(config: Config, repo: Any, diff_override: str | None = None) -> tuple[list[Artifact], Source]:
+    """Every artifact the config names, in config order, files sorted within an entry."""
+    top = git.root(repo)
+    artifacts: list[Artifact] = []
+    source = Source(repository=top.name, head=None, base=None, diff=None)
+    for spec in config.artifacts:
+        if spec.source == "git":
+            mode = diff_override or spec.diff or "staged"
+            found, result = _git_artifacts(spec, repo, mode)
+            source = Source(top.name, result.head or result.base, result.base if result.head else None, mode)
+        else:
+            found = _file_artifacts(spec, top)
+        artifacts.extend(found)
+    if source.head is None:
+        head = git.head_commit(repo)
+        source = Source(source.repository, head, source.base, source.diff)
+    return artifacts, source
+
+
+def split_diff(text: str) -> list[tuple[str, str]]:
+    """A git diff as (path, text) per changed file, in diff order."""
+    parts: list[tuple[str, str]] = []
+    current: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith("diff --git ") and current:
+            parts.append((_path_of(current), "".join(current)))
+            current = []
+        current.append(line)
+    if current:
+        parts.append((_path_of(current), "".join(current)))
+    return parts
+
+
+def _path_of(lines: list[str]) -> str:
+    for line in lines[:8]:
+        if line.startswith("rename to "):
+            return line[len("rename to ") :].rstrip("\n")
+    match = _GIT_HEADER.match(lines[0].rstrip("\n"))
+    if match:
+        return match.group(4)
+    for line in lines[:8]:
+        if line.startswith("+++ b/"):
+            return line[6:].rstrip("\n")
+    return lines[0].rstrip("\n")
+
+
+def is_excluded(path: str, patterns: tuple[str, ...]) -> bool:
+    """True if the path or its file name matches one of the patterns."""
+    name = PurePosixPath(path).name
+    return any(fnmatch.fnmatchcase(path, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str) -> tuple[list[Artifact], git.DiffResult]:
+    result = git.diff(repo, mode)
+    text = result.data.decode("utf-8", "replace")
+    notes = []
+    if "\ufffd" in text and b"\xef\xbf\xbd" not in result.data:
+        notes.append("invalid UTF-8 in the diff replaced with U+FFFD")
+    patterns = spec.exclude + (() if spec.include_generated else GENERATED)
+    kept: list[tuple[str, str]] = []
+    excluded: list[str] = []
+    for path, part in split_diff(text):
+        if is_excluded(path, patterns):
+            excluded.append(path)
+        else:
+            kept.append((path, part))
+    if excluded:
+        notes.append(f"excluded from the diff (generated or lock files): {', '.join(excluded)}")
+    extra = {"diff": mode, "excluded_files": excluded} if excluded else {"diff": mode}
+    common = dict(entry=spec.name, type="diff", task=spec.task, priority=spec.priority,
+                  max_raw_tokens=spec.max_raw_tokens, notes=tuple(notes))
+    if not kept:
+        return [Artifact(name=spec.name, budget=spec.budget, text=NO_CHANGES, extra=extra, **common)], result  # type: ignore[arg-type]
+    if spec.split == "file":
+        share = max(MIN_BUDGET, spec.budget // len(kept))
+        return [
+            Artifact(name=f"{spec.name}:{path}", budget=share, text=part, extra=dict(extra), **common)  # type: ignore[arg-type]
+            for path, part in kept
+        ], result
+    body = "".join(part for _, part in kept)
+    return [Artifact(name=spec.name, budget=spec.budget, text=body, extra=extra, **common)], result  # type: ignore[arg-type]
+
+
+def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
+    common: dict[str, Any] = dict(entry=spec.name, type=spec.type, task=spec.task,
+                                  priority=spec.priority, max_raw_tokens=spec.max_raw_tokens)
+    matches: list[Path] = []
+    problems: list[str] = []
+    resolved_top = top.resolve()
+    for pattern in spec.paths:
+        if Path(pattern).is_absolute() or ".." in PurePosixPath(pattern).parts:
+            problems.append(f"path {pattern!r} leaves the repository; use a path inside it")
+            continue
+        for path in sorted(top.glob(pattern)) if _is_glob(pattern) else [top / pattern]:
+            if path.is_dir() and _is_glob(pattern):
+                continue
+            try:
+                path.resolve().relative_to(resolved_top)
+            except ValueError:
+                problems.append(f"{path.relative_to(top)} points outside the repository; skipped")
+                continue
+            if path not in matches:
+                matches.append(path)
+    if problems and not matches:
+        return [Artifact(name=spec.name, budget=spec.budget, text=None, error="; ".join(problems), **common)]
+    if not matches:
+        text = f"[NO FILES MATCHED: {', '.join(spec.paths)}]"
+        return [Artifact(name=spec.name, budget=spec.budget, text=text, notes=("no file matched",), **common)]
+    share = max(MIN_BUDGET, spec.budget // len(matches))
+    out = []
+    for path in matches:
+        rel = path.relative_to(top).as_posix()
+        loaded = read_artifact(path)
+        error = loaded.error.replace(str(path), rel) if loaded.error else None
+        out.append(Artifact(name=rel, budget=share, text=loaded.text, error=error,
+                            notes=loaded.notes + tuple(problems), **common))
+    return out
+
+
+def _is_glob(pattern: str) -> bool:
+    return any(c in pattern for c in "*?[")

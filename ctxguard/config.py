@@ -1,0 +1,268 @@
+"""Load and validate .ctxguard.yaml into a frozen, typed Config; report every error at once."""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ctxguard.classify import TYPES
+from ctxguard.errors import ConfigError
+from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO
+from ctxguard.tokens import DEFAULT_ENCODING, ENCODINGS
+
+CONFIG_NAME = ".ctxguard.yaml"
+PRIORITIES = ("low", "normal", "high")
+FAIL_ON = ("truncated", "over_budget", "never")
+SPLITS = ("none", "file")
+SCHEMA_URL = "https://raw.githubusercontent.com/ctxguard/ctxguard/main/ctxguard/schemas/config.schema.json"
+
+
+@dataclass(frozen=True)
+class ArtifactSpec:
+    """One entry of `artifacts:`: a git diff or a set of files, with its budget."""
+
+    name: str
+    budget: int
+    source: str  # "git" or "files"
+    diff: str | None = None
+    paths: tuple[str, ...] = ()
+    type: str | None = None
+    task: str | None = None
+    exclude: tuple[str, ...] = ()
+    include_generated: bool = False
+    split: str = "none"
+    priority: str = "normal"
+    max_raw_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole budget config."""
+
+    artifacts: tuple[ArtifactSpec, ...]
+    version: int = 1
+    encoding: str = DEFAULT_ENCODING
+    total_budget: int | None = None
+    output: str | None = None
+    margin: float = 1.0
+    fail_on: str = "truncated"
+    tier2_ratio: float = TIER2_RATIO
+    path: str | None = None
+
+
+_TOP = {"version", "encoding", "total_budget", "output", "margin", "fail_on", "tier2_ratio", "artifacts"}
+_ENTRY = {"name", "source", "diff", "paths", "type", "budget", "task", "exclude",
+          "include_generated", "split", "priority", "max_raw_tokens"}
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML 1.2-ish booleans: only true/false are booleans, so `no` and `on` stay strings."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+class _Errors:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.items: list[tuple[int, str]] = []
+
+    def add(self, line: int, path: str, message: str) -> None:
+        self.items.append((line, f"{self.source}:{line}: {path}: {message}"))
+
+    def raise_if_any(self) -> None:
+        if self.items:
+            lines = [text for _, text in sorted(self.items)]
+            raise ConfigError(f"{len(lines)} problem(s) in the config:\n  " + "\n  ".join(lines))
+
+
+def _to_python(node: yaml.Node, loader: _Loader, path: str, errors: _Errors, lines: dict[str, int]) -> Any:
+    """Convert a YAML node, recording each key path's line and refusing duplicate keys."""
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = str(loader.construct_object(key_node))
+            child = f"{path}.{key}" if path else key
+            if key in out:
+                errors.add(key_node.start_mark.line + 1, child, "duplicate key; each key may appear once")
+                continue
+            out[key] = _to_python(value_node, loader, child, errors, lines)
+            lines[child] = key_node.start_mark.line + 1
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_to_python(v, loader, f"{path}[{i}]", errors, lines) for i, v in enumerate(node.value)]
+    return loader.construct_object(node)
+
+
+def parse_yaml(text: str, source: str) -> tuple[Any, dict[str, int], _Errors]:
+    """YAML text to plain data plus a line number for every key path."""
+    errors = _Errors(source)
+    lines: dict[str, int] = {}
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        data = _to_python(node, loader, "", errors, lines) if node is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        raise ConfigError(f"{source}:{line}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    finally:
+        loader.dispose()
+    return data, lines, errors
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a config file; ConfigError lists every problem with its line."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"no config at {path}; create one with `ctxguard init`") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read config {path}: {exc}") from None
+    return parse_config(text, str(path))
+
+
+def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
+    """Validate config text; ConfigError lists every problem with its key path and line."""
+    data, lines, errors = parse_yaml(text, source)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}:1: the config must be a mapping with an `artifacts:` list")
+    v = _Validator(errors, lines)
+    v.unknown_keys(data, _TOP, "")
+    version = v.choice(data, "version", "version", (1,), 1)
+    encoding = v.choice(data, "encoding", "encoding", ENCODINGS, DEFAULT_ENCODING)
+    total = v.integer(data, "total_budget", "total_budget", None, minimum=MIN_BUDGET)
+    output = v.string(data, "output", "output", None)
+    margin = v.number(data, "margin", "margin", 1.0, low=0.05, high=1.0)
+    fail_on = v.choice(data, "fail_on", "fail_on", FAIL_ON, "truncated")
+    ratio = v.number(data, "tier2_ratio", "tier2_ratio", TIER2_RATIO, low=1.0, high=10.0)
+    entries = data.get("artifacts")
+    specs: list[ArtifactSpec] = []
+    if not isinstance(entries, list) or not entries:
+        errors.add(lines.get("artifacts", 1), "artifacts", "must be a non-empty list of artifact entries")
+    else:
+        names: set[str] = set()
+        for i, entry in enumerate(entries):
+            spec = v.entry(entry, f"artifacts[{i}]")
+            if spec is not None:
+                if spec.name in names:
+                    errors.add(lines.get(f"artifacts[{i}].name", 1), f"artifacts[{i}].name",
+                               f"duplicate artifact name {spec.name!r}")
+                names.add(spec.name)
+                specs.append(spec)
+    errors.raise_if_any()
+    return Config(
+        artifacts=tuple(specs), version=version, encoding=encoding, total_budget=total,
+        output=output, margin=margin, fail_on=fail_on, tier2_ratio=ratio, path=source,
+    )
+
+
+class _Validator:
+    def __init__(self, errors: _Errors, lines: dict[str, int]) -> None:
+        self.errors = errors
+        self.lines = lines
+
+    def _err(self, path: str, message: str) -> None:
+        self.errors.add(self.lines.get(path, 1), path, message)
+
+    def unknown_keys(self, data: dict[str, Any], allowed: set[str], prefix: str) -> None:
+        for key in data:
+            if key not in allowed:
+                path = f"{prefix}.{key}" if prefix else key
+                close = difflib.get_close_matches(key, sorted(allowed), n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(sorted(allowed))}"
+                self._err(path, f"unknown key{hint}")
+
+    def choice(self, data: dict[str, Any], key: str, path: str, options: tuple[Any, ...], default: Any) -> Any:
+        value = data.get(key, default)
+        if value not in options:
+            self._err(path, f"must be one of {', '.join(map(str, options))} (got {value!r})")
+            return default
+        return value
+
+    def integer(self, data: dict[str, Any], key: str, path: str, default: int | None, *, minimum: int) -> int | None:
+        value = data.get(key, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            self._err(path, f"must be a whole number (got {value!r})")
+            return default
+        if value < minimum:
+            self._err(path, f"must be at least {minimum} (got {value})")
+            return default
+        return value
+
+    def number(self, data: dict[str, Any], key: str, path: str, default: float, *, low: float, high: float) -> float:
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            self._err(path, f"must be a number from {low} to {high} (got {value!r})")
+            return default
+        return float(value)
+
+    def string(self, data: dict[str, Any], key: str, path: str, default: str | None) -> str | None:
+        value = data.get(key, default)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self._err(path, f"must be a non-empty string (got {value!r})")
+            return default
+        return value
+
+    def strings(self, data: dict[str, Any], key: str, path: str) -> tuple[str, ...]:
+        value = data.get(key, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            self._err(path, "must be a list of strings")
+            return ()
+        return tuple(value)
+
+    def entry(self, entry: Any, path: str) -> ArtifactSpec | None:
+        if not isinstance(entry, dict):
+            self._err(path, "each artifact must be a mapping with name, budget and paths or source")
+            return None
+        self.unknown_keys(entry, _ENTRY, path)
+        name = self.string(entry, "name", f"{path}.name", None)
+        if name is None:
+            self._err(path, "missing `name`")
+        budget = self.integer(entry, "budget", f"{path}.budget", None, minimum=MIN_BUDGET)
+        if budget is None and "budget" not in entry:
+            self._err(path, "missing `budget` (tokens for this artifact)")
+        source = self.choice(entry, "source", f"{path}.source", ("git", "files"),
+                             "files" if "paths" in entry else "git")
+        diff = self.string(entry, "diff", f"{path}.diff", "staged" if source == "git" else None)
+        paths = self.strings(entry, "paths", f"{path}.paths")
+        if source == "files" and not paths:
+            self._err(path, "a files artifact needs `paths` (a list of paths or globs)")
+        if source == "git" and "paths" in entry:
+            self._err(f"{path}.paths", "a git artifact takes `diff`, not `paths`")
+        kind = entry.get("type")
+        if kind is not None and kind not in TYPES:
+            self._err(f"{path}.type", f"must be one of {', '.join(TYPES)} (got {kind!r})")
+            kind = None
+        include = entry.get("include_generated", False)
+        if not isinstance(include, bool):
+            self._err(f"{path}.include_generated", f"must be true or false (got {include!r})")
+            include = False
+        max_raw = self.integer(entry, "max_raw_tokens", f"{path}.max_raw_tokens", None, minimum=1)
+        spec = ArtifactSpec(
+            name=name or "?", budget=budget or MIN_BUDGET, source=source, diff=diff, paths=paths,
+            type=kind, task=self.string(entry, "task", f"{path}.task", None),
+            exclude=self.strings(entry, "exclude", f"{path}.exclude"), include_generated=include,
+            split=self.choice(entry, "split", f"{path}.split", SPLITS, "none"),
+            priority=self.choice(entry, "priority", f"{path}.priority", PRIORITIES, "normal"),
+            max_raw_tokens=max_raw,
+        )
+        return spec

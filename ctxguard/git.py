@@ -1,0 +1,105 @@
+"""Everything that talks to git (through gitpython); read-only, never touches the index."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxguard.errors import GitError
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_DIFF_OPTIONS = ("-M", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
+                 "--src-prefix=a/", "--dst-prefix=b/")
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    """A diff's bytes and the commits it was taken between."""
+
+    data: bytes
+    mode: str
+    base: str | None
+    head: str | None
+
+
+def open_repo(start: str | Path = ".") -> Any:
+    """The repository containing start, or GitError."""
+    import git
+
+    try:
+        return git.Repo(start, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise GitError(f"{Path(start).resolve()} is not inside a git repository") from None
+
+
+def root(repo: Any) -> Path:
+    """The work tree's top folder."""
+    if repo.working_tree_dir is None:
+        raise GitError("bare repositories have no work tree to collect from")
+    return Path(repo.working_tree_dir)
+
+
+def git_path(repo: Any, name: str) -> Path:
+    """`git rev-parse --git-path name`: a place inside the git directory, right for worktrees."""
+    value = repo.git.rev_parse("--git-path", name)
+    path = Path(value)
+    return path if path.is_absolute() else root(repo) / path
+
+
+def resolve(repo: Any, ref: str) -> str:
+    """A user's ref to a commit id; refs can never become git options."""
+    import git
+
+    if not ref or ref.startswith("-") or any(c in ref for c in "\0\n"):
+        raise GitError(f"{ref!r} is not a valid git ref")
+    try:
+        return str(repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"))
+    except git.GitCommandError:
+        raise GitError(f"cannot resolve {ref!r} to a commit in {root(repo)}") from None
+
+
+def head_commit(repo: Any) -> str | None:
+    """HEAD's commit id, or None in a repository without commits."""
+    try:
+        return str(repo.head.commit.hexsha)
+    except ValueError:  # no commits yet
+        return None
+
+
+def _run_diff(repo: Any, *args: str) -> bytes:
+    import git
+
+    try:
+        data = repo.git.diff(*_DIFF_OPTIONS, *args, stdout_as_string=False,
+                             strip_newline_in_stdout=False, env={"GIT_OPTIONAL_LOCKS": "0"})
+    except git.GitCommandError as exc:
+        raise GitError(f"git diff failed: {str(exc.stderr).strip() or exc}") from None
+    return bytes(data)
+
+
+def diff(repo: Any, mode: str) -> DiffResult:
+    """The diff for a mode: staged, worktree, HEAD, <commit>, or <base>...<head>."""
+    head = head_commit(repo)
+    if mode == "staged":
+        return DiffResult(_run_diff(repo, "--cached", head or EMPTY_TREE), mode, head, None)
+    if mode == "worktree":
+        return DiffResult(_run_diff(repo), mode, head, None)
+    if mode == "HEAD":
+        if head is None:
+            raise GitError("diff: HEAD needs at least one commit; use `staged` for a new repository")
+        return DiffResult(_run_diff(repo, head), mode, head, None)
+    if "..." in mode:
+        base_ref, head_ref = mode.split("...", 1)
+        base_sha, head_sha = resolve(repo, base_ref or "HEAD"), resolve(repo, head_ref or "HEAD")
+        bases = repo.merge_base(base_sha, head_sha)
+        if not bases:
+            raise GitError(f"{base_ref} and {head_ref} have no common ancestor")
+        merge_base = str(bases[0].hexsha)
+        return DiffResult(_run_diff(repo, merge_base, head_sha), mode, merge_base, head_sha)
+    if ".." in mode:
+        raise GitError(f"use three dots for a range ({mode.replace('..', '...')}): ctxguard diffs "
+                       "from the merge base, as a pull request does")
+    sha = resolve(repo, mode)
+    parents = repo.commit(sha).parents
+    parent = str(parents[0].hexsha) if parents else EMPTY_TREE
+    return DiffResult(_run_diff(repo, parent, sha), mode, parent, sha)

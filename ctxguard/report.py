@@ -1,0 +1,32 @@
+"""The human summary on stderr: one line per artifact and the bundle's budget usage."""
+from __future__ import annotations
+
+from typing import Any
+
+LEVELS = ((0.25, "GREEN"), (0.50, "YELLOW"), (0.75, "ORANGE"), (0.85, "RED"))
+
+
+def level(used: int, budget: int) -> str:
+    """GREEN < 25 %, YELLOW < 50 %, ORANGE < 75 %, RED < 85 %, CRITICAL above."""
+    share = used / budget if budget else 1.0
+    for limit, name in LEVELS:
+        if share < limit:
+            return name
+    return "CRITICAL"
+
+
+def table(bundle: dict[str, Any]) -> str:
+    """A fixed-width table of the bundle's artifacts and its usage line."""
+    rows = [("artifact", "type", "tier", "raw -> compacted / budget")]
+    for a in bundle["artifacts"]:
+        mark = " TRUNCATED" if a["truncated"] else ""
+        rows.append((a["artifact_name"][:60], a["type"], str(a["tier"]),
+                     f"{a['raw_tokens']} -> {a['compacted_tokens']} / {a['budget']}{mark}"))
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}" for r in rows]
+    totals = bundle["totals"]
+    cap = bundle["total_budget"] or totals["budget"]
+    used = totals["compacted_tokens"]
+    lines.append(f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {level(used, cap)}; "
+                 f"serialized bundle {totals['bundle_tokens']} tokens")
+    return "\n".join(lines)

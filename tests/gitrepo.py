@@ -1,0 +1,45 @@
+"""Real temporary git repositories for tests, and a snapshot of everything a command may not touch."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import git
+
+
+class Repo:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.git = git.Repo.init(path, initial_branch="main")
+        self.git.git.config("user.email", "test@example.com")
+        self.git.git.config("user.name", "Test")
+
+    def write(self, name: str, content: str | bytes, mode: int | None = None) -> Path:
+        target = self.path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_bytes(content.encode())
+        if mode is not None:
+            target.chmod(mode)
+        return target
+
+    def add(self, *names: str) -> None:
+        self.git.git.add("--", *(names or (".",)))
+
+    def commit(self, message: str = "change") -> str:
+        self.git.git.add("-A")
+        self.git.git.commit("-q", "-m", message)
+        return str(self.git.head.commit.hexsha)
+
+    def snapshot(self) -> tuple[str, bytes, str]:
+        """The work tree's files, the index bytes and `git status` — all that must not change."""
+        digest = hashlib.sha256()
+        for path in sorted(self.path.rglob("*")):
+            if ".git" in path.relative_to(self.path).parts or not path.is_file():
+                continue
+            digest.update(str(path.relative_to(self.path)).encode() + b"\0" + path.read_bytes())
+        index = self.path / ".git" / "index"
+        status = self.git.git.status("--porcelain", "--untracked-files=all")
+        return digest.hexdigest(), index.read_bytes() if index.exists() else b"", status

@@ -1,0 +1,166 @@
+"""ctxguard bundle / check / init end to end, in real temporary repositories."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from ctxguard.main import main
+from ctxguard.report import level
+from tests.generate import log_of
+from tests.gitrepo import Repo
+from tests.helpers import independent_count
+
+SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/bundle.schema.json").read_text())
+CONFIG = """\
+version: 1
+total_budget: 6000
+artifacts:
+  - name: diff
+    diff: staged
+    budget: 3000
+  - name: logs
+    paths: ["reports/**/*.log"]
+    type: log
+    budget: 600
+    max_raw_tokens: 100000
+  - name: plan
+    paths: ["docs/plan.md"]
+    budget: 1000
+    priority: high
+  - name: outcomes
+    paths: ["build/*.json"]
+    budget: 500
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    r = Repo(tmp_path / "repo")
+    r.write(".ctxguard.yaml", CONFIG)
+    r.write("app.py", "def main():\n    return 1\n")
+    r.write("docs/plan.md", "# Plan\n\n- [ ] ship it\n")
+    r.commit("initial")
+    r.write("app.py", "def main():\n    raise SystemExit('boom')\n")
+    r.write("reports/unit/run.log", log_of(3000))
+    r.write("build/outcomes.json", json.dumps({"ok": False, "cases": list(range(5))}))
+    r.add("app.py")
+    return r
+
+
+def _bundle(repo: Repo, *args: str) -> dict:  # type: ignore[type-arg]
+    before = repo.snapshot()
+    assert main(["bundle", "--repo", str(repo.path), *args]) == 0
+    assert repo.snapshot() == before  # work tree, index and status untouched
+    return json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())
+
+
+def test_bundle_is_written_inside_the_git_dir_and_validates(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    data = _bundle(repo)
+    jsonschema.validate(data, SCHEMA)
+    names = [a["artifact_name"] for a in data["artifacts"]]
+    assert names == ["diff", "reports/unit/run.log", "docs/plan.md", "build/outcomes.json"]
+    diff = data["artifacts"][0]
+    assert diff["files"] == [{"path": "app.py", "added": 1, "removed": 1, "status": "modified"}]
+    assert data["source"]["diff"] == "staged" and data["source"]["head"] == repo.git.head.commit.hexsha
+    for record in data["artifacts"]:
+        assert independent_count(record["content"]) == record["compacted_tokens"] <= record["budget"]
+    assert data["totals"]["compacted_tokens"] <= data["total_budget"]
+    serialized = (repo.path / ".git/ctxguard/bundle.json").read_text()
+    assert data["totals"]["bundle_tokens"] == independent_count(serialized)
+    err = capsys.readouterr().err
+    used, cap = data["totals"]["compacted_tokens"], data["total_budget"]
+    assert "reports/unit/run.log" in err
+    assert f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {level(used, cap)}" in err
+
+
+@pytest.mark.parametrize(("used", "expected"), [(0, "GREEN"), (25, "YELLOW"), (50, "ORANGE"), (80, "RED"), (85, "CRITICAL")])
+def test_usage_levels(used: int, expected: str) -> None:
+    assert level(used, 100) == expected
+
+
+def test_bundle_is_byte_identical_across_runs(repo: Repo) -> None:
+    _bundle(repo)
+    first = (repo.path / ".git/ctxguard/bundle.json").read_bytes()
+    _bundle(repo)
+    assert (repo.path / ".git/ctxguard/bundle.json").read_bytes() == first
+
+
+def test_surplus_goes_to_the_log_that_needs_it(repo: Repo) -> None:
+    data = _bundle(repo)
+    log = data["artifacts"][1]
+    assert log["budget"] > 600  # the diff, plan and outcomes need far less than they were given
+    assert log["budget"] + sum(a["budget"] for a in data["artifacts"] if a is not log) <= 6000
+
+
+def test_truncated_artifact_is_offloaded(repo: Repo) -> None:
+    repo.write(".ctxguard.yaml", CONFIG.replace("total_budget: 6000", "total_budget: 1200"))
+    data = _bundle(repo)
+    log = data["artifacts"][1]
+    assert log["truncated"] is True
+    offloaded = Path(log["offload"]["path"])
+    assert offloaded.read_text() == (repo.path / "reports/unit/run.log").read_text()
+    assert offloaded.parent == repo.path / ".git/ctxguard/offload"
+
+
+def test_markdown_format_and_split(repo: Repo, tmp_path: Path) -> None:
+    out = tmp_path / "out.md"
+    assert main(["bundle", "--repo", str(repo.path), "--format", "markdown", "--output", str(out),
+                 "--split", str(tmp_path / "split")]) == 0
+    text = out.read_text()
+    assert text.startswith("# ctxguard bundle\n") and "## docs/plan.md" in text and "```diff" in text
+    files = sorted((tmp_path / "split").iterdir())
+    assert len(files) == 4
+    assert list(json.loads(files[0].read_text())) == [
+        "artifact_name", "raw_tokens", "compacted_tokens", "truncated", "content"]
+
+
+def test_glob_matching_nothing_gives_a_clear_record(repo: Repo) -> None:
+    (repo.path / "build/outcomes.json").unlink()
+    data = _bundle(repo)
+    assert data["artifacts"][3]["content"] == "[NO FILES MATCHED: build/*.json]"
+
+
+def test_diff_override_and_empty_diff(repo: Repo) -> None:
+    repo.git.git.reset("-q")
+    data = _bundle(repo, "--diff", "staged")
+    assert data["artifacts"][0]["content"] == "[NO CHANGES]"
+
+
+def test_check_policies(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--repo", str(repo.path)]) == 0
+    repo.write(".ctxguard.yaml", CONFIG.replace("total_budget: 6000", "total_budget: 1200"))
+    assert main(["check", "--repo", str(repo.path)]) == 1
+    assert "reports/unit/run.log was truncated" in capsys.readouterr().err
+    repo.write(".ctxguard.yaml", CONFIG.replace("max_raw_tokens: 100000", "max_raw_tokens: 100"))
+    assert main(["check", "--repo", str(repo.path)]) == 1
+    assert "over its max_raw_tokens of 100" in capsys.readouterr().err
+    repo.write(".ctxguard.yaml", "fail_on: never\n" + CONFIG.replace("total_budget: 6000", "total_budget: 1200"))
+    assert main(["check", "--repo", str(repo.path)]) == 0
+
+
+def test_config_error_exits_2_with_every_problem(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write(".ctxguard.yaml", "artifacts:\n  - name: d\n    budgit: 100\n")
+    assert main(["bundle", "--repo", str(repo.path)]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'budget'" in err and "missing `budget`" in err
+
+
+def test_not_a_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bundle", "--repo", str(tmp_path)]) == 2
+    assert "not inside a git repository" in capsys.readouterr().err
+
+
+def test_paths_outside_the_repository_are_refused(repo: Repo) -> None:
+    repo.write(".ctxguard.yaml", "artifacts:\n  - name: x\n    paths: ['../secret.txt']\n    budget: 100\n")
+    data = _bundle(repo)
+    assert "leaves the repository" in data["artifacts"][0]["content"]
+
+
+def test_init_writes_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert (tmp_path / ".ctxguard.yaml").read_text().startswith("# yaml-language-server: $schema=")
+    assert main(["init"]) == 2

@@ -1,0 +1,84 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from ctxguard.commands.init import STARTER
+from ctxguard.config import load_config, parse_config
+from ctxguard.errors import ConfigError
+
+SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/config.schema.json").read_text())
+
+
+def test_starter_config_is_valid_for_loader_and_schema() -> None:
+    config = parse_config(STARTER)
+    assert [a.name for a in config.artifacts] == ["diff", "test-logs", "plan"]
+    assert config.artifacts[0].source == "git" and config.artifacts[0].diff == "staged"
+    assert config.artifacts[2].priority == "high"
+    jsonschema.validate(yaml.safe_load(STARTER), SCHEMA)
+
+
+def _errors(text: str) -> str:
+    with pytest.raises(ConfigError) as exc:
+        parse_config(text)
+    return str(exc.value)
+
+
+def test_every_error_reported_at_once_with_path_and_line() -> None:
+    message = _errors(
+        "version: 1\n"
+        "encodng: o200k_base\n"
+        "artifacts:\n"
+        "  - name: diff\n"
+        "    budget: 10\n"
+        "    prority: high\n"
+        "  - name: logs\n"
+        "    paths: [a.log]\n"
+        "    budget: lots\n"
+    )
+    assert "3 problem(s)" not in message  # there are four
+    assert ".ctxguard.yaml:2: encodng: unknown key; did you mean 'encoding'?" in message
+    assert ".ctxguard.yaml:5: artifacts[0].budget: must be at least 32 (got 10)" in message
+    assert ".ctxguard.yaml:6: artifacts[0].prority: unknown key; did you mean 'priority'?" in message
+    assert ".ctxguard.yaml:9: artifacts[1].budget: must be a whole number (got 'lots')" in message
+    assert "4 problem(s)" in message
+
+
+def test_duplicate_keys_are_errors() -> None:
+    message = _errors("artifacts:\n  - name: a\n    budget: 100\n    budget: 200\n")
+    assert ":4: artifacts[0].budget: duplicate key" in message
+
+
+def test_no_and_on_stay_strings() -> None:
+    config = parse_config("artifacts:\n  - name: no\n    source: git\n    diff: on\n    budget: 100\n")
+    assert config.artifacts[0].name == "no" and config.artifacts[0].diff == "on"
+
+
+def test_yaml_syntax_error_has_a_line() -> None:
+    assert ".ctxguard.yaml:3: not valid YAML" in _errors("artifacts:\n  - name: [a\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[]", "must be a mapping"),
+        ("version: 1\n", "artifacts: must be a non-empty list"),
+        ("artifacts:\n  - name: x\n    source: files\n    budget: 100\n", "needs `paths`"),
+        ("artifacts:\n  - name: x\n    paths: [a]\n    budget: 100\n    type: yaml\n", "artifacts[0].type: must be one of"),
+        ("margin: 2\nartifacts:\n  - {name: x, paths: [a], budget: 100}\n", "margin: must be a number from 0.05 to 1.0"),
+        ("fail_on: always\nartifacts:\n  - {name: x, paths: [a], budget: 100}\n", "fail_on: must be one of truncated, over_budget, never"),
+        ("artifacts:\n  - {name: x, paths: [a], budget: 100}\n  - {name: x, paths: [b], budget: 100}\n", "duplicate artifact name 'x'"),
+        ("artifacts:\n  - {name: x, budget: 100, include_generated: yes}\n", "include_generated: must be true or false"),
+    ],
+)
+def test_config_errors(text: str, expected: str) -> None:
+    assert expected in _errors(text)
+
+
+def test_missing_config_says_how_to_create_one(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="ctxguard init"):
+        load_config(tmp_path / ".ctxguard.yaml")

@@ -164,3 +164,14 @@ def test_init_writes_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert main(["init"]) == 0
     assert (tmp_path / ".ctxguard.yaml").read_text().startswith("# yaml-language-server: $schema=")
     assert main(["init"]) == 2
+
+
+def test_symlink_pointing_outside_is_refused(repo: Repo, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("password")
+    (repo.path / "docs/leak.md").symlink_to(secret)
+    repo.write(".ctxguard.yaml", "artifacts:\n  - name: x\n    paths: ['docs/*.md']\n    budget: 100\n")
+    data = _bundle(repo)
+    assert [a["artifact_name"] for a in data["artifacts"]] == ["docs/plan.md"]
+    assert "password" not in json.dumps(data)
+    assert any("points outside the repository" in n for n in data["artifacts"][0]["notes"])

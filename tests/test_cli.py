@@ -73,3 +73,12 @@ def test_help_has_runnable_examples(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "ctxguard compress examples/artifacts/failing-tests.log --budget 500" in out
     assert "exit codes" in out
+
+
+def test_the_readme_example_compresses_at_tier2(capsys: pytest.CaptureFixture[str]) -> None:
+    example = Path(__file__).parent.parent / "examples/artifacts/failing-tests.log"
+    assert main(["compress", str(example), "--budget", "500"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["tier"] == 2 and record["compacted_tokens"] <= 500
+    assert "E       decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]" in record["content"]
+    assert "2 failed, 8 passed" in record["content"]

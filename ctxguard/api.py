@@ -1,11 +1,12 @@
 """The stable Python API: compress a file or a text, count tokens."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ctxguard.classify import classify
-from ctxguard.read import read_artifact
+from ctxguard.read import Loaded, read_artifact
 from ctxguard.record import Record, error_record
 from ctxguard.tiers import TIER2_RATIO, compress
 from ctxguard.tokens import get_tokenizer
@@ -22,9 +23,24 @@ def compress_file_record(
     name: str | None = None,
 ) -> Record:
     """Read and compress one file; an unreadable file gives an [ERROR: …] record."""
+    return compress_loaded(
+        read_artifact(path), name if name is not None else str(path), budget,
+        artifact_type=artifact_type, task=task, encoding=encoding, tier2_ratio=tier2_ratio,
+    )
+
+
+def compress_loaded(
+    loaded: Loaded,
+    label: str,
+    budget: int,
+    *,
+    artifact_type: str | None = None,
+    task: str | None = None,
+    encoding: str | None = None,
+    tier2_ratio: float = TIER2_RATIO,
+) -> Record:
+    """Compress text already read (from a file or stdin), or record why there is none."""
     tokenizer = get_tokenizer(encoding)
-    label = name if name is not None else str(path)
-    loaded = read_artifact(path)
     if loaded.text is None:
         kind = artifact_type or classify(label, "")
         return error_record(
@@ -35,15 +51,7 @@ def compress_file_record(
         loaded.text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type,
         task=task, tier2_ratio=tier2_ratio,
     )
-    if loaded.notes:
-        record = _with_notes(record, loaded.notes)
-    return record
-
-
-def _with_notes(record: Record, notes: tuple[str, ...]) -> Record:
-    from dataclasses import replace
-
-    return replace(record, notes=notes + record.notes)
+    return replace(record, notes=loaded.notes + record.notes) if loaded.notes else record
 
 
 def compress_file(

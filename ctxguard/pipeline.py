@@ -24,13 +24,15 @@ class Result:
 def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | None = None) -> Result:
     """Collect every artifact, allocate budgets, compress each one."""
     artifacts, source = collect(config, repo, diff_override)
-    needs = [tokenizer.count(a.text) if a.text is not None else 0 for a in artifacts]
+    # Encoded once: the counts drive allocation and the same token arrays drive the cuts.
+    encoded = [tokenizer.encode(a.text) if a.text is not None else None for a in artifacts]
+    needs = [e.count if e is not None else 0 for e in encoded]
     budgets = allocate(
         [Request(a.budget, need, a.priority) for a, need in zip(artifacts, needs)],
         config.total_budget, config.margin,
     )
     records = []
-    for artifact, budget in zip(artifacts, budgets):
+    for artifact, budget, tokens in zip(artifacts, budgets, encoded):
         if artifact.text is None:
             record = error_record(artifact.name, artifact.error or "unreadable",
                                   artifact_type=artifact.type or "text", budget=budget,
@@ -38,7 +40,7 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
         else:
             record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name,
                               artifact_type=artifact.type, task=artifact.task,
-                              tier2_ratio=config.tier2_ratio)
+                              tier2_ratio=config.tier2_ratio, encoded=tokens)
         extra = dict(artifact.extra)
         if artifact.entry != artifact.name:
             extra["entry"] = artifact.entry

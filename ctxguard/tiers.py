@@ -32,15 +32,20 @@ def compress(
     artifact_type: str | None = None,
     task: str | None = None,
     tier2_ratio: float = TIER2_RATIO,
+    encoded: Encoded | None = None,
 ) -> Record:
-    """Compress one artifact's text to at most budget tokens under the three-tier contract."""
+    """Compress one artifact's text to at most budget tokens under the three-tier contract.
+
+    Pass `encoded` when the caller has already encoded the text, so it is encoded only once.
+    """
     if budget < MIN_BUDGET:
         raise ValueError(f"budget must be at least {MIN_BUDGET} tokens (got {budget})")
     kind = classify(name, text, artifact_type)
     notes: list[str] = []
     warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
     room = budget - tokenizer.count(warning)
-    encoded = tokenizer.encode(text)
+    if encoded is None:
+        encoded = tokenizer.encode(text)
     raw = encoded.count
 
     tier, content = 1, text

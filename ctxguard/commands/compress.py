@@ -29,32 +29,19 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxguard.api import compress_file_record
-    from ctxguard.read import decode
-    from ctxguard.record import error_record
-    from ctxguard.tiers import compress
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.api import compress_loaded
+    from ctxguard.read import decode, read_artifact
 
     if args.budget < MIN_BUDGET:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
     if args.tier2_ratio < 1:
         raise UsageError("--tier2-ratio must be at least 1")
     check_tokenizer(args.encoding, args.strict)
-    if args.path == "-":
-        loaded = decode(sys.stdin.buffer.read())
-        tokenizer = get_tokenizer(args.encoding)
-        if loaded.text is None:
-            record = error_record("-", loaded.error or "unreadable", artifact_type=args.artifact_type
-                                  or "text", budget=args.budget, encoding=tokenizer.name)
-        else:
-            record = compress(loaded.text, args.budget, tokenizer=tokenizer, name="-",
-                              artifact_type=args.artifact_type, task=args.task,
-                              tier2_ratio=args.tier2_ratio)
-    else:
-        record = compress_file_record(
-            args.path, args.budget, artifact_type=args.artifact_type, task=args.task,
-            encoding=args.encoding, tier2_ratio=args.tier2_ratio,
-        )
+    loaded = decode(sys.stdin.buffer.read()) if args.path == "-" else read_artifact(args.path)
+    record = compress_loaded(
+        loaded, args.path, args.budget, artifact_type=args.artifact_type, task=args.task,
+        encoding=args.encoding, tier2_ratio=args.tier2_ratio,
+    )
     print_json(record.to_dict())
     if record.error:
         print(f"ctxguard: error: {record.error}", file=sys.stderr)

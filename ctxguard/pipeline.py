@@ -8,7 +8,7 @@ from ctxguard.budget import Request, allocate
 from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
 from ctxguard.record import Record, error_record
-from ctxguard.tiers import compress
+from ctxguard.tiers import compress, overhead
 from ctxguard.tokens import Tokenizer
 
 
@@ -26,7 +26,8 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     artifacts, source = collect(config, repo, diff_override)
     # Encoded once: the counts drive allocation and the same token arrays drive the cuts.
     encoded = [tokenizer.encode(a.text) if a.text is not None else None for a in artifacts]
-    needs = [e.count if e is not None else 0 for e in encoded]
+    extra_tokens = overhead(tokenizer)
+    needs = [e.count + extra_tokens if e is not None else 0 for e in encoded]
     budgets = allocate(
         [Request(a.budget, need, a.priority) for a, need in zip(artifacts, needs)],
         config.total_budget, config.margin,

@@ -12,7 +12,7 @@ from ctxguard.handlers.base import task_words
 from ctxguard.record import Record
 from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
 
-MIN_BUDGET = 32
+MIN_BUDGET = 64
 TIER2_RATIO = 1.5
 # A candidate whose estimated size is this far over budget is not worth an exact count.
 _ESTIMATE_SLACK = 1.3
@@ -42,7 +42,7 @@ def compress(
         raise ValueError(f"budget must be at least {MIN_BUDGET} tokens (got {budget})")
     kind = classify(name, text, artifact_type)
     notes: list[str] = []
-    warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
+    warning = _warning(tokenizer)
     room = budget - tokenizer.count(warning)
     if encoded is None:
         encoded = tokenizer.encode(text)
@@ -72,6 +72,15 @@ def compress(
         task=task,
         notes=tuple(notes),
     )
+
+
+def _warning(tokenizer: Tokenizer) -> str:
+    return "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
+
+
+def overhead(tokenizer: Tokenizer) -> int:
+    """Tokens every record's content carries besides the artifact (the offline warning line)."""
+    return tokenizer.count(_warning(tokenizer))
 
 
 def _tier2(

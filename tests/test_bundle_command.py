@@ -175,3 +175,17 @@ def test_symlink_pointing_outside_is_refused(repo: Repo, tmp_path: Path) -> None
     assert [a["artifact_name"] for a in data["artifacts"]] == ["docs/plan.md"]
     assert "password" not in json.dumps(data)
     assert any("points outside the repository" in n for n in data["artifacts"][0]["notes"])
+
+
+def test_offline_bundle_pays_for_the_warning_line(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A small diff must stay tier 1 when the estimate's warning line is added to its content.
+    from ctxguard import tokens
+
+    monkeypatch.setattr(tokens, "get_tokenizer", lambda encoding=None: tokens.HeuristicTokenizer(reason="offline"))
+    repo.write("app.py", "".join(f"def handler_{i}():\n    return {i}\n" for i in range(40)))
+    repo.add("app.py")
+    data = _bundle(repo)
+    diff = data["artifacts"][0]
+    assert data["encoding"] == "heuristic"
+    assert diff["tier"] == 1 and not diff["truncated"]
+    assert diff["compacted_tokens"] <= diff["budget"]

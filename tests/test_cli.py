@@ -32,7 +32,7 @@ def test_compress_reads_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Ca
     import sys
 
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"hello <|endoftext|>\n")))
-    assert main(["compress", "-", "--budget", "50", "--type", "text"]) == 0
+    assert main(["compress", "-", "--budget", "80", "--type", "text"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["content"] == "hello <|endoftext|>\n" and record["tier"] == 1
 
@@ -58,7 +58,7 @@ def test_bad_budget_is_a_usage_error(budget: str, capsys: pytest.CaptureFixture[
 def test_budget_below_minimum(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a.txt").write_text("x")
     assert main(["compress", str(tmp_path / "a.txt"), "--budget", "10"]) == 2
-    assert "at least 32" in capsys.readouterr().err
+    assert "at least 64" in capsys.readouterr().err
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,6 +21,12 @@ class Request:
     priority: str = "normal"
 
 
+def capacity(requests: Sequence[Request], total: int | None = None, margin: float = 1.0) -> int:
+    """The most tokens the artifacts may use together: their budgets, within the total."""
+    asked = sum(max(MIN_BUDGET, math.floor(r.budget * margin)) for r in requests)
+    return min(asked, math.floor(total * margin)) if total is not None else asked
+
+
 def allocate(requests: Sequence[Request], total: int | None = None, margin: float = 1.0) -> list[int]:
     """Budgets for each request: deterministic, each at least MIN_BUDGET, sum within total."""
     asked = [max(MIN_BUDGET, math.floor(r.budget * margin)) for r in requests]

@@ -21,7 +21,7 @@ OFFLOAD_KEEP = 200  # offloaded raw texts kept; older ones are pruned
 
 def build(
     records: Sequence[Record], *, source: Source, encoding: str, total_budget: int | None,
-    margin: float, tokenizer: Tokenizer,
+    margin: float, tokenizer: Tokenizer, capacity: int | None = None,
 ) -> dict[str, Any]:
     """The bundle as data. `bundle_tokens` is the count of the serialized bundle itself."""
     bundle: dict[str, Any] = {
@@ -36,6 +36,7 @@ def build(
             "raw_tokens": sum(r.raw_tokens for r in records),
             "compacted_tokens": sum(r.compacted_tokens for r in records),
             "budget": sum(r.budget for r in records),
+            "capacity": capacity if capacity is not None else sum(r.budget for r in records),
             "truncated": sum(1 for r in records if r.truncated),
             "errors": sum(1 for r in records if r.error),
             "bundle_tokens": 0,

@@ -15,6 +15,7 @@ examples:
   git diff | ctxguard compress - --budget 3000 --type diff
   ctxguard count docs/plan.md --encoding cl100k_base
   ctxguard init && ctxguard bundle && ctxguard check
+  ctxguard install alias && git ctx --diff main...HEAD
 
 exit codes: 0 ok, 1 policy failed, 2 usage/config/input error, 3 unexpected error,
 130 interrupted.
@@ -23,7 +24,7 @@ exit codes: 0 ok, 1 policy failed, 2 usage/config/input error, 3 unexpected erro
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    from ctxguard.commands import bundle, compress, count, init
+    from ctxguard.commands import bundle, compress, count, init, install
 
     parser = argparse.ArgumentParser(
         prog="ctxguard",
@@ -33,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ctxguard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (compress, count, bundle, init):
+    for module in (compress, count, bundle, init, install):
         module.add_parser(sub)
     return parser
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ctxguard.budget import Request, allocate
+from ctxguard.budget import Request, allocate, capacity
 from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
 from ctxguard.record import Record, error_record
@@ -19,6 +19,7 @@ class Result:
     records: list[Record]
     artifacts: list[Artifact]
     source: Source
+    capacity: int  # the budget the whole bundle may use: what usage levels are measured against
 
 
 def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | None = None) -> Result:
@@ -28,10 +29,8 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     encoded = [tokenizer.encode(a.text) if a.text is not None else None for a in artifacts]
     extra_tokens = overhead(tokenizer)
     needs = [e.count + extra_tokens if e is not None else 0 for e in encoded]
-    budgets = allocate(
-        [Request(a.budget, need, a.priority) for a, need in zip(artifacts, needs)],
-        config.total_budget, config.margin,
-    )
+    requests = [Request(a.budget, need, a.priority) for a, need in zip(artifacts, needs)]
+    budgets = allocate(requests, config.total_budget, config.margin)
     records = []
     for artifact, budget, tokens in zip(artifacts, budgets, encoded):
         if artifact.text is None:
@@ -53,4 +52,4 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
                 for s in file_stats(artifact.text)
             ]
         records.append(replace(record, notes=artifact.notes + record.notes, extra=extra))
-    return Result(records, artifacts, source)
+    return Result(records, artifacts, source, capacity(requests, config.total_budget, config.margin))

@@ -25,7 +25,7 @@ def table(bundle: dict[str, Any]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}" for r in rows]
     totals = bundle["totals"]
-    cap = bundle["total_budget"] or totals["budget"]
+    cap = totals["capacity"]
     used = totals["compacted_tokens"]
     lines.append(f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {level(used, cap)}; "
                  f"serialized bundle {totals['bundle_tokens']} tokens")

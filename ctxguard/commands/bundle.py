@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from dataclasses import replace
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
+from ctxguard.commands.common import positive_int
+from ctxguard.config import FAIL_ON
 from ctxguard.errors import EXIT_OK, EXIT_POLICY
+from ctxguard.tokens import ENCODINGS
 
 FORMATS = ("json", "markdown")
 
@@ -19,7 +25,7 @@ def add_parser(sub: Any) -> None:
         parser = sub.add_parser(
             name, help=help_text, description=help_text,
             epilog=f"examples:\n  ctxguard {name}\n  ctxguard {name} --diff main...HEAD\n"
-                   f"  ctxguard {name} --config ci/ctxguard.yaml --diff HEAD",
+                   f"  ctxguard {name} --config ci/ctxguard.yaml --diff HEAD --total-budget 40000",
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         parser.add_argument("--config", help="config file (default: .ctxguard.yaml at the repository root)")
@@ -27,12 +33,37 @@ def add_parser(sub: Any) -> None:
                             help="override every git artifact's diff: staged | worktree | HEAD | <commit> | <base>...<head>")
         parser.add_argument("--repo", default=".", help="the repository (default: the current one)")
         parser.add_argument("--strict", action="store_true", help="fail instead of estimating tokens offline")
+        parser.add_argument("--encoding", choices=ENCODINGS, help="override the config's encoding")
+        parser.add_argument("--total-budget", type=positive_int, help="override the config's total_budget")
+        parser.add_argument("--fail-on", choices=FAIL_ON, help="override the config's fail_on")
+        parser.add_argument("--hook", action="store_true",
+                            help="running as a pre-commit hook: at pre-push, diff the pushed range "
+                                 "(PRE_COMMIT_FROM_REF...PRE_COMMIT_TO_REF) instead of the config's diff")
         if name == "bundle":
             parser.add_argument("--output", help="bundle path (default: <git dir>/ctxguard/bundle.json)")
             parser.add_argument("--format", choices=FORMATS, default="json")
             parser.add_argument("--split", metavar="DIR", help="also write one five-field JSON file per artifact to DIR")
             parser.add_argument("--stdout", action="store_true", help="print the bundle instead of writing it")
+            parser.add_argument("--check", action="store_true",
+                                help="after writing, exit 1 when a policy fails (what the pre-commit hook runs)")
+            parser.add_argument("--github", action="store_true",
+                                help="in GitHub Actions: write step outputs, the step summary and warnings")
         parser.set_defaults(func=run_bundle if name == "bundle" else run_check)
+
+
+def diff_override(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> str | None:
+    """--diff; else, as a pre-push hook, the pushed range; else, in Actions, the event's range."""
+    if args.diff:
+        return str(args.diff)
+    if args.hook:
+        start, end = environ.get("PRE_COMMIT_FROM_REF"), environ.get("PRE_COMMIT_TO_REF")
+        if start and end:
+            return f"{start}...{end}"
+    if getattr(args, "github", False):
+        from ctxguard.github import event_range
+
+        return event_range(environ)
+    return None
 
 
 def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
@@ -44,14 +75,25 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     repo = git.open_repo(args.repo)
     top = git.root(repo)
     config = load_config(args.config or top / CONFIG_NAME)
+    overrides = {key: value for key, value in (
+        ("encoding", args.encoding), ("total_budget", args.total_budget), ("fail_on", args.fail_on),
+    ) if value is not None}
+    config = replace(config, **overrides)
     check_tokenizer(config.encoding, args.strict)
     tokenizer = get_tokenizer(config.encoding)
-    result = pipeline.run(config, repo, tokenizer, args.diff)
+    result = pipeline.run(config, repo, tokenizer, diff_override(args))
     return repo, config, tokenizer, result
+
+
+def _report_failures(problems: list[str]) -> int:
+    for problem in problems:
+        print(f"ctxguard: check failed: {problem}", file=sys.stderr)
+    return EXIT_POLICY if problems else EXIT_OK
 
 
 def run_bundle(args: argparse.Namespace) -> int:
     from ctxguard import bundle, git, report
+    from ctxguard.policy import failures
 
     repo, config, tokenizer, result = _prepare(args)
     top = git.root(repo)
@@ -66,7 +108,8 @@ def run_bundle(args: argparse.Namespace) -> int:
         if record.truncated and artifact.text is not None and not args.stdout:
             records[i] = bundle.offload(record, artifact.text, output.parent / "offload")
     data = bundle.build(records, source=result.source, encoding=tokenizer.name,
-                        total_budget=config.total_budget, margin=config.margin, tokenizer=tokenizer)
+                        total_budget=config.total_budget, margin=config.margin, tokenizer=tokenizer,
+                        capacity=result.capacity)
     text = bundle.to_markdown(data) if args.format == "markdown" else bundle.dumps(data)
     if args.stdout:
         sys.stdout.write(text)
@@ -77,16 +120,18 @@ def run_bundle(args: argparse.Namespace) -> int:
     print(report.table(data), file=sys.stderr)
     if not args.stdout:
         print(f"ctxguard: wrote {output}", file=sys.stderr)
-    return EXIT_OK
+    if args.github:
+        from ctxguard import github
+
+        github.publish(data, None if args.stdout else output)
+    return _report_failures(failures(result.records, config)) if args.check else EXIT_OK
 
 
 def run_check(args: argparse.Namespace) -> int:
     from ctxguard.policy import failures
 
     _, config, _, result = _prepare(args)
-    problems = failures(result.records, config)
-    for problem in problems:
-        print(f"ctxguard: check failed: {problem}", file=sys.stderr)
-    if not problems:
+    code = _report_failures(failures(result.records, config))
+    if code == EXIT_OK:
         print(f"ctxguard: check passed ({len(result.records)} artifacts)", file=sys.stderr)
-    return EXIT_POLICY if problems else EXIT_OK
+    return code

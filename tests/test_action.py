@@ -1,0 +1,171 @@
+"""action.yml: valid against GitHub's published schema, inputs wired through env, and its
+bundle step run for real with a simulated runner environment against a temporary repository."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ctxguard import github
+from tests.conftest import ROOT
+from tests.generate import log_of
+from tests.gitrepo import Repo
+
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+EXPRESSION = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
+
+
+def test_action_validates_against_the_github_actions_schema() -> None:
+    tool = shutil.which("check-jsonschema")
+    assert tool, "check-jsonschema is part of the test extra"
+    done = subprocess.run([tool, "--builtin-schema", "vendor.github-actions", str(ROOT / "action.yml")],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_every_input_used_is_declared_and_every_declared_input_is_used() -> None:
+    text = (ROOT / "action.yml").read_text()
+    used = set(re.findall(r"inputs\.([A-Za-z0-9_-]+)", text))
+    assert used == set(ACTION["inputs"])
+
+
+def test_inputs_reach_scripts_only_through_env() -> None:
+    # `${{ }}` pasted into a run line is a script-injection hole; env: is the safe way.
+    for step in ACTION["runs"]["steps"]:
+        if "run" in step:
+            assert not EXPRESSION.search(step["run"]), step["name"]
+            assert step["shell"] == "bash"
+
+
+def test_python_setup_leaves_the_users_python_alone() -> None:
+    setup = next(s for s in ACTION["runs"]["steps"] if s.get("uses", "").startswith("actions/setup-python"))
+    assert setup["with"]["update-environment"] is False
+
+
+def _outputs(path: Path) -> dict[str, str]:
+    """Parse $GITHUB_OUTPUT (`key<<DELIM` blocks and `key=value` lines)."""
+    lines, out, i = path.read_text().splitlines(), {}, 0
+    while i < len(lines):
+        if "<<" in lines[i]:
+            key, delimiter = lines[i].split("<<", 1)
+            end = lines.index(delimiter, i + 1)
+            out[key] = "\n".join(lines[i + 1:end])
+            i = end + 1
+        else:
+            key, value = lines[i].split("=", 1)
+            out[key] = value
+            i += 1
+    return out
+
+
+def _run_bundle_step(repo: Repo, tmp_path: Path, event: dict[str, Any], **with_: str) -> subprocess.CompletedProcess[str]:
+    """Run the action's bundle step exactly as written, with the runner's files simulated."""
+    step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "bundle")
+    inputs = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
+    inputs.update(with_)
+    ctxguard = shutil.which("ctxguard")
+    assert ctxguard, "ctxguard must be installed (the README's test command installs it)"
+    context = {f"inputs.{k}": v for k, v in inputs.items()}
+    context["steps.install.outputs.ctxguard"] = ctxguard
+    context["runner.temp"] = str(tmp_path / "runner-temp")
+
+    def evaluate(match: re.Match[str]) -> str:
+        return context[match.group(1)]  # an unknown expression fails the test with KeyError
+
+    env = {name: EXPRESSION.sub(evaluate, str(value)) for name, value in step["env"].items()}
+    # What the cache step restores: the encoding files, where the step says they are.
+    shutil.copytree(os.environ["TIKTOKEN_CACHE_DIR"], env["TIKTOKEN_CACHE_DIR"])
+    (tmp_path / "event.json").write_text(json.dumps(event))
+    for name in ("output", "summary"):
+        (tmp_path / name).write_text("")
+    script = tmp_path / "step.sh"
+    script.write_text(step["run"])
+    full_env = {**os.environ, **env, "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+                "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
+                "GITHUB_EVENT_NAME": "pull_request", "GITHUB_ACTIONS": "true"}
+    return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+                          cwd=repo.path, env=full_env, capture_output=True, text=True)
+
+
+CONFIG = """\
+version: 1
+fail_on: never
+artifacts:
+  - name: diff
+    diff: staged
+    budget: 400
+  - name: logs
+    paths: ["reports/*.log"]
+    type: log
+    budget: 300
+"""
+
+
+@pytest.fixture
+def pull_request(tmp_path: Path) -> tuple[Repo, dict[str, Any]]:
+    repo = Repo(tmp_path / "repo")
+    repo.write(".ctxguard.yaml", CONFIG)
+    repo.write("app.py", "def main():\n    return 1\n")
+    base = repo.commit("base")
+    repo.git.git.checkout("-q", "-b", "feature")
+    repo.write("app.py", "".join(f"def handler_{i}(request):\n    return {i}\n\n" for i in range(200)))
+    repo.write("reports/test.log", log_of(2000))
+    head = repo.commit("feature")
+    # What actions/checkout leaves on pull_request: the merge commit checked out, not the head.
+    repo.git.git.checkout("-q", "main")
+    repo.write("README", "main moved on\n")
+    repo.commit("main moves")
+    repo.git.git.merge("-q", "--no-ff", "-m", "merge", "feature")
+    event = {"pull_request": {"base": {"sha": base}, "head": {"sha": head}}}
+    return repo, event
+
+
+def test_action_bundle_step_on_a_pull_request(pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path) -> None:
+    repo, event = pull_request
+    before = repo.snapshot()
+    done = _run_bundle_step(repo, tmp_path, event)
+    assert done.returncode == 0, done.stderr
+    assert repo.snapshot() == before
+    outputs = _outputs(tmp_path / "output")
+    bundle = json.loads(Path(outputs["bundle-path"]).read_text())
+    base, head = event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"]
+    assert bundle["encoding"] == "o200k_base"  # loaded from the cached encoding files
+    assert bundle["source"]["diff"] == f"{base}...{head}"  # the PR range, not the merge commit
+    diff = bundle["artifacts"][0]
+    assert diff["truncated"] and diff["compacted_tokens"] <= 400
+    assert outputs["artifacts"] == "2"
+    assert outputs["truncated"] == str(bundle["totals"]["truncated"]) == "2"
+    assert outputs["total-tokens"] == str(bundle["totals"]["compacted_tokens"])
+    summary = (tmp_path / "summary").read_text()
+    assert "| artifact | type | tier |" in summary and "`diff`" in summary and "`reports/test.log`" in summary
+    warnings = [line for line in done.stdout.splitlines() if line.startswith("::warning")]
+    assert len(warnings) == 2 and "diff was truncated" in warnings[0]
+
+
+def test_action_inputs_override_and_fail_on_fails_the_step(pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path) -> None:
+    repo, event = pull_request
+    base = event["pull_request"]["base"]["sha"]
+    done = _run_bundle_step(repo, tmp_path, event, **{
+        "fail-on": "truncated", "format": "markdown", "output": "out/bundle.md", "base": base,
+        "head": "HEAD", "encoding": "cl100k_base", "total-budget": "600",
+    })
+    assert done.returncode == 1  # the policy failed; the outputs are still written
+    assert "check failed: diff was truncated" in done.stderr
+    outputs = _outputs(tmp_path / "output")
+    assert outputs["bundle-path"] == "out/bundle.md"
+    text = (repo.path / "out/bundle.md").read_text()
+    assert text.startswith("# ctxguard bundle") and f"base `{base}`" in text and "(cl100k_base)" in text
+
+
+def test_a_hostile_input_stays_data(pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path) -> None:
+    repo, event = pull_request
+    done = _run_bundle_step(repo, tmp_path, event, config='x"; touch pwned; echo "')
+    assert done.returncode == 2 and "no config at" in done.stderr
+    assert not (repo.path / "pwned").exists()

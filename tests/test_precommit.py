@@ -1,0 +1,89 @@
+"""The hooks in .pre-commit-hooks.yaml, run by the real pre-commit tool (`pre-commit try-repo`)."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.gitrepo import Repo
+
+pytestmark = pytest.mark.slow
+
+CONFIG = """\
+version: 1
+fail_on: truncated
+artifacts:
+  - name: diff
+    diff: staged
+    budget: 300
+"""
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One hook environment for the module: pre-commit builds it once (pip install of this repo)."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def _try_repo(repo: Repo, home: Path, hook: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    tool = shutil.which("pre-commit")
+    assert tool, "pre-commit is part of the test extra"
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    return subprocess.run([tool, "try-repo", str(ROOT), hook, "--verbose", *extra],
+                          cwd=repo.path, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _state(repo: Repo) -> tuple[str, str, str]:
+    # pre-commit itself refreshes the index's stat data, so compare the index's entries, not bytes.
+    files, _, status = repo.snapshot()
+    return files, repo.git.git.ls_files("--stage"), status
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    r = Repo(tmp_path / "repo")
+    r.write(".ctxguard.yaml", CONFIG)
+    r.write("app.py", "def main():\n    return 1\n")
+    r.commit("initial")
+    return r
+
+
+def test_bundle_hook_writes_the_bundle_and_leaves_the_repository_alone(repo: Repo, pre_commit_home: Path) -> None:
+    repo.write("app.py", "def main():\n    raise SystemExit('boom')\n")
+    repo.write("notes.txt", "unstaged and untracked\n")
+    repo.add("app.py")
+    before = _state(repo)
+    done = _try_repo(repo, pre_commit_home, "ctxguard")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "ctxguard bundle" in done.stdout and "Passed" in done.stdout
+    assert _state(repo) == before  # work tree, staged entries and `git status` as they were
+    bundle = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())
+    diff = bundle["artifacts"][0]
+    assert bundle["source"]["diff"] == "staged" and diff["tier"] == 1
+    assert "raise SystemExit('boom')" in diff["content"] and "notes.txt" not in diff["content"]
+
+
+def test_check_hook_fails_on_the_configured_policy(repo: Repo, pre_commit_home: Path) -> None:
+    repo.write("app.py", "".join(f"def handler_{i}():\n    return {i}\n" for i in range(200)))
+    repo.add("app.py")
+    done = _try_repo(repo, pre_commit_home, "ctxguard-check")
+    assert done.returncode == 1
+    assert "Failed" in done.stdout and "check failed: diff was truncated" in done.stdout
+    assert not (repo.path / ".git/ctxguard").exists()  # the gate writes nothing
+
+
+def test_pre_push_stage_bundles_the_pushed_range(repo: Repo, pre_commit_home: Path) -> None:
+    base = repo.git.head.commit.hexsha
+    repo.write("app.py", "def main():\n    return 2\n")
+    head = repo.commit("second")
+    done = _try_repo(repo, pre_commit_home, "ctxguard", "--hook-stage", "pre-push",
+                     "--from-ref", base, "--to-ref", head)
+    assert done.returncode == 0, done.stdout + done.stderr
+    bundle = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())
+    assert bundle["source"]["diff"] == f"{base}...{head}"
+    assert "+    return 2" in bundle["artifacts"][0]["content"]

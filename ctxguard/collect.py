@@ -111,6 +111,8 @@ def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str) -> tuple[list[Artif
     kept: list[tuple[str, str]] = []
     excluded: list[str] = []
     for path, part in split_diff(text):
+        if spec.paths and not is_excluded(path, spec.paths):
+            continue  # outside this entry's part of the repository (a monorepo package)
         if is_excluded(path, patterns):
             excluded.append(path)
         else:

@@ -246,8 +246,6 @@ class _Validator:
         paths = self.strings(entry, "paths", f"{path}.paths")
         if source == "files" and not paths:
             self._err(path, "a files artifact needs `paths` (a list of paths or globs)")
-        if source == "git" and "paths" in entry:
-            self._err(f"{path}.paths", "a git artifact takes `diff`, not `paths`")
         kind = entry.get("type")
         if kind is not None and kind not in TYPES:
             self._err(f"{path}.type", f"must be one of {', '.join(TYPES)} (got {kind!r})")

@@ -169,3 +169,9 @@ def test_a_hostile_input_stays_data(pull_request: tuple[Repo, dict[str, Any]], t
     done = _run_bundle_step(repo, tmp_path, event, config='x"; touch pwned; echo "')
     assert done.returncode == 2 and "no config at" in done.stderr
     assert not (repo.path / "pwned").exists()
+
+
+def test_readme_documents_every_input_and_output() -> None:
+    readme = (ROOT / "README.md").read_text()
+    for name in [*ACTION["inputs"], *ACTION["outputs"]]:
+        assert f"`{name}`" in readme, name

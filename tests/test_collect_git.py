@@ -107,6 +107,17 @@ def test_user_excludes(repo: Repo) -> None:
     assert "docs/gen/api.md" not in artifact.text
 
 
+def test_git_paths_keep_one_package_of_a_monorepo(repo: Repo) -> None:
+    repo.write("services/api/handler.py", "def handle():\n    return 1\n")
+    repo.write("services/web/page.ts", "export const page = 1;\n")
+    repo.write("app.py", "def main():\n    return 5\n")
+    repo.add()
+    artifact = _collect(repo, "staged", "    source: git\n    paths: ['services/api/*']\n")[0]
+    assert "services/api/handler.py" in artifact.text
+    assert "page.ts" not in artifact.text and "app.py" not in artifact.text
+    assert _collect(repo, "staged", "    source: git\n    paths: ['infra/*']\n")[0].text == NO_CHANGES
+
+
 def test_empty_diff_gives_a_clear_record(repo: Repo) -> None:
     assert _collect(repo, "staged")[0].text == NO_CHANGES
 

@@ -28,3 +28,34 @@ def test_readme_opens_with_the_two_commands() -> None:
         "pip install '.[test]' && python -m pytest",
     ]
     assert (Path(__file__).parent.parent / "examples/artifacts/failing-tests.log").is_file()
+
+
+def _options() -> list[tuple[str, str]]:
+    import argparse
+
+    from ctxguard.main import build_parser
+
+    found = []
+
+    def walk(parser: argparse.ArgumentParser, prefix: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, f"{prefix} {name}")
+            for option in action.option_strings:
+                if option.startswith("--") and option not in ("--help", "--version"):
+                    found.append((prefix, option))
+
+    walk(build_parser(), "ctxguard")
+    return found
+
+
+@pytest.mark.parametrize(("command", "option"), _options())
+def test_every_command_line_option_is_documented(command: str, option: str) -> None:
+    assert f"{option}" in README, f"{command} {option} is not in the README"
+
+
+def test_where_it_runs_is_documented() -> None:
+    for word in (".pre-commit-hooks.yaml", "action.yml", "ctxguard install alias", "ctxguard install hook",
+                 "ctxguard uninstall", "examples/demo.py", "bench/hook_speed.py", "fetch-depth: 0"):
+        assert word in README

@@ -1,0 +1,129 @@
+"""Every file in examples/ is run or checked here, so none can rot."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from ctxguard.config import load_config
+from ctxguard.main import main
+from tests.conftest import ROOT
+from tests.gitrepo import Repo
+
+EXAMPLES = ROOT / "examples"
+SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
+COVERED = {
+    "demo.py", "bundle_to_prompt.py", "pre-commit-config.yaml", "workflows/review.yml",
+    "configs/reviewer.yaml", "configs/judge.yaml", "configs/monorepo.yaml",
+    "artifacts/failing-tests.log", "artifacts/plan.md", "artifacts/judge-result.json",
+}
+
+
+def test_every_example_is_covered_by_a_test() -> None:
+    files = {str(p.relative_to(EXAMPLES)) for p in EXAMPLES.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert files == COVERED
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    repo = tmp_path_factory.mktemp("demo") / "shop"
+    done = subprocess.run([sys.executable, str(EXAMPLES / "demo.py"), "--keep", str(repo)],
+                          capture_output=True, text=True, timeout=120)
+    return done, repo
+
+
+def test_demo_shows_all_three_tiers(demo: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    done, repo = demo
+    assert done.returncode == 0, done.stderr
+    bundle = json.loads((repo / ".git/ctxguard/bundle.json").read_text())
+    jsonschema.validate(bundle, SCHEMA)
+    assert {a["tier"] for a in bundle["artifacts"]} == {1, 2, 3}
+    assert "+    return Decimal(raw.replace(\",\", \"\"))" in done.stdout
+    assert "[TRUNCATED: content exceeds budget, remaining" in done.stdout
+    assert "bundle: " in done.stderr and "GREEN" not in done.stderr  # the small total is nearly used
+
+
+def test_bundle_to_prompt(demo: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    _, repo = demo
+    bundle_path = repo / ".git/ctxguard/bundle.json"
+    done = subprocess.run([sys.executable, str(EXAMPLES / "bundle_to_prompt.py"), str(bundle_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    bundle = json.loads(bundle_path.read_text())
+    cut = next(a for a in bundle["artifacts"] if a["truncated"])
+    assert f"## {cut['artifact_name']} ({cut['type']}, TRUNCATED:" in done.stdout
+    assert f"full text at {cut['offload']['path']}" in done.stdout
+    assert done.stdout.count("```") % 2 == 0  # every fence closed
+    missing = subprocess.run([sys.executable, str(EXAMPLES / "bundle_to_prompt.py"), str(repo / "nope.json")],
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def _layout(repo: Repo) -> None:
+    """A repository with every path the example configs name."""
+    repo.write("services/api/handler.py", "def handle():\n    return 1\n")
+    repo.write("services/web/page.ts", "export const page = 1;\n")
+    repo.write("infra/main.tf", "resource \"x\" \"y\" {}\n")
+    repo.commit("initial")
+    repo.write("services/api/handler.py", "def handle():\n    raise ValueError('bad request')\n")
+    repo.write("services/web/page.ts", "export const page = 2;\n")
+    repo.write("services/web/public/app.js", "x()\n")
+    repo.write("reports/unit/tests.log", (EXAMPLES / "artifacts/failing-tests.log").read_text())
+    repo.write("docs/plan.md", (EXAMPLES / "artifacts/plan.md").read_text())
+    repo.write("build/judge-result.json", (EXAMPLES / "artifacts/judge-result.json").read_text())
+    repo.add("services")
+
+
+@pytest.mark.parametrize("name", ["reviewer", "judge", "monorepo"])
+def test_example_configs_load_and_bundle(name: str, tmp_path: Path) -> None:
+    config = EXAMPLES / "configs" / f"{name}.yaml"
+    load_config(config)  # valid, with every key known
+    repo = Repo(tmp_path / "repo")
+    _layout(repo)
+    output = tmp_path / "bundle.json"
+    assert main(["bundle", "--repo", str(repo.path), "--config", str(config), "--output", str(output)]) == 0
+    bundle = json.loads(output.read_text())
+    jsonschema.validate(bundle, SCHEMA)
+    names = [a["artifact_name"] for a in bundle["artifacts"]]
+    assert not any(a.get("error") for a in bundle["artifacts"])
+    if name == "monorepo":
+        api, web, infra = bundle["artifacts"][:3]
+        assert "ValueError('bad request')" in api["content"] and "page.ts" not in api["content"]
+        assert "page.ts" in web["content"] and "public/app.js" not in web["content"]
+        assert infra["content"] == "[NO CHANGES]"
+    else:
+        assert "docs/plan.md" in names and "reports/unit/tests.log" in names
+
+
+def test_pre_commit_snippet_is_valid_and_names_our_hooks() -> None:
+    from pre_commit.clientlib import load_config as load_pre_commit_config
+
+    config = load_pre_commit_config(str(EXAMPLES / "pre-commit-config.yaml"))
+    ours = {hook["id"] for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    used = {hook["id"] for repo in config["repos"] for hook in repo["hooks"]}
+    assert used and used <= ours
+
+
+def test_workflow_is_valid_and_uses_the_action_as_declared() -> None:
+    workflow_path = EXAMPLES / "workflows/review.yml"
+    tool = shutil.which("check-jsonschema")
+    assert tool
+    done = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", str(workflow_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    steps = yaml.safe_load(workflow_path.read_text())["jobs"]["review"]["steps"]
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["fetch-depth"] == 0
+    ours = next(s for s in steps if s.get("uses", "").startswith("ctxguard/ctxguard"))
+    assert set(ours["with"]) <= set(action["inputs"])
+    text = workflow_path.read_text()
+    for output in ("bundle-path", "truncated"):
+        assert f"steps.ctxguard.outputs.{output}" in text and output in action["outputs"]
+    assert "scripts/bundle_to_prompt.py" in text

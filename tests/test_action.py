@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 import yaml
 
-from ctxguard import github
 from tests.conftest import ROOT
 from tests.generate import log_of
 from tests.gitrepo import Repo

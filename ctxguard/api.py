@@ -21,11 +21,14 @@ def compress_file_record(
     encoding: str | None = None,
     tier2_ratio: float = TIER2_RATIO,
     name: str | None = None,
+    tier3: str = "salient",
+    missed: bool = False,
 ) -> Record:
     """Read and compress one file; an unreadable file gives an [ERROR: …] record."""
     return compress_loaded(
         read_artifact(path), name if name is not None else str(path), budget,
         artifact_type=artifact_type, task=task, encoding=encoding, tier2_ratio=tier2_ratio,
+        tier3=tier3, missed=missed,
     )
 
 
@@ -38,6 +41,8 @@ def compress_loaded(
     task: str | None = None,
     encoding: str | None = None,
     tier2_ratio: float = TIER2_RATIO,
+    tier3: str = "salient",
+    missed: bool = False,
 ) -> Record:
     """Compress text already read (from a file or stdin), or record why there is none."""
     tokenizer = get_tokenizer(encoding)
@@ -49,7 +54,7 @@ def compress_loaded(
         )
     record = compress(
         loaded.text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type,
-        task=task, tier2_ratio=tier2_ratio,
+        task=task, tier2_ratio=tier2_ratio, tier3=tier3, missed=missed,
     )
     return replace(record, notes=loaded.notes + record.notes) if loaded.notes else record
 
@@ -61,10 +66,13 @@ def compress_file(
     artifact_type: str | None = None,
     task: str | None = None,
     encoding: str | None = None,
+    tier3: str = "salient",
+    missed: bool = False,
 ) -> dict[str, Any]:
     """Compress one file to at most budget tokens; returns the artifact record as a dict."""
     return compress_file_record(
-        path, budget, artifact_type=artifact_type, task=task, encoding=encoding
+        path, budget, artifact_type=artifact_type, task=task, encoding=encoding, tier3=tier3,
+        missed=missed,
     ).to_dict()
 
 
@@ -76,11 +84,13 @@ def compress_text(
     artifact_type: str | None = None,
     task: str | None = None,
     encoding: str | None = None,
+    tier3: str = "salient",
+    missed: bool = False,
 ) -> dict[str, Any]:
     """Compress a text to at most budget tokens; returns the artifact record as a dict."""
     record = compress(
         text, budget, tokenizer=get_tokenizer(encoding), name=name,
-        artifact_type=artifact_type, task=task,
+        artifact_type=artifact_type, task=task, tier3=tier3, missed=missed,
     )
     return record.to_dict()
 

@@ -21,20 +21,25 @@ class Request:
     priority: str = "normal"
 
 
-def capacity(requests: Sequence[Request], total: int | None = None, margin: float = 1.0) -> int:
-    """The most tokens the artifacts may use together: their budgets, within the total."""
-    asked = sum(max(MIN_BUDGET, math.floor(r.budget * margin)) for r in requests)
+def capacity(requests: Sequence[Request], total: int | None = None, margin: float = 1.0,
+             reserved: int = 0) -> int:
+    """The most tokens the bundle may use: the artifacts' budgets plus what is reserved
+    (the digest), within the total."""
+    asked = sum(max(MIN_BUDGET, math.floor(r.budget * margin)) for r in requests) + reserved
     return min(asked, math.floor(total * margin)) if total is not None else asked
 
 
-def allocate(requests: Sequence[Request], total: int | None = None, margin: float = 1.0) -> list[int]:
-    """Budgets for each request: deterministic, each at least MIN_BUDGET, sum within total."""
+def allocate(requests: Sequence[Request], total: int | None = None, margin: float = 1.0,
+             reserved: int = 0) -> list[int]:
+    """Budgets for each request: deterministic, each at least MIN_BUDGET, and with `reserved`
+    tokens (the digest, paid first) their sum stays within total x margin."""
     asked = [max(MIN_BUDGET, math.floor(r.budget * margin)) for r in requests]
-    cap = math.floor(total * margin) if total is not None else None
+    cap = math.floor(total * margin) - reserved if total is not None else None
     if cap is not None and len(requests) * MIN_BUDGET > cap:
         raise ConfigError(
-            f"total_budget {total} (x margin {margin}) leaves less than {MIN_BUDGET} tokens for "
-            f"each of {len(requests)} artifacts; raise total_budget or narrow the artifacts"
+            f"total_budget {total} (x margin {margin}, less {reserved} tokens for the digest) leaves "
+            f"less than {MIN_BUDGET} tokens for each of {len(requests)} artifacts; raise "
+            "total_budget or narrow the artifacts"
         )
     given = _cap(asked, [r.priority for r in requests], cap) if cap is not None and sum(asked) > cap else asked
     return _hand_on_surplus(given, requests)

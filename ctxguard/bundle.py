@@ -4,6 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
@@ -21,7 +22,8 @@ OFFLOAD_KEEP = 200  # offloaded raw texts kept; older ones are pruned
 
 def build(
     records: Sequence[Record], *, source: Source, encoding: str, total_budget: int | None,
-    margin: float, tokenizer: Tokenizer, capacity: int | None = None,
+    margin: float, tokenizer: Tokenizer, capacity: int | None = None, digest: str = "",
+    digest_tokens: int = 0,
 ) -> dict[str, Any]:
     """The bundle as data. `bundle_tokens` is the count of the serialized bundle itself."""
     bundle: dict[str, Any] = {
@@ -30,7 +32,7 @@ def build(
         "encoding": encoding,
         "total_budget": total_budget,
         "margin": margin,
-        "budget_bounds": "compacted_tokens",
+        "budget_bounds": "compacted_tokens + digest.tokens",
         "totals": {
             "artifacts": len(records),
             "raw_tokens": sum(r.raw_tokens for r in records),
@@ -43,6 +45,7 @@ def build(
         },
         "source": {"repository": source.repository, "head": source.head, "base": source.base,
                    "diff": source.diff},
+        "digest": {"content": digest, "tokens": digest_tokens},
         "artifacts": [r.to_dict() for r in records],
     }
     # The count is part of what it counts: settle it (two passes at most in practice).
@@ -115,6 +118,10 @@ def to_markdown(bundle: dict[str, Any]) -> str:
         f"{totals['artifacts']} artifacts, {totals['compacted_tokens']} of {totals['raw_tokens']} "
         f"raw tokens shown ({bundle['encoding']}); {totals['truncated']} truncated.",
         "",
+        bundle["digest"]["content"].rstrip("\n"),
+        "",
+        "## Artifacts",
+        "",
         "| artifact | type | tier | raw → shown / budget | truncated |",
         "|---|---|---|---|---|",
     ]
@@ -122,9 +129,10 @@ def to_markdown(bundle: dict[str, Any]) -> str:
         lines.append(f"| {a['artifact_name']} | {a['type']} | {a['tier']} | {a['raw_tokens']} → "
                      f"{a['compacted_tokens']} / {a['budget']} | {'yes' if a['truncated'] else 'no'} |")
     for a in bundle["artifacts"]:
-        fence = "````" if "```" in a["content"] else "```"
+        longest = max((len(run) for run in re.findall(r"`{3,}", a["content"])), default=2)
+        fence = "`" * (longest + 1)
         lang = {"diff": "diff", "json": "json", "markdown": "markdown"}.get(a["type"], "text")
-        lines += ["", f"## {a['artifact_name']}", ""]
+        lines += ["", f"### {a['artifact_name']}", ""]
         for note in a.get("notes", []):
             lines.append(f"> {note}")
         lines += [f"{fence}{lang}", a["content"].rstrip("\n"), fence]

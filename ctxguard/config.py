@@ -11,7 +11,7 @@ import yaml
 
 from ctxguard.classify import TYPES
 from ctxguard.errors import ConfigError
-from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO
+from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO, TIER3_MODES
 from ctxguard.tokens import DEFAULT_ENCODING, ENCODINGS
 
 CONFIG_NAME = ".ctxguard.yaml"
@@ -37,6 +37,8 @@ class ArtifactSpec:
     split: str = "none"
     priority: str = "normal"
     max_raw_tokens: int | None = None
+    tier3: str | None = None  # None: the config's
+    min_retention: float | None = None  # None: the config's
 
 
 @dataclass(frozen=True)
@@ -51,12 +53,19 @@ class Config:
     margin: float = 1.0
     fail_on: str = "truncated"
     tier2_ratio: float = TIER2_RATIO
+    tier3: str = "salient"
+    min_retention: float | None = None
     path: str | None = None
 
+    def spec(self, name: str) -> ArtifactSpec | None:
+        """The entry called name."""
+        return next((s for s in self.artifacts if s.name == name), None)
 
-_TOP = {"version", "encoding", "total_budget", "output", "margin", "fail_on", "tier2_ratio", "artifacts"}
+
+_TOP = {"version", "encoding", "total_budget", "output", "margin", "fail_on", "tier2_ratio", "tier3",
+        "min_retention", "artifacts"}
 _ENTRY = {"name", "source", "diff", "paths", "type", "budget", "task", "exclude",
-          "include_generated", "split", "priority", "max_raw_tokens"}
+          "include_generated", "split", "priority", "max_raw_tokens", "tier3", "min_retention"}
 
 
 class _Loader(yaml.SafeLoader):
@@ -148,6 +157,8 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
     margin = v.number(data, "margin", "margin", 1.0, low=0.05, high=1.0)
     fail_on = v.choice(data, "fail_on", "fail_on", FAIL_ON, "truncated")
     ratio = v.number(data, "tier2_ratio", "tier2_ratio", TIER2_RATIO, low=1.0, high=10.0)
+    tier3 = v.choice(data, "tier3", "tier3", TIER3_MODES, "salient")
+    min_retention = v.optional_number(data, "min_retention", "min_retention")
     entries = data.get("artifacts")
     specs: list[ArtifactSpec] = []
     if not isinstance(entries, list) or not entries:
@@ -165,7 +176,8 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
     errors.raise_if_any()
     return Config(
         artifacts=tuple(specs), version=version, encoding=encoding, total_budget=total,
-        output=output, margin=margin, fail_on=fail_on, tier2_ratio=ratio, path=source,
+        output=output, margin=margin, fail_on=fail_on, tier2_ratio=ratio, tier3=tier3,
+        min_retention=min_retention, path=source,
     )
 
 
@@ -210,6 +222,12 @@ class _Validator:
             self._err(path, f"must be a number from {low} to {high} (got {value!r})")
             return default
         return float(value)
+
+    def optional_number(self, data: dict[str, Any], key: str, path: str) -> float | None:
+        """A share from 0 to 1, or None when absent."""
+        if key not in data:
+            return None
+        return self.number(data, key, path, 0.0, low=0.0, high=1.0)
 
     def string(self, data: dict[str, Any], key: str, path: str, default: str | None) -> str | None:
         value = data.get(key, default)
@@ -262,5 +280,7 @@ class _Validator:
             split=self.choice(entry, "split", f"{path}.split", SPLITS, "none"),
             priority=self.choice(entry, "priority", f"{path}.priority", PRIORITIES, "normal"),
             max_raw_tokens=max_raw,
+            tier3=self.choice(entry, "tier3", f"{path}.tier3", (*TIER3_MODES, None), None),
+            min_retention=self.optional_number(entry, "min_retention", f"{path}.min_retention"),
         )
         return spec

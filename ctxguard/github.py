@@ -54,7 +54,7 @@ def outputs(bundle: dict[str, Any], path: Path | None) -> dict[str, str]:
     totals = bundle["totals"]
     return {
         "bundle-path": str(path) if path is not None else "",
-        "total-tokens": str(totals["compacted_tokens"]),
+        "total-tokens": str(totals["compacted_tokens"] + bundle["digest"]["tokens"]),
         "artifacts": str(totals["artifacts"]),
         "truncated": str(totals["truncated"]),
     }
@@ -66,11 +66,12 @@ def summary(bundle: dict[str, Any]) -> str:
 
     totals = bundle["totals"]
     cap = totals["capacity"]
+    used = totals["compacted_tokens"] + bundle["digest"]["tokens"]
     lines = [
         "### ctxguard bundle",
         "",
-        f"{totals['artifacts']} artifacts, {totals['compacted_tokens']} / {cap} tokens "
-        f"({level(totals['compacted_tokens'], cap)}), {totals['truncated']} truncated, "
+        f"{totals['artifacts']} artifacts, {used} / {cap} tokens with the digest "
+        f"({level(used, cap)}), {totals['truncated']} truncated, "
         f"encoding `{bundle['encoding']}`.",
         "",
         "| artifact | type | tier | raw tokens | compacted | budget | truncated |",

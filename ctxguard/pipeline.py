@@ -1,55 +1,75 @@
-"""collect -> count -> allocate -> compress: the records a bundle is made of."""
+"""collect -> count -> reserve the digest -> allocate -> compress: what a bundle is made of."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ctxguard import digest
 from ctxguard.budget import Request, allocate, capacity
+from ctxguard.classify import classify
 from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
+from ctxguard.handlers.diff import FileStat, file_stats
 from ctxguard.record import Record, error_record
 from ctxguard.tiers import compress, overhead
-from ctxguard.tokens import Tokenizer
+from ctxguard.tokens import Encoded, Tokenizer
 
 
 @dataclass(frozen=True)
 class Result:
-    """The records in config order, the artifacts they came from, and the diff's source."""
+    """The records in config order, the artifacts they came from, the diff's source, the digest."""
 
     records: list[Record]
     artifacts: list[Artifact]
     source: Source
     capacity: int  # the budget the whole bundle may use: what usage levels are measured against
+    digest: str = ""
+    digest_tokens: int = 0
 
 
-def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | None = None) -> Result:
-    """Collect every artifact, allocate budgets, compress each one."""
+def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | None = None,
+        missed: bool = False) -> Result:
+    """Collect every artifact, reserve the digest, allocate budgets, compress each one."""
     artifacts, source = collect(config, repo, diff_override)
     # Encoded once: the counts drive allocation and the same token arrays drive the cuts.
     encoded = [tokenizer.encode(a.text) if a.text is not None else None for a in artifacts]
+    kinds = [classify(a.name, a.text or "", a.type) for a in artifacts]
+    stats = {a.name: file_stats(a.text) for a, kind in zip(artifacts, kinds) if kind == "diff" and a.text}
+    found = digest.facts([(a.name, kind, a.text) for a, kind in zip(artifacts, kinds) if a.text is not None], stats)
     extra_tokens = overhead(tokenizer)
     needs = [e.count + extra_tokens if e is not None else 0 for e in encoded]
     requests = [Request(a.budget, need, a.priority) for a, need in zip(artifacts, needs)]
-    budgets = allocate(requests, config.total_budget, config.margin)
-    records = []
-    for artifact, budget, tokens in zip(artifacts, budgets, encoded):
-        if artifact.text is None:
-            record = error_record(artifact.name, artifact.error or "unreadable",
-                                  artifact_type=artifact.type or "text", budget=budget,
-                                  encoding=tokenizer.name)
-        else:
-            record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name,
-                              artifact_type=artifact.type, task=artifact.task,
-                              tier2_ratio=config.tier2_ratio, encoded=tokens)
-        extra = dict(artifact.extra)
-        if artifact.entry != artifact.name:
-            extra["entry"] = artifact.entry
-        if record.type == "diff" and artifact.text is not None:
-            from ctxguard.handlers.diff import file_stats
+    placeholders = [error_record(a.name, "", artifact_type="text", budget=0, encoding="") for a in artifacts]
+    placeholders = [replace(r, retention={"probes": 999_999, "kept": 999_999}) for r in placeholders]
+    reserved = tokenizer.count(digest.render(found, placeholders, worst=True))
+    for _ in range(3):  # once, unless the real digest outgrows its reserve (then with more room)
+        budgets = allocate(requests, config.total_budget, config.margin, reserved)
+        records = [_record(config, a, kind, b, e, tokenizer, missed, stats.get(a.name))
+                   for a, kind, b, e in zip(artifacts, kinds, budgets, encoded)]
+        text = digest.render(found, records)
+        used = tokenizer.count(text)
+        if used <= reserved:
+            break
+        reserved = used + 16
+    return Result(records, artifacts, source,
+                  capacity(requests, config.total_budget, config.margin, reserved), text, used)
 
-            extra["files"] = [
-                {"path": s.path, "added": s.added, "removed": s.removed, "status": s.status}
-                for s in file_stats(artifact.text)
-            ]
-        records.append(replace(record, notes=artifact.notes + record.notes, extra=extra))
-    return Result(records, artifacts, source, capacity(requests, config.total_budget, config.margin))
+
+def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: Encoded | None,
+            tokenizer: Tokenizer, missed: bool, stats: list[FileStat] | None) -> Record:
+    if artifact.text is None or tokens is None:
+        record = error_record(artifact.name, artifact.error or "unreadable", artifact_type=kind,
+                              budget=budget, encoding=tokenizer.name)
+    else:
+        spec = config.spec(artifact.entry)
+        record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name,
+                          artifact_type=kind, task=artifact.task, tier2_ratio=config.tier2_ratio,
+                          encoded=tokens, tier3=(spec.tier3 if spec else None) or config.tier3,
+                          missed=missed)
+    extra = dict(artifact.extra)
+    if artifact.entry != artifact.name:
+        extra["entry"] = artifact.entry
+    if stats is not None:
+        extra["files"] = [{"path": s.path, "added": s.added, "removed": s.removed, "status": s.status}
+                          for s in stats]
+    return replace(record, notes=artifact.notes + record.notes, extra=extra)

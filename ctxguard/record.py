@@ -23,6 +23,7 @@ class Record:
     task: str | None = None
     notes: tuple[str, ...] = ()
     error: str | None = None
+    retention: dict[str, Any] | None = None  # {"probes": N, "kept": K[, "missed": [...]]}
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -42,6 +43,8 @@ class Record:
             data["task"] = self.task
         if self.notes:
             data["notes"] = list(self.notes)
+        if self.retention is not None:
+            data["retention"] = self.retention
         if self.error is not None:
             data["error"] = self.error
         data.update(self.extra)

@@ -26,7 +26,8 @@ def table(bundle: dict[str, Any]) -> str:
     lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}" for r in rows]
     totals = bundle["totals"]
     cap = totals["capacity"]
-    used = totals["compacted_tokens"]
-    lines.append(f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {level(used, cap)}; "
+    used = totals["compacted_tokens"] + bundle["digest"]["tokens"]
+    lines.append(f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {level(used, cap)} "
+                 f"(digest {bundle['digest']['tokens']}); "
                  f"serialized bundle {totals['bundle_tokens']} tokens")
     return "\n".join(lines)

@@ -6,6 +6,7 @@ cut with a marker that states the true number of raw tokens not shown.
 """
 from __future__ import annotations
 
+from ctxguard import probes
 from ctxguard.classify import classify, is_jsonl_name
 from ctxguard.handlers import HANDLERS, Context
 from ctxguard.handlers.base import task_words
@@ -14,6 +15,7 @@ from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
 
 MIN_BUDGET = 64
 TIER2_RATIO = 1.5
+TIER3_MODES = ("salient", "head")
 # A candidate whose estimated size is this far over budget is not worth an exact count.
 _ESTIMATE_SLACK = 1.3
 
@@ -33,11 +35,17 @@ def compress(
     task: str | None = None,
     tier2_ratio: float = TIER2_RATIO,
     encoded: Encoded | None = None,
+    tier3: str = "salient",
+    missed: bool = False,
 ) -> Record:
     """Compress one artifact's text to at most budget tokens under the three-tier contract.
 
     Pass `encoded` when the caller has already encoded the text, so it is encoded only once.
+    tier3 is "salient" (the type's most telling parts, by priority) or "head" (the literal
+    paragraph-boundary head cut). missed=True lists the missed probes in the record.
     """
+    if tier3 not in TIER3_MODES:
+        raise ValueError(f"tier3 must be one of {', '.join(TIER3_MODES)} (got {tier3!r})")
     if budget < MIN_BUDGET:
         raise ValueError(f"budget must be at least {MIN_BUDGET} tokens (got {budget})")
     kind = classify(name, text, artifact_type)
@@ -56,7 +64,12 @@ def compress(
         if tier2 is not None:
             tier, content = 2, tier2
         else:
-            tier, content = 3, head_cut(encoded, room, tokenizer)
+            tier, content = 3, _tier3(encoded, room, kind, name, task, tokenizer, tier3)
+    found = probes.extract(kind, text)
+    if tier == 1:
+        retention = probes.Retention(probes=len(found), kept=len(found))
+    else:
+        retention = probes.measure(kind, text, content, found)
     content = warning + content
     compacted = raw + tokenizer.count(warning) if tier == 1 else tokenizer.count(content)
     return Record(
@@ -71,7 +84,19 @@ def compress(
         encoding=tokenizer.name,
         task=task,
         notes=tuple(notes),
+        retention=retention.to_dict(missed),
     )
+
+
+def _tier3(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
+           tokenizer: Tokenizer, mode: str) -> str:
+    if mode == "salient":
+        from ctxguard.salient import salient_cut
+
+        content = salient_cut(encoded, room, kind, name, task, tokenizer)
+        if content is not None:
+            return content
+    return head_cut(encoded, room, tokenizer)
 
 
 def _warning(tokenizer: Tokenizer) -> str:

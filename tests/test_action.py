@@ -141,7 +141,7 @@ def test_action_bundle_step_on_a_pull_request(pull_request: tuple[Repo, dict[str
     assert diff["truncated"] and diff["compacted_tokens"] <= 400
     assert outputs["artifacts"] == "2"
     assert outputs["truncated"] == str(bundle["totals"]["truncated"]) == "2"
-    assert outputs["total-tokens"] == str(bundle["totals"]["compacted_tokens"])
+    assert outputs["total-tokens"] == str(bundle["totals"]["compacted_tokens"] + bundle["digest"]["tokens"])
     summary = (tmp_path / "summary").read_text()
     assert "| artifact | type | tier |" in summary and "`diff`" in summary and "`reports/test.log`" in summary
     warnings = [line for line in done.stdout.splitlines() if line.startswith("::warning")]

@@ -12,6 +12,7 @@ def _bundle(truncated: int, total: int) -> dict:  # type: ignore[type-arg]
                   "raw_tokens": 900, "compacted_tokens": 100, "budget": 100, "truncated": i < truncated}
                  for i in range(total)]
     return {"encoding": "o200k_base", "total_budget": None, "artifacts": artifacts,
+            "digest": {"content": "## Digest\n", "tokens": 3},
             "totals": {"artifacts": total, "compacted_tokens": 100 * total, "capacity": 100 * total,
                        "truncated": truncated}}
 

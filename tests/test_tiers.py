@@ -43,7 +43,7 @@ def test_tier2_fits_is_valid_and_not_truncated() -> None:
 
 def test_tier3_cut_is_token_exact_and_marker_states_true_remainder() -> None:
     text = prose_of(5000)
-    record = compress_text(text, 800, name="notes.txt")
+    record = compress_text(text, 800, name="notes.txt", tier3="head")
     content = record["content"]
     assert record["tier"] == 3 and record["truncated"] is True
     assert independent_count(content) == record["compacted_tokens"] <= 800
@@ -59,21 +59,21 @@ def test_tier3_cut_is_token_exact_and_marker_states_true_remainder() -> None:
 
 def test_tier3_cuts_at_a_paragraph_boundary() -> None:
     text = prose_of(3000)
-    content = compress_text(text, 700)["content"]
+    content = compress_text(text, 700, tier3="head")["content"]
     shown = content[: MARKER.search(content).start()]  # type: ignore[union-attr]
     assert shown.endswith("\n\n")
 
 
 def test_tier3_cuts_at_a_line_break_without_paragraphs() -> None:
     text = "".join(f"line {i} of a log without blank lines\n" for i in range(2000))
-    content = compress_text(text, 300, artifact_type="text", name="x")["content"]
+    content = compress_text(text, 300, artifact_type="text", name="x", tier3="head")["content"]
     shown = content[: MARKER.search(content).start()]  # type: ignore[union-attr]
     assert shown.endswith("\n") and not shown.endswith("\n\n")
 
 
 def test_tier3_cuts_at_a_token_when_there_is_no_line_break() -> None:
     text = "word " * 5000
-    record = compress_text(text, 100)
+    record = compress_text(text, 100, tier3="head")
     assert record["compacted_tokens"] <= 100 and MARKER.search(record["content"])
     assert independent_count(record["content"]) <= 100
 

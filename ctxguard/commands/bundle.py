@@ -12,6 +12,7 @@ from typing import Any
 from ctxguard.commands.common import positive_int
 from ctxguard.config import FAIL_ON
 from ctxguard.errors import EXIT_OK, EXIT_POLICY
+from ctxguard.tiers import TIER3_MODES
 from ctxguard.tokens import ENCODINGS
 
 FORMATS = ("json", "markdown")
@@ -36,6 +37,8 @@ def add_parser(sub: Any) -> None:
         parser.add_argument("--encoding", choices=ENCODINGS, help="override the config's encoding")
         parser.add_argument("--total-budget", type=positive_int, help="override the config's total_budget")
         parser.add_argument("--fail-on", choices=FAIL_ON, help="override the config's fail_on")
+        parser.add_argument("--tier3", choices=TIER3_MODES, help="override the config's tier3 (salient or head)")
+        parser.add_argument("--missed", action="store_true", help="list each record's missed probes")
         parser.add_argument("--hook", action="store_true",
                             help="running as a pre-commit hook: at pre-push, diff the pushed range "
                                  "(PRE_COMMIT_FROM_REF...PRE_COMMIT_TO_REF) instead of the config's diff")
@@ -77,11 +80,12 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     config = load_config(args.config or top / CONFIG_NAME)
     overrides = {key: value for key, value in (
         ("encoding", args.encoding), ("total_budget", args.total_budget), ("fail_on", args.fail_on),
+        ("tier3", args.tier3),
     ) if value is not None}
     config = replace(config, **overrides)
     check_tokenizer(config.encoding, args.strict)
     tokenizer = get_tokenizer(config.encoding)
-    result = pipeline.run(config, repo, tokenizer, diff_override(args))
+    result = pipeline.run(config, repo, tokenizer, diff_override(args), missed=args.missed)
     return repo, config, tokenizer, result
 
 
@@ -109,7 +113,7 @@ def run_bundle(args: argparse.Namespace) -> int:
             records[i] = bundle.offload(record, artifact.text, output.parent / "offload")
     data = bundle.build(records, source=result.source, encoding=tokenizer.name,
                         total_budget=config.total_budget, margin=config.margin, tokenizer=tokenizer,
-                        capacity=result.capacity)
+                        capacity=result.capacity, digest=result.digest, digest_tokens=result.digest_tokens)
     text = bundle.to_markdown(data) if args.format == "markdown" else bundle.dumps(data)
     if args.stdout:
         sys.stdout.write(text)

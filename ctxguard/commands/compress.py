@@ -7,7 +7,7 @@ from typing import Any
 
 from ctxguard.commands.common import add_encoding, add_type, check_tokenizer, positive_int, print_json
 from ctxguard.errors import EXIT_OK, EXIT_USAGE, UsageError
-from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO
+from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO, TIER3_MODES
 
 
 def add_parser(sub: Any) -> None:
@@ -24,6 +24,9 @@ def add_parser(sub: Any) -> None:
         "--tier2-ratio", type=float, default=TIER2_RATIO,
         help="structural compression is tried up to this multiple of the budget (default 1.5)",
     )
+    parser.add_argument("--tier3", choices=TIER3_MODES, default="salient",
+                        help="what a hard cut keeps: the most telling parts (salient, default) or the head")
+    parser.add_argument("--missed", action="store_true", help="list the probes the content missed in the record")
     add_encoding(parser)
     parser.set_defaults(func=run)
 
@@ -40,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     loaded = decode(sys.stdin.buffer.read()) if args.path == "-" else read_artifact(args.path)
     record = compress_loaded(
         loaded, args.path, args.budget, artifact_type=args.artifact_type, task=args.task,
-        encoding=args.encoding, tier2_ratio=args.tier2_ratio,
+        encoding=args.encoding, tier2_ratio=args.tier2_ratio, tier3=args.tier3, missed=args.missed,
     )
     print_json(record.to_dict())
     if record.error:

@@ -67,6 +67,33 @@ def template(line: str) -> str:
     return _TEMPLATE.sub("#", line.strip())
 
 
+_TB_FINAL = re.compile(r"^[\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b.*$")
+
+
+def error_summary(text: str) -> list[tuple[str, int]]:
+    """Each distinct error/warning template: its first line and how often it occurs.
+
+    Includes the final `ExceptionType: message` line of every Python traceback.
+    """
+    first: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    in_trace = False
+    for line in strip_ansi(text).splitlines():
+        if _PY_TB_START.match(line):
+            in_trace = True
+            continue
+        final = False
+        if in_trace and line and not line[0].isspace():
+            in_trace = False
+            final = _TB_FINAL.match(line) is not None
+        if final or (not in_trace and is_important(line)):
+            key = template(line)
+            if key not in first:
+                first[key] = line
+            counts[key] = counts.get(key, 0) + 1
+    return [(first[key], counts[key]) for key in first]
+
+
 def important_lines(lines: list[str], task_words: frozenset[str] = frozenset()) -> list[bool]:
     """Which lines a reader of this log must see: errors, warnings, stack traces, sections."""
     marks = [False] * len(lines)

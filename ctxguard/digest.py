@@ -1,0 +1,99 @@
+"""The digest: a short summary at the head of a bundle that is paid for first and never cut.
+
+It lists what an agent must know even if it reads nothing else: the files changed with their
++/- counts, the distinct error lines found in logs, the open task items of plans, and for each
+artifact its tier, whether it was cut and how many of its probes it kept. Long lists are capped
+with an explicit count of what is left out, so the digest stays small for any input.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxguard.handlers.diff import FileStat
+from ctxguard.handlers.log import error_summary
+from ctxguard.record import Record
+
+MAX_FILES = 100
+MAX_ERRORS = 30
+MAX_TASKS = 50
+MAX_LINE = 200
+_OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]\s*(.*)$")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the digest says about the raw artifacts (known before any compression)."""
+
+    files: tuple[FileStat, ...] = ()
+    errors: tuple[tuple[str, str, int], ...] = ()  # (artifact, first line, occurrences)
+    tasks: tuple[tuple[str, str], ...] = ()  # (artifact, open task item)
+
+
+def facts(items: Sequence[tuple[str, str, str]], stats: dict[str, list[FileStat]]) -> Facts:
+    """Facts of (name, kind, raw text) artifacts; stats holds each diff's file stats."""
+    files: list[FileStat] = []
+    errors: list[tuple[str, str, int]] = []
+    tasks: list[tuple[str, str]] = []
+    for name, kind, text in items:
+        if kind == "diff":
+            files.extend(stats.get(name, []))
+        elif kind == "log":
+            errors.extend((name, line, count) for line, count in error_summary(text))
+        elif kind == "markdown":
+            for line in text.splitlines():
+                match = _OPEN_TASK.match(line)
+                if match:
+                    tasks.append((name, match.group(1).strip()))
+    return Facts(tuple(files), tuple(errors), tuple(tasks))
+
+
+def _clip(line: str) -> str:
+    line = " ".join(line.split())
+    return line if len(line) <= MAX_LINE else line[:MAX_LINE] + f"… ({len(line) - MAX_LINE} chars)"
+
+
+def _status(record: Record, worst: bool = False) -> str:
+    kept = record.retention or {"probes": 0, "kept": 0}
+    if worst:  # the widest form of the line, to reserve room before the real one is known
+        return (f"- {record.artifact_name}: tier 3, TRUNCATED (cut), kept {kept['probes']}/{kept['probes']} "
+                f"probes\n")
+    if record.error:
+        state = "ERROR (not readable)"
+    elif record.truncated:
+        state = "TRUNCATED (cut)"
+    elif record.tier == 2:
+        state = "compressed, nothing cut"
+    else:
+        state = "complete"
+    return f"- {record.artifact_name}: tier {record.tier}, {state}, kept {kept['kept']}/{kept['probes']} probes\n"
+
+
+def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
+    """The digest as markdown; worst=True renders the widest status lines (for reserving)."""
+    out = ["## Digest\n"]
+    if found.files:
+        out.append(f"\nFiles changed ({len(found.files)}):\n")
+        out += [f"- {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in found.files[:MAX_FILES]]
+        if len(found.files) > MAX_FILES:
+            out.append(f"- … and {len(found.files) - MAX_FILES} more files (listed in the diff records' `files`)\n")
+    if found.errors:
+        out.append(f"\nDistinct error and warning lines in logs ({len(found.errors)}):\n")
+        current = None
+        for name, line, count in found.errors[:MAX_ERRORS]:
+            if name != current:
+                out.append(f"- {name}:\n")
+                current = name
+            times = f" (x{count})" if count > 1 else ""
+            out.append(f"  - {_clip(line)}{times}\n")
+        if len(found.errors) > MAX_ERRORS:
+            out.append(f"- … and {len(found.errors) - MAX_ERRORS} more distinct lines\n")
+    if found.tasks:
+        out.append(f"\nOpen task items ({len(found.tasks)}):\n")
+        out += [f"- [ ] {_clip(task)} ({name})\n" for name, task in found.tasks[:MAX_TASKS]]
+        if len(found.tasks) > MAX_TASKS:
+            out.append(f"- … and {len(found.tasks) - MAX_TASKS} more open items\n")
+    out.append(f"\nArtifacts ({len(records)}):\n")
+    out += [_status(r, worst) for r in records]
+    return "".join(out)

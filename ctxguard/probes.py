@@ -1,0 +1,303 @@
+"""Probes: facts drawn from a raw artifact that must still be findable in its compressed content.
+
+A probe is deterministic and checkable by plain text search (or by parsing, for JSON), so the
+retention score means the same thing for ctxguard, for a baseline and for any other tool:
+score = probes kept / probes.
+
+- diff: every changed file's path; the name of every added or removed definition; the message
+  of every added raise/throw/panic/error-log line.
+- log: the first and the last line; every distinct error or warning template (numbers, ids and
+  timestamps normalised), including each traceback's final `ExceptionType: message` line.
+- json: every distinct key path (array indices collapsed), and that the output parses.
+- markdown: every heading, every table's header row, the first line of every code block, every
+  open task item (`- [ ]`).
+- text: the first and the last line, and every definition's name.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ctxguard.handlers.diff import ERROR_LINE, parse
+from ctxguard.handlers.json import loads
+from ctxguard.handlers.log import error_summary, strip_ansi, template
+from ctxguard.handlers.markdown import blocks
+from ctxguard.handlers.text import is_definition
+
+_NAME_AFTER_KEYWORD = re.compile(
+    r"\b(?:def|class|struct|interface|enum|trait|type|fn|func|function|mod|module|impl|union|record"
+    r"|namespace|macro_rules!|#define)\s+(?:\([^)]*\)\s*)?\*?([A-Za-z_$][\w$]*)"
+)
+_NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*\(")
+_NAME_ASSIGNED = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
+_NOT_NAMES = frozenset("if for while switch catch return with else do new await typeof sizeof".split())
+_QUOTED = re.compile(r"""(?:f|b|r)?("(?:[^"\\]|\\.){3,}"|'(?:[^'\\]|\\.){3,}'|`[^`]{3,}`)""")
+_TABLE_ROW = re.compile(r"^\s*\|")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
+_WORD_CHARS = re.compile(r"[\w$]")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One fact: what kind it is and the text that must be findable."""
+
+    kind: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.value}"
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How many probes a compressed content kept, and which ones it missed."""
+
+    probes: int
+    kept: int
+    missed: tuple[Probe, ...] = ()
+
+    @property
+    def score(self) -> float:
+        return self.kept / self.probes if self.probes else 1.0
+
+    def to_dict(self, missed: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {"probes": self.probes, "kept": self.kept}
+        if missed:
+            out["missed"] = [str(p) for p in self.missed]
+        return out
+
+
+def definition_name(line: str) -> str | None:
+    """The name a definition line declares: `def parse_amount(` -> parse_amount."""
+    match = _NAME_AFTER_KEYWORD.search(line)
+    if match:
+        return match.group(1)
+    for match in _NAME_BEFORE_PAREN.finditer(line):
+        if match.group(1) not in _NOT_NAMES:
+            return match.group(1)
+    match = _NAME_ASSIGNED.search(line)
+    return match.group(1) if match else None
+
+
+def error_message(line: str) -> str:
+    """The message of an error line: its first string literal, else the whole line stripped."""
+    match = _QUOTED.search(line)
+    return match.group(1)[1:-1] if match else line.strip()
+
+
+def extract(kind: str, text: str) -> list[Probe]:
+    """The probes of a raw artifact, deduplicated, in the order they appear."""
+    found = {"diff": _diff, "log": _log, "json": _json, "markdown": _markdown}.get(kind, _text)(text)
+    seen: set[Probe] = set()
+    out = []
+    for probe in found:
+        if probe.value and probe not in seen:
+            seen.add(probe)
+            out.append(probe)
+    return out
+
+
+def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None) -> Retention:
+    """Which of raw's probes content keeps."""
+    probes = extract(kind, raw) if probes is None else probes
+    finder = _Finder(kind, content)
+    missed = tuple(p for p in probes if not finder.has(p))
+    return Retention(probes=len(probes), kept=len(probes) - len(missed), missed=missed)
+
+
+def _diff(text: str) -> Iterator[Probe]:
+    patch = parse(text)
+    if patch is None:
+        for line in text.splitlines():
+            if line.startswith("+++ b/"):
+                yield Probe("path", line[6:].strip())
+        return
+    for patched in patch:
+        yield Probe("path", patched.path)
+        for hunk in patched:
+            for line in hunk:
+                if line.line_type not in "+-" or not line.line_type:
+                    continue
+                body = line.value
+                if is_definition(body):
+                    name = definition_name(body)
+                    if name:
+                        yield Probe("definition", name)
+                if line.line_type == "+" and ERROR_LINE.search(body) and len(body) < 1000:
+                    yield Probe("error", error_message(body))
+
+
+def _edges(lines: list[str]) -> Iterator[Probe]:
+    filled = [line.strip() for line in lines if line.strip()]
+    if filled:
+        yield Probe("first", filled[0])
+        yield Probe("last", filled[-1])
+
+
+def _log(text: str) -> Iterator[Probe]:
+    yield from _edges(strip_ansi(text).splitlines())
+    for line, _ in error_summary(text):
+        yield Probe("template", template(line))
+
+
+def key_paths(value: Any, prefix: str = "") -> Iterator[str]:
+    """Every key path of a JSON value, array indices collapsed to []."""
+    stack = [(value, prefix)]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            for key, item in node.items():
+                child = f"{path}.{key}" if path else str(key)
+                yield child
+                stack.append((item, child))
+        elif isinstance(node, list):
+            stack.extend((item, f"{path}[]") for item in node)
+
+
+def _parse_any(text: str) -> list[Any] | None:
+    """A JSON document, or JSON Lines, as a list of values; None if neither parses."""
+    try:
+        return [loads(text)]
+    except ValueError:
+        pass
+    values = []
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                values.append(loads(line))
+            except ValueError:
+                return None
+    return values or None
+
+
+def _json(text: str) -> Iterator[Probe]:
+    values = _parse_any(text)
+    if values is None:
+        return
+    yield Probe("parses", "output is valid JSON")
+    paths: set[str] = set()
+    for value in values:
+        try:
+            paths.update(key_paths(value))
+        except RecursionError:
+            break
+    for path in sorted(paths):
+        yield Probe("key", path)
+
+
+def _markdown(text: str) -> Iterator[Probe]:
+    for block in blocks(text):
+        first = block.lines[0].strip()
+        if block.kind == "heading":
+            yield Probe("heading", first)
+        elif block.kind == "table":
+            yield Probe("table", first)
+        elif block.kind == "code":
+            inner = [line.strip() for line in block.lines[1:] if line.strip() and not _FENCE.match(line)]
+            yield Probe("code", inner[0] if inner else first)
+        for line in block.lines:
+            if block.kind in ("task", "item", "prose") and _OPEN_TASK.match(line):
+                yield Probe("task", line.strip())
+
+
+def _text(text: str) -> Iterator[Probe]:
+    lines = text.splitlines()
+    yield from _edges(lines)
+    for line in lines:
+        if is_definition(line):
+            name = definition_name(line)
+            if name:
+                yield Probe("definition", name)
+
+
+class _Finder:
+    """Answers `is this probe findable in the content?` with the content prepared once."""
+
+    def __init__(self, kind: str, content: str) -> None:
+        self.kind = kind
+        self.content = strip_ansi(content) if kind == "log" else content
+        self._templates: str | None = None
+        self._paths: set[str] | None = None
+        self._parsed: bool | None = None
+
+    def has(self, probe: Probe) -> bool:
+        if probe.kind == "template":
+            if self._templates is None:
+                self._templates = "\n".join(template(line) for line in self.content.splitlines())
+            return probe.value in self._templates
+        if probe.kind in ("parses", "key"):
+            return self._json(probe)
+        if probe.kind == "definition":
+            return _has_word(self.content, probe.value)
+        return probe.value in self.content
+
+    def _json(self, probe: Probe) -> bool:
+        if self._parsed is None:
+            values = _parse_any(self.content)
+            self._parsed = values is not None
+            self._paths = set()
+            for value in values or []:
+                try:
+                    self._paths.update(key_paths(value))
+                except RecursionError:
+                    break
+            if not self._parsed:
+                # Unparseable (a cut document): the key paths its text still shows, read leniently.
+                self._paths = set(prefix_key_paths(self.content))
+        if probe.kind == "parses":
+            return self._parsed
+        assert self._paths is not None
+        return probe.value in self._paths
+
+
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+
+
+def prefix_key_paths(text: str) -> Iterator[str]:
+    """Key paths of a JSON text that may be cut off or damaged: what a reader can still see."""
+    stack: list[tuple[str, str]] = []  # (container kind, its path)
+    pending: str | None = None  # a string that may turn out to be a key
+    path = ""
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        if token == ":" and pending is not None and stack and stack[-1][0] == "{":
+            try:
+                key = json.loads(pending)
+            except ValueError:
+                key = pending.strip('"')
+            parent = stack[-1][1]
+            path = f"{parent}.{key}" if parent else str(key)
+            yield path
+            pending = None
+            continue
+        pending = token if token.startswith('"') else None
+        if token in "{[":
+            if stack and stack[-1][0] == "[":
+                child = f"{stack[-1][1]}[]"
+            elif stack:
+                child = path
+            else:
+                child = ""
+            stack.append((token, child))
+        elif token in "}]" and stack:
+            stack.pop()
+            path = stack[-1][1] if stack else ""
+        elif token == "," and stack and stack[-1][0] == "{":
+            path = stack[-1][1]
+
+
+def _has_word(content: str, word: str) -> bool:
+    start = 0
+    while True:
+        i = content.find(word, start)
+        if i < 0:
+            return False
+        before = content[i - 1] if i else " "
+        after = content[i + len(word)] if i + len(word) < len(content) else " "
+        if not _WORD_CHARS.match(before) and not _WORD_CHARS.match(after):
+            return True
+        start = i + 1

@@ -1,0 +1,428 @@
+"""The salient Tier 3: a hard cut that keeps the type's most telling parts, not just the head.
+
+Still a Tier 3 cut under the contract (truncated, the `[TRUNCATED: …]` marker, within budget),
+but what survives is chosen: first the type's structural (Tier 2) form if it fits; else every
+line gets a priority and lines are taken by priority until the budget is full, shown in their
+original order with an omission marker at every gap:
+
+- diff: the list of all changed files with +/- counts, then file and hunk headers, added or
+  removed definitions and error lines, then other changed lines (tests and docs after code,
+  lockfiles and generated files last), context last;
+- log: the first and last line, the first occurrence of every distinct error/warning template
+  (with its repeat count) and each traceback's end, then head and tail, then the rest from the
+  end backwards;
+- markdown: headings and open task items, table header rows and the start of code blocks,
+  then sections in order;
+- json: stays valid JSON: arrays and strings shortened, then the key skeleton with types
+  and values filled in breadth-first, then a depth-limited skeleton; the marker is a value.
+
+The marker's N counts the raw tokens not shown (lines not shown, each counted on its own).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ctxguard.classify import is_jsonl_name
+from ctxguard.collect import GENERATED, is_excluded
+from ctxguard.handlers import HANDLERS, Context
+from ctxguard.handlers.base import plural, task_words
+from ctxguard.handlers.diff import ERROR_LINE, file_stats
+from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
+from ctxguard.handlers.json import loads, shrink
+from ctxguard.handlers.log import EDGE, is_important, strip_ansi, template
+from ctxguard.handlers.markdown import blocks
+from ctxguard.handlers.text import is_definition
+from ctxguard.tiers import marker
+from ctxguard.tokens import Encoded, Tokenizer
+
+_STRUCTURAL_REACH = 8  # tier 2 forms rarely shrink more than this; beyond it, skip to packing
+_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
+_TRACE_END = re.compile(r"^[\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b.*$")
+_OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
+
+
+def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
+                tokenizer: Tokenizer) -> str | None:
+    """The salient cut of the text within room tokens (marker included), or None."""
+    try:
+        if kind == "json":
+            content = _json(encoded, room, name, tokenizer)
+            if content is not None:
+                return content
+            kind = "text"
+        content = _structural(encoded, room, kind, name, task, tokenizer)
+        if content is None:
+            lines, shown, priority, prefix = _PLANS[kind](encoded.text)
+            content = pack(lines, shown, priority, room, tokenizer, encoded.count, prefix)
+    except RecursionError:
+        return None
+    if content is None or tokenizer.count(content) > room:
+        return None
+    return content
+
+
+def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
+                tokenizer: Tokenizer) -> str | None:
+    """The mildest Tier 2 form that fits with the marker, when one is within reach."""
+    if encoded.count > room * _STRUCTURAL_REACH or kind not in HANDLERS:
+        return None
+    text = encoded.text
+    ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name))
+    density = encoded.count / max(1, len(text))
+    reserve = tokenizer.count("\n" + marker(encoded.count))
+    for candidate in HANDLERS[kind].candidates(text, ctx):
+        if len(candidate) * density > (room - reserve) * 1.3:
+            continue
+        shown = tokenizer.count(candidate)
+        if shown + reserve <= room:
+            joint = "" if candidate.endswith("\n") else "\n"
+            return candidate + joint + marker(max(1, encoded.count - shown))
+    return None
+
+
+def _gap(n: int) -> str:
+    return f"... ({plural(n, 'line')} omitted)\n"
+
+
+def pack(lines: list[str], shown: list[str], priority: list[tuple[float, int]], room: int,
+         tokenizer: Tokenizer, total: int, prefix: str = "") -> str | None:
+    """Take lines by priority until room is full; render them in order, gaps marked."""
+    n = len(lines)
+    raw_counts = [tokenizer.count(line) for line in lines]
+    counts = [c if s is line else tokenizer.count(s) for c, s, line in zip(raw_counts, shown, lines)]
+    order = sorted(range(n), key=lambda i: (priority[i], i))
+    gap_cost = tokenizer.count(_gap(max(n, 2)))
+    limit = room - tokenizer.count(prefix) - tokenizer.count(marker(total)) - 1
+    for _ in range(4):
+        selected = _greedy(order, counts, gap_cost, limit, n)
+        omitted = max(1, total - sum(raw_counts[i] for i in range(n) if selected[i]))
+        out = [prefix]
+        run = 0
+        for i in range(n):
+            if selected[i]:
+                if run:
+                    out.append(_gap(run))
+                    run = 0
+                out.append(shown[i])
+            else:
+                run += 1
+        if run:
+            out.append(_gap(run))
+        out.append(marker(omitted))
+        content = "".join(out)
+        over = tokenizer.count(content) - room
+        if over <= 0:
+            return content
+        limit -= over + 2
+    return None
+
+
+def _greedy(order: list[int], counts: list[int], gap_cost: int, limit: int, n: int) -> list[bool]:
+    selected = [False] * n
+    used = gap_cost if n else 0  # everything unselected is one gap
+    for i in order:
+        left = i == 0 or selected[i - 1]
+        right = i == n - 1 or selected[i + 1]
+        # Selecting i removes its gap (both sides kept), keeps it (one side) or splits it.
+        delta = counts[i] + (-gap_cost if left and right else 0 if left or right else gap_cost)
+        if used + delta <= limit:
+            selected[i] = True
+            used += delta
+    return selected
+
+
+def _split(text: str) -> list[str]:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    return lines
+
+
+Plan = tuple[list[str], list[str], list[tuple[float, int]], str]
+
+
+def _diff_plan(text: str) -> Plan:
+    lines = _split(text)
+    stats = file_stats(text)
+    prefix = ""
+    if stats:
+        rows = [f"  {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in stats[:2000]]
+        more = f"  ... and {len(stats) - 2000} more files\n" if len(stats) > 2000 else ""
+        prefix = f"Changed files ({len(stats)}):\n" + "".join(rows) + more + "\n"
+    priority: list[tuple[float, int]] = []
+    offset, in_hunk, index = 0.0, False, 0
+    for line in lines:
+        index += 1
+        if line.startswith("diff --git "):
+            path = line.rstrip("\n").rsplit(" b/", 1)[-1]
+            offset = 3.0 if is_excluded(path, GENERATED) else 1.0 if _TESTS_DOCS.search(path) else 0.0
+            in_hunk, index = False, 0
+            priority.append((1 + offset, index))
+        elif line.startswith("@@"):
+            in_hunk = True
+            priority.append((2 + offset, index))
+        elif not in_hunk:
+            priority.append((5.0 if line.startswith("index ") else 1 + offset, index))
+        elif line[:1] in "+-":
+            body = line[1:]
+            key = is_definition(body) or ERROR_LINE.search(body) is not None
+            priority.append((1 + offset if key else 4 + offset, index))
+        else:
+            priority.append((4.5 + offset if is_definition(line[1:]) else 7.0, index))
+    return lines, lines, priority, prefix
+
+
+def _log_plan(text: str) -> Plan:
+    lines = _split(strip_ansi(text))
+    n = len(lines)
+    shown = list(lines)
+    priority: list[tuple[float, int]] = [(6.0, n - i) for i in range(n)]  # the rest: from the end
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    for i in range(min(EDGE, n)):
+        priority[i] = (3.0, i)
+    for i in range(max(0, n - EDGE), n):
+        priority[i] = (3.0, n - i)
+    firsts: dict[str, int] = {}
+    repeats: dict[str, int] = {}
+    trace_start = None
+    for i, line in enumerate(lines):
+        if _TRACE_START.match(line):
+            trace_start = i
+            priority[i] = min(priority[i], (2.0, i))
+            continue
+        if trace_start is not None and line.strip() and not line[0].isspace():
+            if _TRACE_END.match(line):
+                for j in range(max(trace_start, i - 3), i):
+                    priority[j] = min(priority[j], (2.0, j))
+                _note_template(line, i, firsts, repeats, priority)
+                trace_start = None
+                continue
+            trace_start = None
+        if trace_start is not None:
+            priority[i] = min(priority[i], (4.0, i))
+        elif is_important(line):
+            _note_template(line, i, firsts, repeats, priority)
+    for key, i in firsts.items():
+        if repeats[key] > 1:
+            shown[i] = lines[i].rstrip("\r\n") + f"  ({repeats[key]} occurrences)\n"
+    if filled:
+        priority[filled[0]] = (0.0, 0)
+        priority[filled[-1]] = (0.0, 1)
+    return lines, shown, priority, ""
+
+
+def _note_template(line: str, i: int, firsts: dict[str, int], repeats: dict[str, int],
+                   priority: list[tuple[float, int]]) -> None:
+    key = template(line)
+    repeats[key] = repeats.get(key, 0) + 1
+    if key not in firsts:
+        firsts[key] = i
+        warning = "warn" in line.lower() and "error" not in line.lower()
+        priority[i] = min(priority[i], (1.5 if warning else 1.0, i))
+    else:
+        priority[i] = min(priority[i], (4.0, i))
+
+
+def _markdown_plan(text: str) -> Plan:
+    lines: list[str] = []
+    priority: list[tuple[float, int]] = []
+    for block in blocks(text):
+        for j, line in enumerate(block.lines):
+            position = len(lines)
+            if block.kind == "heading" or _OPEN_TASK.match(line):
+                level = 0.0
+            elif block.kind == "table":
+                level = 1.0 if j < 2 else 4.0
+            elif block.kind == "code":
+                first_inner = j == 1 or (j == 0) or j == len(block.lines) - 1
+                level = 1.0 if first_inner else 5.0
+            elif block.kind == "front":
+                level = 2.0
+            elif block.kind in ("task", "item"):
+                level = 3.0
+            elif block.kind == "blank":
+                level = 6.0
+            else:
+                level = 4.0
+            lines.append(line)
+            priority.append((level, position))
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    return lines, lines, priority, ""
+
+
+def _text_plan(text: str) -> Plan:
+    lines = _split(text)
+    n = len(lines)
+    priority: list[tuple[float, int]] = []
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    for i, line in enumerate(lines):
+        if is_definition(line):
+            priority.append((1.0, i))
+        elif i < EDGE or i >= n - EDGE:
+            priority.append((2.0, min(i, n - i)))
+        else:
+            priority.append((3.0, i))
+    if filled:
+        priority[filled[0]] = (0.0, 0)
+        priority[filled[-1]] = (0.0, 1)
+    return lines, lines, priority, ""
+
+
+_PLANS: dict[str, Callable[[str], Plan]] = {
+    "diff": _diff_plan, "log": _log_plan, "markdown": _markdown_plan, "text": _text_plan,
+}
+
+
+# --- JSON: always valid JSON, the marker carried as a value ---------------------------------
+
+def _json(encoded: Encoded, room: int, name: str, tokenizer: Tokenizer) -> str | None:
+    text = encoded.text
+    jsonl = False
+    try:
+        values = [loads(text)]
+    except ValueError:
+        try:
+            values = [loads(line) for line in text.splitlines() if line.strip()]
+        except ValueError:
+            return None
+        jsonl = True
+        if not values:
+            return None
+    density = encoded.count / max(1, len(text))
+    for candidate in _json_candidates(values, jsonl):
+        body = _dump_all(candidate, jsonl)
+        if len(body) * density > room * 1.3:
+            continue
+        shown = tokenizer.count(body)
+        content = _dump_all(_attach(candidate, marker(max(1, encoded.count - shown)), jsonl), jsonl)
+        if tokenizer.count(content) <= room:
+            return content
+    return None
+
+
+def _dump_all(values: list[Any], jsonl: bool) -> str:
+    if jsonl:
+        return "".join(json.dumps(v, ensure_ascii=False, separators=(",", ":")) + "\n" for v in values)
+    return json.dumps(values[0], ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _attach(values: list[Any], note: str, jsonl: bool) -> list[Any]:
+    if jsonl:
+        return [*values, {"_truncated": note}]
+    value = values[0]
+    if isinstance(value, dict):
+        key = "_truncated" if "_truncated" not in value else "_ctxguard_truncated"
+        return [{**value, key: note}]
+    if isinstance(value, list):
+        return [[*value, note]]
+    if isinstance(value, str):
+        return [f"{value} {note}"]
+    return [[value, note]]
+
+
+def _json_candidates(values: list[Any], jsonl: bool) -> Iterator[list[Any]]:
+    """Mild to strong: shortened arrays and strings, then skeletons (all keys kept), then less."""
+    if jsonl:
+        for rows in sorted({len(values), min(10, len(values)), min(2, len(values))}, reverse=True):
+            for level in (JSON_LEVELS[1], JSON_LEVELS[3], JSON_LEVELS[-1]):
+                yield [shrink(v, level) for v in values[:rows]]
+        values = [_merge(values)]
+    else:
+        for level in JSON_LEVELS:
+            yield [shrink(values[0], level)]
+    depth = _depth(values[0])
+    for fill in range(depth, -1, -1):
+        yield [_skeleton(values[0], fill)]
+    # Not even every key fits: keep keys breadth-first, each dict saying how many it lost.
+    skeleton = _skeleton(values[0], 0)
+    order = _bfs_order(skeleton)
+    limit = len(order)
+    while limit > 1:
+        limit = int(limit * 0.8)
+        yield [_prune(skeleton, order, limit)]
+    yield [{}] if isinstance(values[0], dict) else [[]]
+
+
+def _bfs_order(skeleton: Any) -> dict[tuple[int, str], int]:
+    """Each (dict, key) of the skeleton numbered in breadth-first order."""
+    order: dict[tuple[int, str], int] = {}
+    queue = deque([skeleton])
+    while queue:
+        node = queue.popleft()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                order[(id(node), key)] = len(order)
+                queue.append(value)
+        elif isinstance(node, list):
+            queue.extend(item for item in node if isinstance(item, (dict, list)))
+    return order
+
+
+def _prune(node: Any, order: dict[tuple[int, str], int], limit: int) -> Any:
+    if isinstance(node, dict):
+        kept = {k: _prune(v, order, limit) for k, v in node.items() if order[(id(node), k)] < limit}
+        if len(kept) < len(node):
+            kept["…"] = f"<{plural(len(node) - len(kept), 'more key')}>"
+        return kept
+    if isinstance(node, list):
+        return [_prune(item, order, limit) for item in node]
+    return node
+
+
+def _depth(value: Any) -> int:
+    best, stack = 0, [(value, 0)]
+    while stack:
+        node, d = stack.pop()
+        best = max(best, d)
+        if isinstance(node, dict):
+            stack.extend((v, d + 1) for v in node.values())
+        elif isinstance(node, list):
+            stack.extend((v, d + 1) for v in node[:50])
+    return best
+
+
+def _merge(items: list[Any]) -> Any:
+    """One element standing for all of an array's: the union of their keys, merged."""
+    if not items:
+        return None
+    dicts = [item for item in items if isinstance(item, dict)]
+    if dicts:
+        keys: dict[str, list[Any]] = {}
+        for item in dicts:
+            for key, value in item.items():
+                keys.setdefault(key, []).append(value)
+        return {key: _merge(vals) for key, vals in keys.items()}
+    lists = [item for item in items if isinstance(item, list)]
+    if lists:
+        return [_merge([x for sub in lists for x in sub])] if any(lists) else []
+    return items[0]
+
+
+_TYPE = {str: "<string>", int: "<number>", float: "<number>", bool: "<boolean>"}
+
+
+def _skeleton(value: Any, fill: int, limit: int | None = None, depth: int = 0) -> Any:
+    """Keys everywhere; values down to depth `fill`, type names below; nothing past `limit`."""
+    if isinstance(value, dict):
+        if limit is not None and depth >= limit:
+            return f"<object with {plural(len(value), 'key')}>"
+        return {k: _skeleton(v, fill, limit, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        if not value:
+            return []
+        if limit is not None and depth >= limit:
+            return f"<array of {plural(len(value), 'item')}>"
+        merged = _skeleton(_merge(value), fill, limit, depth + 1)
+        return [merged] if len(value) == 1 else [merged, f"<{len(value) - 1} more items>"]
+    if value is None:
+        return None
+    if depth < fill:
+        return value[:40] + "…" if isinstance(value, str) and len(value) > 40 else value
+    return _TYPE.get(type(value), "<value>")

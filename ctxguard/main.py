@@ -16,6 +16,7 @@ examples:
   ctxguard count docs/plan.md --encoding cl100k_base
   ctxguard init && ctxguard bundle && ctxguard check
   ctxguard install alias && git ctx --diff main...HEAD
+  ctxguard eval reports/ docs/ --ratios 0.8,0.5,0.2
 
 exit codes: 0 ok, 1 policy failed, 2 usage/config/input error, 3 unexpected error,
 130 interrupted.
@@ -24,7 +25,7 @@ exit codes: 0 ok, 1 policy failed, 2 usage/config/input error, 3 unexpected erro
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    from ctxguard.commands import bundle, compress, count, init, install
+    from ctxguard.commands import bundle, compress, count, evaluate, init, install
 
     parser = argparse.ArgumentParser(
         prog="ctxguard",
@@ -34,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ctxguard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (compress, count, bundle, init, install):
+    for module in (compress, count, bundle, init, install, evaluate):
         module.add_parser(sub)
     return parser
 

@@ -33,7 +33,7 @@ from ctxguard.handlers.base import plural, task_words
 from ctxguard.handlers.diff import ERROR_LINE, file_stats
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import loads, shrink
-from ctxguard.handlers.log import EDGE, is_important, strip_ansi, template
+from ctxguard.handlers.log import EDGE, TB_FINAL, is_important, strip_ansi, template
 from ctxguard.handlers.markdown import blocks
 from ctxguard.handlers.text import is_definition
 from ctxguard.tiers import marker
@@ -41,7 +41,6 @@ from ctxguard.tokens import Encoded, Tokenizer
 
 _STRUCTURAL_REACH = 8  # tier 2 forms rarely shrink more than this; beyond it, skip to packing
 _TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
-_TRACE_END = re.compile(r"^[\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b.*$")
 _OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
@@ -75,15 +74,26 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     text = encoded.text
     ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name))
     density = encoded.count / max(1, len(text))
-    reserve = tokenizer.count("\n" + marker(encoded.count))
+    prefix = _file_list(text) if kind == "diff" else ""
+    reserve = tokenizer.count("\n" + marker(encoded.count)) + tokenizer.count(prefix)
     for candidate in HANDLERS[kind].candidates(text, ctx):
         if len(candidate) * density > (room - reserve) * 1.3:
             continue
         shown = tokenizer.count(candidate)
         if shown + reserve <= room:
             joint = "" if candidate.endswith("\n") else "\n"
-            return candidate + joint + marker(max(1, encoded.count - shown))
+            return prefix + candidate + joint + marker(max(1, encoded.count - shown))
     return None
+
+
+def _file_list(text: str) -> str:
+    """`Changed files (N):` and one line per file with its +/- counts, for a cut diff."""
+    stats = file_stats(text)
+    if not stats:
+        return ""
+    rows = [f"  {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in stats[:2000]]
+    more = f"  ... and {len(stats) - 2000} more files\n" if len(stats) > 2000 else ""
+    return f"Changed files ({len(stats)}):\n" + "".join(rows) + more + "\n"
 
 
 def _gap(n: int) -> str:
@@ -149,12 +159,7 @@ Plan = tuple[list[str], list[str], list[tuple[float, int]], str]
 
 def _diff_plan(text: str) -> Plan:
     lines = _split(text)
-    stats = file_stats(text)
-    prefix = ""
-    if stats:
-        rows = [f"  {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in stats[:2000]]
-        more = f"  ... and {len(stats) - 2000} more files\n" if len(stats) > 2000 else ""
-        prefix = f"Changed files ({len(stats)}):\n" + "".join(rows) + more + "\n"
+    prefix = _file_list(text)
     priority: list[tuple[float, int]] = []
     offset, in_hunk, index = 0.0, False, 0
     for line in lines:
@@ -163,12 +168,14 @@ def _diff_plan(text: str) -> Plan:
             path = line.rstrip("\n").rsplit(" b/", 1)[-1]
             offset = 3.0 if is_excluded(path, GENERATED) else 1.0 if _TESTS_DOCS.search(path) else 0.0
             in_hunk, index = False, 0
-            priority.append((1 + offset, index))
+            priority.append((2 + offset, index))
         elif line.startswith("@@"):
             in_hunk = True
-            priority.append((2 + offset, index))
-        elif not in_hunk:
-            priority.append((5.0 if line.startswith("index ") else 1 + offset, index))
+            priority.append((3 + offset, index))
+        elif not in_hunk:  # ---/+++ repeat the path; index lines say little; the rest (renames,
+            # modes, new/deleted, binary) says what happened to the file
+            redundant = line.startswith(("index ", "--- ", "+++ "))
+            priority.append((6.0 if redundant else 2 + offset, index))
         elif line[:1] in "+-":
             body = line[1:]
             key = is_definition(body) or ERROR_LINE.search(body) is not None
@@ -197,7 +204,7 @@ def _log_plan(text: str) -> Plan:
             priority[i] = min(priority[i], (2.0, i))
             continue
         if trace_start is not None and line.strip() and not line[0].isspace():
-            if _TRACE_END.match(line):
+            if TB_FINAL.match(line):
                 for j in range(max(trace_start, i - 3), i):
                     priority[j] = min(priority[j], (2.0, j))
                 _note_template(line, i, firsts, repeats, priority)

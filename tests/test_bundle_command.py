@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -192,3 +193,47 @@ def test_offline_bundle_pays_for_the_warning_line(repo: Repo, monkeypatch: pytes
     assert data["encoding"] == "heuristic"
     assert diff["tier"] == 1 and not diff["truncated"]
     assert diff["compacted_tokens"] <= diff["budget"]
+
+
+def test_min_retention_gate(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    tight = CONFIG.replace("total_budget: 6000", "total_budget: 1200")
+    repo.write(".ctxguard.yaml", "fail_on: never\nmin_retention: 1.0\n" + tight)
+    assert main(["check", "--repo", str(repo.path), "--tier3", "head"]) == 1
+    assert re.search(r"reports/unit/run\.log kept \d+ of \d+ probes \(0\.\d\d\), under its min_retention of 1\.0",
+                     capsys.readouterr().err)
+    per_entry = tight.replace("    max_raw_tokens: 100000\n", "    max_raw_tokens: 100000\n    min_retention: 0\n")
+    repo.write(".ctxguard.yaml", "fail_on: never\nmin_retention: 1.0\n" + per_entry)
+    assert main(["check", "--repo", str(repo.path), "--tier3", "head"]) == 0  # the entry's own floor wins
+
+
+def test_digest_comes_first_is_paid_for_and_never_cut(repo: Repo) -> None:
+    repo.write("docs/plan.md", "# Plan\n\n- [ ] migrate the invoices table\n- [x] write the spec\n")
+    repo.write(".ctxguard.yaml", CONFIG.replace("total_budget: 6000", "total_budget: 1300"))
+    data = _bundle(repo)
+    jsonschema.validate(data, SCHEMA)
+    assert list(data)[list(data).index("artifacts") - 1] == "digest"
+    digest = data["digest"]["content"]
+    assert independent_count(digest) == data["digest"]["tokens"]
+    assert data["totals"]["compacted_tokens"] + data["digest"]["tokens"] <= data["total_budget"]
+    assert "- app.py (+1 -1, modified)" in digest
+    assert "ZeroDivisionError: division by zero" in digest  # from the log, though the log is cut
+    assert "- [ ] migrate the invoices table (docs/plan.md)" in digest and "write the spec" not in digest
+    log = next(a for a in data["artifacts"] if a["artifact_name"] == "reports/unit/run.log")
+    assert log["truncated"]
+    kept = log["retention"]
+    assert f"- reports/unit/run.log: tier 3, TRUNCATED (cut), kept {kept['kept']}/{kept['probes']} probes" in digest
+    markdown = bundle_markdown(repo)
+    assert markdown.index("## Digest") < markdown.index("## Artifacts")
+
+
+def bundle_markdown(repo: Repo) -> str:
+    assert main(["bundle", "--repo", str(repo.path), "--format", "markdown"]) == 0
+    return (repo.path / ".git/ctxguard/bundle.md").read_text()
+
+
+def test_missed_probes_on_request(repo: Repo) -> None:
+    repo.write(".ctxguard.yaml", CONFIG.replace("total_budget: 6000", "total_budget: 1300"))
+    data = _bundle(repo, "--missed")
+    log = next(a for a in data["artifacts"] if a["artifact_name"] == "reports/unit/run.log")
+    assert len(log["retention"]["missed"]) == log["retention"]["probes"] - log["retention"]["kept"]
+    assert "missed" not in _bundle(repo)["artifacts"][0]["retention"]

@@ -82,3 +82,27 @@ def test_the_readme_example_compresses_at_tier2(capsys: pytest.CaptureFixture[st
     assert record["tier"] == 2 and record["compacted_tokens"] <= 500
     assert "E       decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]" in record["content"]
     assert "2 failed, 8 passed" in record["content"]
+
+
+def test_eval_prints_a_table_per_type_and_ratio(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.conftest import SAMPLES
+
+    assert main(["eval", str(SAMPLES / "traceback.log"), str(SAMPLES / "plan-with-tables.md"),
+                 "--ratios", "0.5,0.2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = [line.split() for line in out[2:]]
+    assert [(r[0], r[1], r[3], r[4]) for r in rows] == [
+        ("log", "50%", "1", "100%"), ("log", "20%", "1", "100%"),
+        ("markdown", "50%", "1", "100%"), ("markdown", "20%", "1", "100%"),
+    ]
+    assert main(["eval", str(SAMPLES / "traceback.log"), "--ratios", "0.5", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data[0]["kind"] == "log" and data[0]["compliant"] is True and 0 < data[0]["retention"] <= 1
+
+
+def test_eval_rejects_bad_ratios_and_empty_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", str(tmp_path), "--ratios", "1.5"])
+    assert exc.value.code == 2
+    assert main(["eval", str(tmp_path)]) == 2
+    assert "no readable artifacts" in capsys.readouterr().err

@@ -67,7 +67,8 @@ def template(line: str) -> str:
     return _TEMPLATE.sub("#", line.strip())
 
 
-_TB_FINAL = re.compile(r"^[\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault)\b.*$")
+# The line that ends a Python traceback: `package.ExceptionType: message` (or the bare name).
+TB_FINAL = re.compile(r"^[A-Za-z_][\w.]*(?::\s.*|:)?$")
 
 
 def error_summary(text: str) -> list[tuple[str, int]]:
@@ -85,7 +86,7 @@ def error_summary(text: str) -> list[tuple[str, int]]:
         final = False
         if in_trace and line and not line[0].isspace():
             in_trace = False
-            final = _TB_FINAL.match(line) is not None
+            final = TB_FINAL.match(line) is not None
         if final or (not in_trace and is_important(line)):
             key = template(line)
             if key not in first:

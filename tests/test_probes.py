@@ -1,0 +1,82 @@
+"""Probes: what is extracted from each type, and how kept/missed is decided."""
+from __future__ import annotations
+
+import json
+
+from ctxguard.probes import Probe, definition_name, error_message, extract, measure, prefix_key_paths
+from tests.conftest import SampleReader
+
+
+def _values(kind: str, text: str, probe_kind: str) -> list[str]:
+    return [p.value for p in extract(kind, text) if p.kind == probe_kind]
+
+
+def test_diff_probes_paths_definitions_and_error_messages(sample: SampleReader) -> None:
+    text = sample("python-change.diff")
+    assert "src/payments/service.py" in _values("diff", text, "path")
+    names = _values("diff", text, "definition")
+    assert "charge" in names and "refund" in names
+    errors = _values("diff", text, "error")
+    assert "invoice {invoice.id} could not be charged: {last_error}" in errors
+    assert "charge failed for invoice %s after %d attempts" in errors
+
+
+def test_definition_names_across_languages() -> None:
+    assert definition_name("    async def refund(self, receipt):") == "refund"
+    assert definition_name("func (s *Server) Handle(w http.ResponseWriter) error {") == "Handle"
+    assert definition_name("pub fn parse_amount(raw: &str) -> Decimal {") == "parse_amount"
+    assert definition_name("export const total = (lines) => {") == "total"
+    assert definition_name("public Receipt charge(Invoice invoice) {") == "charge"
+    assert definition_name("type Config struct {") == "Config"
+    assert error_message('    raise ValueError("amount is not a number")') == "amount is not a number"
+
+
+def test_log_probes_edges_and_templates(sample: SampleReader) -> None:
+    text = sample("traceback.log")
+    probes = extract("log", text)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    assert Probe("first", lines[0]) in probes and Probe("last", lines[-1]) in probes
+    templates = [p.value for p in probes if p.kind == "template"]
+    assert "#-#-# #:#:#,# ERROR batch # failed" in templates
+    assert "#-#-# #:#:#,# WARNING slow query: #.#s on batch #" in templates
+    # The final `ExceptionType: message` line of the traceback is a probe of its own.
+    assert "decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]" in templates
+    # Numbers and ids are normalised: the same error at other times is one template.
+    log = "ERROR job 1 failed after 30ms\nINFO ok\nERROR job 2 failed after 41ms\n"
+    assert _values("log", log, "template") == ["ERROR job # failed after #ms"]
+
+
+def test_json_probes_collapse_indices_and_include_parsing() -> None:
+    text = json.dumps({"items": [{"id": 1, "tags": ["a"]}, {"id": 2, "owner": {"name": "x"}}], "ok": True})
+    assert _values("json", text, "key") == ["items", "items[].id", "items[].owner", "items[].owner.name",
+                                            "items[].tags", "ok"]
+    assert _values("json", text, "parses") == ["output is valid JSON"]
+    assert _values("json", "{not json", "key") == []
+
+
+def test_markdown_probes(sample: SampleReader) -> None:
+    text = sample("plan-with-tables.md")
+    probes = extract("markdown", text)
+    kinds = {p.kind for p in probes}
+    assert {"heading", "table", "task"} <= kinds
+    headings = [line.strip() for line in text.splitlines() if line.startswith("#")]
+    assert [p.value for p in probes if p.kind == "heading"] == headings
+    md = "# T\n\n```python\n\nprint('x')\n```\n\n- [ ] open one\n- [x] done one\n"
+    assert _values("markdown", md, "code") == ["print('x')"]
+    assert _values("markdown", md, "task") == ["- [ ] open one"]
+
+
+def test_measure_lists_what_was_missed() -> None:
+    raw = "# Plan\n\n## Risks\n\nSome text.\n\n- [ ] migrate the data\n"
+    kept = measure("markdown", raw, "# Plan\n\n- [ ] migrate the data\n")
+    assert (kept.probes, kept.kept) == (3, 2)
+    assert [str(p) for p in kept.missed] == ["heading: ## Risks"]
+    assert kept.to_dict(missed=True) == {"probes": 3, "kept": 2, "missed": ["heading: ## Risks"]}
+
+
+def test_cut_json_gets_credit_only_for_the_key_paths_it_shows() -> None:
+    text = json.dumps({"a": {"b": [{"c": 1, "d": {"e": 2}}], "f": "x"}, "g": [[{"h": 1}]]})
+    assert sorted(set(prefix_key_paths(text))) == ["a", "a.b", "a.b[].c", "a.b[].d", "a.b[].d.e", "a.f", "g", "g[][].h"]
+    assert sorted(set(prefix_key_paths(text[:30]))) == ["a", "a.b", "a.b[].c", "a.b[].d"]
+    kept = measure("json", text, text[:30])
+    assert kept.kept == 4 and "parses: output is valid JSON" in [str(p) for p in kept.missed]

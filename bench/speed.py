@@ -18,7 +18,7 @@ from pathlib import Path
 import tiktoken
 
 from ctxguard.read import read_artifact
-from ctxguard.tiers import compress
+from ctxguard.tiers import MIN_BUDGET, compress
 from ctxguard.tokens import get_tokenizer
 
 
@@ -48,7 +48,7 @@ def main() -> None:
         raw = len(encoding.encode_ordinary(text))
         floor = _median_time(lambda: encoding.encode_ordinary(text), args.repeat)
         for share in (0.8, 0.5, 0.2):
-            budget = max(32, int(raw * share))
+            budget = max(MIN_BUDGET, int(raw * share))
             cost = _median_time(
                 lambda: compress(text, budget, tokenizer=tokenizer, name=path.name, artifact_type=kind),
                 args.repeat,

@@ -58,7 +58,7 @@ def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | N
         content = _structural(encoded, room, kind, name, task, tokenizer)
         if content is None:
             lines, shown, priority, prefix = _PLANS[kind](encoded.text)
-            content = pack(lines, shown, priority, room, tokenizer, encoded.count, prefix)
+            content = pack(lines, shown, priority, room, tokenizer, encoded.count, prefix, encoded)
     except RecursionError:
         return None
     if content is None or tokenizer.count(content) > room:
@@ -76,13 +76,15 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     density = encoded.count / max(1, len(text))
     prefix = _file_list(text) if kind == "diff" else ""
     reserve = tokenizer.count("\n" + marker(encoded.count)) + tokenizer.count(prefix)
+    slack = 1.3
     for candidate in HANDLERS[kind].candidates(text, ctx):
-        if len(candidate) * density > (room - reserve) * 1.3:
+        if len(candidate) * density > (room - reserve) * slack:
             continue
         shown = tokenizer.count(candidate)
         if shown + reserve <= room:
             joint = "" if candidate.endswith("\n") else "\n"
             return prefix + candidate + joint + marker(max(1, encoded.count - shown))
+        density, slack = shown / max(1, len(candidate)), 1.05
     return None
 
 
@@ -101,10 +103,17 @@ def _gap(n: int) -> str:
 
 
 def pack(lines: list[str], shown: list[str], priority: list[tuple[float, int]], room: int,
-         tokenizer: Tokenizer, total: int, prefix: str = "") -> str | None:
-    """Take lines by priority until room is full; render them in order, gaps marked."""
+         tokenizer: Tokenizer, total: int, prefix: str = "", encoded: Encoded | None = None) -> str | None:
+    """Take lines by priority until room is full; render them in order, gaps marked.
+
+    When the lines are the encoded text itself, their counts come from its one token array.
+    """
     n = len(lines)
-    raw_counts = [tokenizer.count(line) for line in lines]
+    joined = "".join(lines)
+    if encoded is not None and (joined == encoded.text or joined == encoded.text + "\n"):
+        raw_counts = encoded.segment_counts(lines)
+    else:
+        raw_counts = [tokenizer.count(line) for line in lines]
     counts = [c if s is line else tokenizer.count(s) for c, s, line in zip(raw_counts, shown, lines)]
     order = sorted(range(n), key=lambda i: (priority[i], i))
     gap_cost = tokenizer.count(_gap(max(n, 2)))
@@ -303,14 +312,16 @@ def _json(encoded: Encoded, room: int, name: str, tokenizer: Tokenizer) -> str |
         if not values:
             return None
     density = encoded.count / max(1, len(text))
+    slack = 1.3
     for candidate in _json_candidates(values, jsonl):
         body = _dump_all(candidate, jsonl)
-        if len(body) * density > room * 1.3:
+        if len(body) * density > room * slack:
             continue
         shown = tokenizer.count(body)
         content = _dump_all(_attach(candidate, marker(max(1, encoded.count - shown)), jsonl), jsonl)
         if tokenizer.count(content) <= room:
             return content
+        density, slack = shown / max(1, len(body)), 1.05
     return None
 
 

@@ -18,6 +18,7 @@ TIER2_RATIO = 1.5
 TIER3_MODES = ("salient", "head")
 # A candidate whose estimated size is this far over budget is not worth an exact count.
 _ESTIMATE_SLACK = 1.3
+_CLOSE_SLACK = 1.05  # once a candidate was counted, its density predicts the next ones well
 
 
 def marker(omitted: int) -> str:
@@ -123,16 +124,20 @@ def _tier2(
     density = encoded.count / max(1, len(text))
     handler = HANDLERS[kind]
     produced = False
+    slack = _ESTIMATE_SLACK
     for candidate in handler.candidates(text, ctx):
         produced = True
-        if candidate == text or len(candidate) * density > room * _ESTIMATE_SLACK:
+        if candidate == text or len(candidate) * density > room * slack:
             continue
-        if tokenizer.count(candidate) <= room:
+        count = tokenizer.count(candidate)
+        if count <= room:
             problem = handler.validate(text, candidate)
             if problem is None:
                 return candidate
             notes.append(f"tier 2 result rejected: {problem}")
             return None
+        # Too big: the next, stronger candidates are estimated with this one's real density.
+        density, slack = count / max(1, len(candidate)), _CLOSE_SLACK
     if not produced and kind in ("diff", "json"):
         notes.append(f"content is not valid {kind}; compressed as text")
         return _tier2(encoded, room, "text", name, task, tokenizer, notes)

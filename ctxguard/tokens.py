@@ -34,6 +34,10 @@ class Encoded(Protocol):
     def tokens_within(self, nchars: int) -> int:
         """How many tokens lie wholly inside text[:nchars]."""
 
+    def segment_counts(self, segments: Sequence[str]) -> list[int]:
+        """Tokens per segment of the text (segments joined are the text), each token counted in
+        the segment where it starts; they sum to count."""
+
 
 class Tokenizer(Protocol):
     name: str
@@ -71,6 +75,19 @@ class _TiktokenEncoded:
                 end += len(piece)
                 ends.append(end)
         return bisect.bisect_right(ends, nbytes)
+
+    def segment_counts(self, segments: Sequence[str]) -> list[int]:
+        self.tokens_within(len(self.text))  # every token's byte end
+        ends = self._ends or []
+        counts, start, first = [], 0, 0
+        for segment in segments:
+            start += len(segment.encode("utf-8", "surrogatepass"))
+            # tokens starting before `start`: those whose previous end is below it
+            last = bisect.bisect_left(ends, start) + 1 if ends else 0
+            last = min(last, len(ends))
+            counts.append(last - first)
+            first = last
+        return counts
 
 
 @dataclass(frozen=True)
@@ -125,6 +142,9 @@ class _HeuristicEncoded:
 
     def tokens_within(self, nchars: int) -> int:
         return min(nchars, len(self.text)) // 4
+
+    def segment_counts(self, segments: Sequence[str]) -> list[int]:
+        return [math.ceil(len(segment) / 4) for segment in segments]
 
 
 @dataclass(frozen=True)

@@ -104,9 +104,10 @@ class DiffHandler:
         patch = parse(text)
         if patch is None:
             return
-        files = [(f, _header(f)) for f in patch]
+        # Each hunk's lines are classified once; the levels only decide what to keep.
+        files = [(_header(f), [(_hunk_header(h), _classify(h, ctx)) for h in f], f.path) for f in patch]
         for level in _LEVELS:
-            yield "".join(_render_file(f, header, level, ctx) for f, header in files)
+            yield "".join(_render_file(header, hunks, path, level) for header, hunks, path in files)
 
     def validate(self, raw: str, compressed: str) -> str | None:
         patch = parse(raw)
@@ -132,34 +133,47 @@ def _hunk_header(hunk: Any) -> str:
     return str(hunk).split("\n", 1)[0] + "\n"
 
 
-def _render_file(patched: Any, header: str, level: _Level, ctx: Context) -> str:
-    out = [header]
-    for hunk in patched:
-        out.append(_hunk_header(hunk))
-        out.extend(_render_hunk(hunk, patched.path, level, ctx))
-    return "".join(out)
+_Hunk = tuple[list[str], list[str]]  # (rendered lines, their kinds)
 
 
-def _render_hunk(hunk: Any, path: str, level: _Level, ctx: Context) -> list[str]:
+def _classify(hunk: Any, ctx: Context) -> _Hunk:
+    """A hunk's lines and what each is: key (always kept), decl (a context line that declares),
+    plain (a changed body line), drop (context, comments, blanks)."""
     # Blank lines carry nothing a reviewer needs; they go without a marker.
     hunk_lines = [line for line in hunk if line.line_type == "\\" or line.value.strip()]
     lines = [str(line) if str(line).endswith("\n") else f"{line}\n" for line in hunk_lines]
-    marks: list[bool | None] = []
+    kinds: list[str] = []
     for hunk_line in hunk_lines:
         body = hunk_line.value
         kind = hunk_line.line_type
         if kind == "\\":  # "\ No newline at end of file" belongs to the line before it
-            marks.append(bool(marks and marks[-1]))
+            kinds.append("follow")
         elif is_definition(body) or mentions(body, ctx.task_words):
-            marks.append(kind != " " or level.context)
+            kinds.append("decl" if kind == " " else "key")
         elif kind == " " or is_comment_or_blank(body):
-            marks.append(False)
+            kinds.append("drop")
         elif ERROR_LINE.search(body):
-            marks.append(True)
+            kinds.append("key")
         else:
-            marks.append(None)  # a plain body line: decided by the length of its run
-    keep = _keep_short_runs(marks, level)
-    return collapse(lines, keep, lambda run: f" {comment_marker(path, len(run))}\n")
+            kinds.append("plain")
+    return lines, kinds
+
+
+def _render_file(header: str, hunks: list[tuple[str, _Hunk]], path: str, level: _Level) -> str:
+    out = [header]
+    for hunk_header, (lines, kinds) in hunks:
+        out.append(hunk_header)
+        marks: list[bool | None] = []
+        for kind in kinds:
+            if kind == "follow":
+                marks.append(bool(marks and marks[-1]))
+            elif kind == "plain":
+                marks.append(None)  # decided by the length of its run
+            else:
+                marks.append(kind == "key" or (kind == "decl" and level.context))
+        keep = _keep_short_runs(marks, level)
+        out.extend(collapse(lines, keep, lambda run: f" {comment_marker(path, len(run))}\n"))
+    return "".join(out)
 
 
 def _keep_short_runs(marks: list[bool | None], level: _Level) -> list[bool]:

@@ -47,8 +47,15 @@ def strip_ansi(text: str) -> str:
     return ANSI.sub("", text) if "\x1b" in text else text
 
 
+# Every LEVEL match (and every bad JSON level) contains one of these: a cheap test first.
+_HINTS = ("err", "warn", "fatal", "crit", "sever", "panic", "emerg", "alert", "fail", "fault", "assert", "##[")
+
+
 def is_important(line: str) -> bool:
     """Error, warning or failure lines (whole words), including JSON-lines levels."""
+    lowered = line.lower()
+    if not line.startswith("E ") and not any(hint in lowered for hint in _HINTS):
+        return False
     if LEVEL.search(line):
         return True
     if line.startswith("{") and '"' in line:

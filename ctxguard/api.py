@@ -8,6 +8,7 @@ from typing import Any
 from ctxguard.classify import classify
 from ctxguard.read import Loaded, read_artifact
 from ctxguard.record import Record, error_record
+from ctxguard.redact import redact as redact_secrets
 from ctxguard.tiers import TIER2_RATIO, compress
 from ctxguard.tokens import get_tokenizer
 
@@ -23,12 +24,13 @@ def compress_file_record(
     name: str | None = None,
     tier3: str = "salient",
     missed: bool = False,
+    redact: bool = True,
 ) -> Record:
     """Read and compress one file; an unreadable file gives an [ERROR: …] record."""
     return compress_loaded(
         read_artifact(path), name if name is not None else str(path), budget,
         artifact_type=artifact_type, task=task, encoding=encoding, tier2_ratio=tier2_ratio,
-        tier3=tier3, missed=missed,
+        tier3=tier3, missed=missed, redact=redact,
     )
 
 
@@ -43,6 +45,7 @@ def compress_loaded(
     tier2_ratio: float = TIER2_RATIO,
     tier3: str = "salient",
     missed: bool = False,
+    redact: bool = True,
 ) -> Record:
     """Compress text already read (from a file or stdin), or record why there is none."""
     tokenizer = get_tokenizer(encoding)
@@ -52,10 +55,16 @@ def compress_loaded(
             label, loaded.error or "unreadable", artifact_type=kind, budget=budget,
             encoding=tokenizer.name,
         )
+    text, counts = loaded.text, {}
+    if redact:
+        found = redact_secrets(text)
+        text, counts = found.text, found.counts
     record = compress(
-        loaded.text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type,
+        text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type,
         task=task, tier2_ratio=tier2_ratio, tier3=tier3, missed=missed,
     )
+    if counts:
+        record = replace(record, extra={**record.extra, "redacted": counts})
     return replace(record, notes=loaded.notes + record.notes) if loaded.notes else record
 
 
@@ -68,11 +77,12 @@ def compress_file(
     encoding: str | None = None,
     tier3: str = "salient",
     missed: bool = False,
+    redact: bool = True,
 ) -> dict[str, Any]:
     """Compress one file to at most budget tokens; returns the artifact record as a dict."""
     return compress_file_record(
         path, budget, artifact_type=artifact_type, task=task, encoding=encoding, tier3=tier3,
-        missed=missed,
+        missed=missed, redact=redact,
     ).to_dict()
 
 
@@ -86,13 +96,11 @@ def compress_text(
     encoding: str | None = None,
     tier3: str = "salient",
     missed: bool = False,
+    redact: bool = True,
 ) -> dict[str, Any]:
     """Compress a text to at most budget tokens; returns the artifact record as a dict."""
-    record = compress(
-        text, budget, tokenizer=get_tokenizer(encoding), name=name,
-        artifact_type=artifact_type, task=task, tier3=tier3, missed=missed,
-    )
-    return record.to_dict()
+    return compress_loaded(Loaded(text), name, budget, artifact_type=artifact_type, task=task,
+                           encoding=encoding, tier3=tier3, missed=missed, redact=redact).to_dict()
 
 
 def count_tokens(text: str, encoding: str | None = None) -> int:

@@ -55,6 +55,7 @@ class Config:
     tier2_ratio: float = TIER2_RATIO
     tier3: str = "salient"
     min_retention: float | None = None
+    redact: bool = True
     path: str | None = None
 
     def spec(self, name: str) -> ArtifactSpec | None:
@@ -63,7 +64,7 @@ class Config:
 
 
 _TOP = {"version", "encoding", "total_budget", "output", "margin", "fail_on", "tier2_ratio", "tier3",
-        "min_retention", "artifacts"}
+        "min_retention", "redact", "artifacts"}
 _ENTRY = {"name", "source", "diff", "paths", "type", "budget", "task", "exclude",
           "include_generated", "split", "priority", "max_raw_tokens", "tier3", "min_retention"}
 
@@ -159,6 +160,10 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
     ratio = v.number(data, "tier2_ratio", "tier2_ratio", TIER2_RATIO, low=1.0, high=10.0)
     tier3 = v.choice(data, "tier3", "tier3", TIER3_MODES, "salient")
     min_retention = v.optional_number(data, "min_retention", "min_retention")
+    redact = data.get("redact", True)
+    if not isinstance(redact, bool):
+        errors.add(lines.get("redact", 1), "redact", f"must be true or false (got {redact!r})")
+        redact = True
     entries = data.get("artifacts")
     specs: list[ArtifactSpec] = []
     if not isinstance(entries, list) or not entries:
@@ -177,7 +182,7 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
     return Config(
         artifacts=tuple(specs), version=version, encoding=encoding, total_budget=total,
         output=output, margin=margin, fail_on=fail_on, tier2_ratio=ratio, tier3=tier3,
-        min_retention=min_retention, path=source,
+        min_retention=min_retention, redact=redact, path=source,
     )
 
 

@@ -11,6 +11,7 @@ from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
 from ctxguard.handlers.diff import FileStat, file_stats
 from ctxguard.record import Record, error_record
+from ctxguard.redact import redact
 from ctxguard.tiers import compress, overhead
 from ctxguard.tokens import Encoded, Tokenizer
 
@@ -31,6 +32,8 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
         missed: bool = False) -> Result:
     """Collect every artifact, reserve the digest, allocate budgets, compress each one."""
     artifacts, source = collect(config, repo, diff_override)
+    if config.redact:  # before anything is counted, compressed, summarised or offloaded
+        artifacts = [_redacted(a) for a in artifacts]
     # Encoded once: the counts drive allocation and the same token arrays drive the cuts.
     encoded = [tokenizer.encode(a.text) if a.text is not None else None for a in artifacts]
     kinds = [classify(a.name, a.text or "", a.type) for a in artifacts]
@@ -53,6 +56,15 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
         reserved = used + 16
     return Result(records, artifacts, source,
                   capacity(requests, config.total_budget, config.margin, reserved), text, used)
+
+
+def _redacted(artifact: Artifact) -> Artifact:
+    if artifact.text is None:
+        return artifact
+    found = redact(artifact.text)
+    if not found.counts:
+        return artifact
+    return replace(artifact, text=found.text, extra={**artifact.extra, "redacted": found.counts})
 
 
 def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: Encoded | None,

@@ -39,6 +39,8 @@ def add_parser(sub: Any) -> None:
         parser.add_argument("--fail-on", choices=FAIL_ON, help="override the config's fail_on")
         parser.add_argument("--tier3", choices=TIER3_MODES, help="override the config's tier3 (salient or head)")
         parser.add_argument("--missed", action="store_true", help="list each record's missed probes")
+        parser.add_argument("--no-redact", dest="redact", action="store_const", const=False,
+                            help="keep secrets (overrides the config's redact: true)")
         parser.add_argument("--hook", action="store_true",
                             help="running as a pre-commit hook: at pre-push, diff the pushed range "
                                  "(PRE_COMMIT_FROM_REF...PRE_COMMIT_TO_REF) instead of the config's diff")
@@ -80,7 +82,7 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     config = load_config(args.config or top / CONFIG_NAME)
     overrides = {key: value for key, value in (
         ("encoding", args.encoding), ("total_budget", args.total_budget), ("fail_on", args.fail_on),
-        ("tier3", args.tier3),
+        ("tier3", args.tier3), ("redact", args.redact),
     ) if value is not None}
     config = replace(config, **overrides)
     check_tokenizer(config.encoding, args.strict)

@@ -27,6 +27,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--tier3", choices=TIER3_MODES, default="salient",
                         help="what a hard cut keeps: the most telling parts (salient, default) or the head")
     parser.add_argument("--missed", action="store_true", help="list the probes the content missed in the record")
+    parser.add_argument("--no-redact", dest="redact", action="store_false",
+                        help="keep secrets (by default they become [REDACTED:<kind>])")
     add_encoding(parser)
     parser.set_defaults(func=run)
 
@@ -44,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     record = compress_loaded(
         loaded, args.path, args.budget, artifact_type=args.artifact_type, task=args.task,
         encoding=args.encoding, tier2_ratio=args.tier2_ratio, tier3=args.tier3, missed=args.missed,
+        redact=args.redact,
     )
     print_json(record.to_dict())
     if record.error:

@@ -1,0 +1,104 @@
+"""Secret redaction: realistic fake secrets go, ordinary code, logs and lockfiles stay."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ctxguard.api import compress_text
+from ctxguard.main import main
+from ctxguard.redact import redact
+from tests.gitrepo import Repo
+
+# Built from pieces so that this file itself does not look like it leaks anything.
+FAKE = {
+    "aws_access_key": "AKIA" + "IOSFODNN7EXAMPLE",
+    "google_api_key": "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
+    "github_token": "ghp_" + "A1b2C3d4" * 4 + "E5f6",
+    "gitlab_token": "glpat-" + "x1Y2z3W4v5U6t7S8r9Q0",
+    "slack_token": "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOp",
+    "anthropic_key": "sk-ant-" + "api03-" + "Zx9" * 30,
+    "openai_key": "sk-proj-" + "Qw8" * 16,
+    "stripe_key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "jwt": "eyJ" + "hbGciOiJIUzI1NiJ9.eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+}
+PEM = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n-----END RSA " + "PRIVATE KEY-----"
+
+
+@pytest.mark.parametrize("kind", sorted(FAKE))
+def test_vendor_secrets_are_replaced_and_counted(kind: str) -> None:
+    text = f"config loaded\nkey in use: {FAKE[kind]} (rotated monthly)\n"
+    found = redact(text)
+    assert FAKE[kind] not in found.text
+    assert f"[REDACTED:{kind}]" in found.text and found.counts == {kind: 1}
+    assert found.text.startswith("config loaded\nkey in use: ") and found.text.endswith(" (rotated monthly)\n")
+
+
+def test_private_keys_assignments_and_url_passwords() -> None:
+    text = (f"{PEM}\npassword = \"hunter2-prod\"\n+DB_PASSWORD=s3cr3t-value\napi_key: 'k-12345678'\n"
+            "DATABASE_URL=postgres://admin:pa55word@db:5432/app\n")
+    found = redact(text)
+    for secret in ("MIIEpAIBAAKCAQEA", "hunter2-prod", "s3cr3t-value", "k-12345678", "pa55word"):
+        assert secret not in found.text
+    assert found.counts == {"api_key": 1, "password": 2, "private_key": 1, "url_password": 1}
+    assert "postgres://admin:[REDACTED:url_password]@db:5432/app" in found.text
+
+
+def test_redacted_json_is_still_valid_json() -> None:
+    value = {"user": "bob", "password": "hunter2-prod", "token": FAKE["github_token"],
+             "tls": {"key": PEM}, "nested": [{"api_key": "k-" + "9" * 20}]}
+    found = redact(json.dumps(value, indent=2))
+    parsed = json.loads(found.text)
+    assert parsed["password"] == "[REDACTED:password]" and parsed["user"] == "bob"
+    assert parsed["tls"]["key"] == "[REDACTED:private_key]"
+    assert "[REDACTED:" in parsed["nested"][0]["api_key"]
+
+
+@pytest.mark.parametrize("line", [
+    "token = get_token(request)",
+    "password = os.environ['DB_PASSWORD']",
+    "password: ${DB_PASSWORD}",
+    "cancelToken: source.token",
+    "  id-token: write",
+    "max_tokens: 4096",
+    "def check_password(password, hashed):",
+    '"integrity": "sha512-9gJXh3Zy0yQ4b9qJxO2ZpP8Xw1lZvT9n4cB+q3mWJQfYh8Z5o8jv0D7Y0l1m2n3o4p5q6r7s8t9u0v1w2x3y4z5=="',
+    "request_id=123e4567-e89b-12d3-a456-426614174000 status=200",
+    "commit 2f25074a9d1c3b4e5f60718293a4b5c6d7e8f901",
+    "data = base64.b64decode('SGVsbG8sIFdvcmxkIQ==')",
+    "Task-ask-skipping done",
+    "go.sum: golang.org/x/text v0.3.7 h1:olpwvP2KacW1ZWvsR7uQhoyTYvKAupfQrRGBFM352Gk=",
+])
+def test_ordinary_code_logs_and_lockfiles_pass_untouched(line: str) -> None:
+    assert redact(line).text == line and redact(line).counts == {}
+
+
+def test_records_report_counts_never_values_and_redact_can_be_off() -> None:
+    text = f"deploying with {FAKE['stripe_key']}\n"
+    record = compress_text(text, 500, name="deploy.log")
+    assert record["redacted"] == {"stripe_key": 1}
+    assert FAKE["stripe_key"] not in json.dumps(record)
+    kept = compress_text(text, 500, name="deploy.log", redact=False)
+    assert FAKE["stripe_key"] in kept["content"] and "redacted" not in kept
+
+
+def test_bundle_redacts_before_offload_and_digest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    diff: staged\n    budget: 64\n")
+    repo.write("app.py", "x = 1\n")
+    repo.commit("initial")
+    repo.write("settings.py", "".join(f"OPTION_{i} = {i}\n" for i in range(200)) + f"GITHUB_TOKEN = '{FAKE['github_token']}'\n")
+    repo.add("settings.py")
+    assert main(["bundle", "--repo", str(repo.path)]) == 0
+    folder = repo.path / ".git/ctxguard"
+    for path in folder.rglob("*"):
+        if path.is_file():
+            assert FAKE["github_token"] not in path.read_text()
+    bundle = json.loads((folder / "bundle.json").read_text())
+    assert bundle["artifacts"][0]["redacted"] == {"github_token": 1}
+    assert bundle["artifacts"][0]["truncated"] and "offload" in bundle["artifacts"][0]
+    repo.write(".ctxguard.yaml", "version: 1\nredact: false\nfail_on: never\nartifacts:\n  - name: diff\n    diff: staged\n    budget: 10000\n")
+    capsys.readouterr()
+    assert main(["bundle", "--repo", str(repo.path), "--stdout"]) == 0
+    assert FAKE["github_token"] in capsys.readouterr().out  # redact: false keeps it

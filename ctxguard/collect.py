@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -97,8 +99,16 @@ def _path_of(lines: list[str]) -> str:
 
 def is_excluded(path: str, patterns: tuple[str, ...]) -> bool:
     """True if the path or its file name matches one of the patterns."""
-    name = PurePosixPath(path).name
-    return any(fnmatch.fnmatchcase(path, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
+    if not patterns:
+        return False
+    matcher = _matcher(patterns)
+    return matcher(path) is not None or matcher(PurePosixPath(path).name) is not None
+
+
+@functools.lru_cache(maxsize=64)
+def _matcher(patterns: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
+    """One compiled regex for a set of shell patterns (case-sensitive, like fnmatchcase)."""
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns)).match
 
 
 def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str) -> tuple[list[Artifact], git.DiffResult]:

@@ -44,6 +44,9 @@ _UNQUOTED = re.compile(
     rf"""(?imx)^([+\- ]?\s*(?:export\s+)?[\w.-]*{_KEYWORDS}\s*[:=]\s*)([^\s"'\#,;]{{4,}})\s*$""")
 
 
+_HINTS = ("pass", "pwd", "secret", "token", "key")
+
+
 @dataclass(frozen=True)
 class Redacted:
     """The text with secrets replaced, and how many of each kind were found."""
@@ -52,15 +55,28 @@ class Redacted:
     counts: dict[str, int]
 
 
+# A literal each pattern's matches contain: a pattern runs only when its literal is present.
+_LITERALS = {
+    "private_key": ("PRIVATE KEY",), "aws_access_key": ("AKIA", "ASIA", "ABIA", "ACCA"),
+    "google_api_key": ("AIza",), "github_token": ("gh", "github_pat_"), "gitlab_token": ("glpat-",),
+    "slack_token": ("xox",), "slack_webhook": ("hooks.slack.com",), "anthropic_key": ("sk-ant-",),
+    "stripe_key": ("_live_", "_test_", "whsec_"), "openai_key": ("sk-",), "jwt": ("eyJ",),
+    "url_password": ("://",),
+}
+
+
 def redact(text: str) -> Redacted:
     """Replace every recognised secret with [REDACTED:<kind>]."""
     counts: Counter[str] = Counter()
+
+    def url(match: re.Match[str]) -> str:
+        counts["url_password"] += 1
+        return match.group(0)[: match.start(1) - match.start(0)] + "[REDACTED:url_password]@"
+
     for kind, pattern in _PATTERNS:
+        if not any(literal in text for literal in _LITERALS[kind]):
+            continue
         if kind == "url_password":
-            def url(match: re.Match[str]) -> str:
-                counts["url_password"] += 1
-                whole = match.group(0)
-                return whole[: match.start(1) - match.start(0)] + "[REDACTED:url_password]@"
             text = pattern.sub(url, text)
             continue
         text, n = pattern.subn(f"[REDACTED:{kind}]", text)
@@ -74,8 +90,6 @@ def redact(text: str) -> Redacted:
         counts[_kind(match.group(1))] += 1
         return f"{match.group(1)}{match.group(2)}[REDACTED:{_kind(match.group(1))}]{match.group(2)}"
 
-    text = _QUOTED.sub(assignment, text)
-
     def bare(match: re.Match[str]) -> str:
         value = match.group(2)
         if _NOT_LITERAL.match(value) or "[REDACTED:" in value or "(" in value or _REFERENCE.match(value):
@@ -83,8 +97,13 @@ def redact(text: str) -> Redacted:
         counts[_kind(match.group(1))] += 1
         return f"{match.group(1)}[REDACTED:{_kind(match.group(1))}]"
 
-    text = _UNQUOTED.sub(bare, text)
-    return Redacted(text, dict(sorted(counts.items())))
+    # Assignments never span lines: only lines naming a key word are searched.
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        lowered = line.lower()
+        if any(word in lowered for word in _HINTS):
+            lines[i] = _UNQUOTED.sub(bare, _QUOTED.sub(assignment, line))
+    return Redacted("".join(lines), dict(sorted(counts.items())))
 
 
 def _kind(key: str) -> str:

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import math
 import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 DEFAULT_ENCODING = "o200k_base"
 ENCODINGS = ("o200k_base", "cl100k_base")
@@ -54,6 +55,7 @@ class _TiktokenEncoded:
     tokens: Sequence[int]
     decode_bytes: Callable[[Sequence[int]], bytes]
     token_bytes: Callable[[Sequence[int]], list[bytes]]
+    lengths: Sequence[int] | None = None  # byte length of every token id, when known
     _ends: list[int] | None = field(default=None, repr=False)
 
     @property
@@ -77,8 +79,11 @@ class _TiktokenEncoded:
         return bisect.bisect_right(ends, nbytes)
 
     def segment_counts(self, segments: Sequence[str]) -> list[int]:
-        self.tokens_within(len(self.text))  # every token's byte end
-        ends = self._ends or []
+        if self._ends is None or len(self._ends) < len(self.tokens):
+            sizes = (map(self.lengths.__getitem__, self.tokens) if self.lengths is not None
+                     else map(len, self.token_bytes(self.tokens)))
+            self._ends = list(itertools.accumulate(sizes))
+        ends = self._ends
         counts, start, first = [], 0, 0
         for segment in segments:
             start += len(segment.encode("utf-8", "surrogatepass"))
@@ -88,6 +93,18 @@ class _TiktokenEncoded:
             counts.append(last - first)
             first = last
         return counts
+
+
+@functools.lru_cache(maxsize=4)
+def _token_lengths(enc: Any) -> list[int] | None:
+    """Byte length of every token id of an encoding (None if tiktoken hides its ranks)."""
+    ranks = getattr(enc, "_mergeable_ranks", None)
+    if not isinstance(ranks, dict):
+        return None
+    table = [0] * (max(ranks.values()) + 1)
+    for piece, rank in ranks.items():
+        table[rank] = len(piece)
+    return table
 
 
 @dataclass(frozen=True)
@@ -126,6 +143,7 @@ class TiktokenTokenizer:
             tokens=self._encode(text),
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
             token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
+            lengths=_token_lengths(enc),
         )
 
 

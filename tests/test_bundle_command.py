@@ -237,3 +237,22 @@ def test_missed_probes_on_request(repo: Repo) -> None:
     log = next(a for a in data["artifacts"] if a["artifact_name"] == "reports/unit/run.log")
     assert len(log["retention"]["missed"]) == log["retention"]["probes"] - log["retention"]["kept"]
     assert "missed" not in _bundle(repo)["artifacts"][0]["retention"]
+
+
+@pytest.mark.parametrize("output", ["../outside.json", "/tmp/ctxguard-outside.json", "link/bundle.json"])
+def test_config_output_is_confined_to_the_repository(repo: Repo, tmp_path: Path, output: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    (repo.path / "link").symlink_to(tmp_path)  # a symlinked folder that leads outside
+    repo.write(".ctxguard.yaml", f"output: {output}\n" + CONFIG)
+    assert main(["bundle", "--repo", str(repo.path)]) == 2
+    assert "resolves outside the repository" in capsys.readouterr().err
+    assert not (repo.path.parent / "outside.json").exists() and not (tmp_path / "bundle.json").exists()
+    explicit = tmp_path / "chosen.json"  # named on the command line: the user's choice
+    assert main(["bundle", "--repo", str(repo.path), "--output", str(explicit)]) == 0
+    assert json.loads(explicit.read_text())["schema"] == "ctxguard.bundle/v1"
+
+
+def test_config_output_inside_the_repository(repo: Repo) -> None:
+    repo.write(".ctxguard.yaml", "output: review/bundle.json\n" + CONFIG)
+    assert main(["bundle", "--repo", str(repo.path)]) == 0
+    assert (repo.path / "review/bundle.json").is_file()

@@ -97,6 +97,18 @@ def _report_failures(problems: list[str]) -> int:
     return EXIT_POLICY if problems else EXIT_OK
 
 
+def _confined(top: Path, value: str) -> Path:
+    """A config-given output path, refused unless it stays inside the repository."""
+    from ctxguard.errors import ConfigError
+
+    path = top / value
+    resolved, root = path.resolve(), top.resolve()
+    if resolved != root and root not in resolved.parents:
+        raise ConfigError(f"output: {value!r} resolves outside the repository ({resolved}); "
+                          "to write there, name it on the command line with --output")
+    return path
+
+
 def run_bundle(args: argparse.Namespace) -> int:
     from ctxguard import bundle, git, report
     from ctxguard.policy import failures
@@ -106,7 +118,7 @@ def run_bundle(args: argparse.Namespace) -> int:
     if args.output:
         output = Path(args.output)
     elif config.output:
-        output = top / config.output
+        output = _confined(top, config.output)
     else:
         output = git.git_path(repo, "ctxguard") / ("bundle.md" if args.format == "markdown" else "bundle.json")
     records = list(result.records)

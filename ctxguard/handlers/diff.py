@@ -33,8 +33,23 @@ class FileStat:
     status: str  # added | deleted | renamed | modified | binary
 
 
+_LAST: list[Any] = [None, None]  # the last text parsed and its PatchSet: one diff is parsed once
+
+
 def parse(text: str) -> Any:
-    """A unidiff PatchSet, or None when the text is not a diff unidiff understands."""
+    """A unidiff PatchSet, or None when the text is not a diff unidiff understands.
+
+    The result for the last text is kept, so the handler, the probes and the file list of
+    one artifact share one parse (callers never modify it).
+    """
+    if _LAST[0] is text:
+        return _LAST[1]
+    patch = _parse(text)
+    _LAST[0], _LAST[1] = text, patch
+    return patch
+
+
+def _parse(text: str) -> Any:
     from unidiff import PatchSet
     from unidiff.errors import UnidiffParseError
 

@@ -57,7 +57,7 @@ def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | N
             kind = "text"
         content = _structural(encoded, room, kind, name, task, tokenizer)
         if content is None:
-            lines, shown, priority, prefix = _PLANS[kind](encoded.text)
+            lines, shown, priority, prefix = _PLANS[kind](encoded.text, tokenizer, room)
             content = pack(lines, shown, priority, room, tokenizer, encoded.count, prefix, encoded)
     except RecursionError:
         return None
@@ -74,7 +74,7 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     text = encoded.text
     ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name))
     density = encoded.count / max(1, len(text))
-    prefix = _file_list(text) if kind == "diff" else ""
+    prefix = _file_list(text, tokenizer, room // 2) if kind == "diff" else ""
     reserve = tokenizer.count("\n" + marker(encoded.count)) + tokenizer.count(prefix)
     slack = 1.3
     for candidate in HANDLERS[kind].candidates(text, ctx):
@@ -88,14 +88,30 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     return None
 
 
-def _file_list(text: str) -> str:
-    """`Changed files (N):` and one line per file with its +/- counts, for a cut diff."""
+def _file_list(text: str, tokenizer: Tokenizer, limit: int) -> str:
+    """`Changed files (N):` and one line per file with its +/- counts, for a cut diff.
+
+    At most `limit` tokens: when every file does not fit, as many as do, and a count of the rest.
+    """
     stats = file_stats(text)
     if not stats:
         return ""
-    rows = [f"  {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in stats[:2000]]
-    more = f"  ... and {len(stats) - 2000} more files\n" if len(stats) > 2000 else ""
-    return f"Changed files ({len(stats)}):\n" + "".join(rows) + more + "\n"
+    rows = [f"  {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in stats]
+
+    def listing(n: int) -> str:
+        more = f"  ... and {len(rows) - n} more files\n" if n < len(rows) else ""
+        return f"Changed files ({len(stats)}):\n" + "".join(rows[:n]) + more + "\n"
+
+    if tokenizer.count(listing(len(rows))) <= limit:
+        return listing(len(rows))
+    low, high = 0, len(rows)  # the most rows that fit: binary search, one count per step
+    while low < high:
+        mid = (low + high + 1) // 2
+        if tokenizer.count(listing(mid)) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    return listing(low) if low else ""
 
 
 def _gap(n: int) -> str:
@@ -166,9 +182,9 @@ def _split(text: str) -> list[str]:
 Plan = tuple[list[str], list[str], list[tuple[float, int]], str]
 
 
-def _diff_plan(text: str) -> Plan:
+def _diff_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines = _split(text)
-    prefix = _file_list(text)
+    prefix = _file_list(text, tokenizer, room // 2)
     priority: list[tuple[float, int]] = []
     offset, in_hunk, index = 0.0, False, 0
     for line in lines:
@@ -194,7 +210,7 @@ def _diff_plan(text: str) -> Plan:
     return lines, lines, priority, prefix
 
 
-def _log_plan(text: str) -> Plan:
+def _log_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines = _split(strip_ansi(text))
     n = len(lines)
     shown = list(lines)
@@ -245,7 +261,7 @@ def _note_template(line: str, i: int, firsts: dict[str, int], repeats: dict[str,
         priority[i] = min(priority[i], (4.0, i))
 
 
-def _markdown_plan(text: str) -> Plan:
+def _markdown_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines: list[str] = []
     priority: list[tuple[float, int]] = []
     for block in blocks(text):
@@ -273,7 +289,7 @@ def _markdown_plan(text: str) -> Plan:
     return lines, lines, priority, ""
 
 
-def _text_plan(text: str) -> Plan:
+def _text_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines = _split(text)
     n = len(lines)
     priority: list[tuple[float, int]] = []
@@ -291,7 +307,7 @@ def _text_plan(text: str) -> Plan:
     return lines, lines, priority, ""
 
 
-_PLANS: dict[str, Callable[[str], Plan]] = {
+_PLANS: dict[str, Callable[[str, Tokenizer, int], Plan]] = {
     "diff": _diff_plan, "log": _log_plan, "markdown": _markdown_plan, "text": _text_plan,
 }
 

@@ -1,0 +1,116 @@
+"""Hostile and odd inputs: each yields a valid record with a clear note, never a traceback."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from ctxguard.api import compress_file
+from ctxguard.main import main
+from tests.conftest import ROOT
+from tests.gitrepo import Repo
+from tests.helpers import independent_count
+
+SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
+RECORD = {"$defs": SCHEMA["$defs"], "$ref": "#/$defs/record"}
+
+
+def _deep_json(levels: int) -> bytes:
+    return ("[" * levels + "]" * levels).encode()
+
+
+def _many_files(n: int) -> bytes:
+    return "".join(f"diff --git a/f{i}.py b/f{i}.py\nindex 1111111..2222222 100644\n--- a/f{i}.py\n"
+                   f"+++ b/f{i}.py\n@@ -1 +1 @@\n-x = {i}\n+x = {i + 1}\n" for i in range(n)).encode()
+
+
+_DIFF = ("diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n"
+         "@@ -1,3 +1,3 @@\n def main():\n-    return 1\n+    return 2\n")
+
+CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
+    "nul-bytes": ("blob.bin", lambda: b"\x7fELF\x00\x00\x01" * 100),
+    "invalid-utf8": ("app.log", lambda: b"INFO start\nERROR bad byte \xff\xfe here\n" * 200),
+    "utf16-bom": ("notes.md", lambda: "# Title\n\n- [ ] task\n".encode("utf-16")),
+    "crlf": ("build.log", lambda: b"INFO step\r\nERROR failed\r\n" * 500),
+    "no-final-newline": ("x.diff", lambda: _DIFF.rstrip("\n").encode()),
+    "empty": ("empty.log", lambda: b""),
+    "one-mb-line": ("bundle.min.js", lambda: b"QUJD" * 262_144),
+    "special-tokens": ("chat.log", lambda: b"<|endoftext|><|im_start|>system<|im_end|><|fim_prefix|>\n" * 300),
+    "deep-json": ("deep.json", lambda: _deep_json(10_000)),
+    "duplicate-keys": ("dup.json", lambda: b'{"a": 1, "a": 2, "b": {"c": 1, "c": [1, 2, 3]}}' * 1),
+    "truncated-diff": ("cut.diff", lambda: (_DIFF * 40)[: len(_DIFF) * 40 - 37].encode()),
+    "fifty-thousand-files": ("huge.diff", lambda: _many_files(50_000)),
+}
+
+
+@pytest.mark.parametrize(("case", "budget"), [
+    (case, budget) for case in sorted(CASES) for budget in (64, 1000)
+    if case != "fifty-thousand-files" or budget == 1000  # one budget is enough for the slow one
+])
+def test_hostile_input_gives_a_valid_record(case: str, budget: int, tmp_path: Path) -> None:
+    name, make = CASES[case]
+    path = tmp_path / name
+    path.write_bytes(make())
+    record = compress_file(path, budget)
+    jsonschema.validate(record, RECORD)
+    assert record["compacted_tokens"] <= budget
+    if record.get("error"):
+        assert record["content"].startswith("[ERROR: ") and record["raw_tokens"] == 0
+    else:
+        assert independent_count(record["content"]) == record["compacted_tokens"]
+    if case == "nul-bytes":
+        assert "binary" in record["error"]
+    if case == "invalid-utf8":
+        assert any("U+FFFD" in note for note in record["notes"])
+    if case == "utf16-bom" and budget == 1000:
+        assert record["content"] == "# Title\n\n- [ ] task\n"
+    if case == "deep-json":
+        assert record["type"] == "json" and any("not valid json" in n for n in record.get("notes", [])) \
+            or record["tier"] == 1 or record["truncated"]
+    if case == "fifty-thousand-files":
+        assert record["truncated"] and record["content"].startswith("Changed files (50000):")
+
+
+def test_cli_never_prints_a_traceback_on_hostile_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for case, (name, make) in CASES.items():
+        if case == "fifty-thousand-files":
+            continue
+        path = tmp_path / name
+        path.write_bytes(make())
+        code = main(["compress", str(path), "--budget", "200"])
+        captured = capsys.readouterr()
+        assert code in (0, 2), case
+        assert "Traceback" not in captured.err, case
+        json.loads(captured.out)
+
+
+def test_bundle_of_a_merge_commit_validates(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n  - name: merge\n    diff: HEAD\n    budget: 200\n")
+    repo.write("app.py", "a = 1\n")
+    repo.write("lib.py", "b = 1\n")
+    repo.commit("base")
+    repo.git.git.checkout("-q", "-b", "side")
+    repo.write("app.py", "a = 2\n")
+    repo.commit("side")
+    repo.git.git.checkout("-q", "main")
+    repo.write("lib.py", "b = 2\n")
+    repo.commit("main")
+    repo.git.git.merge("-q", "--no-edit", "side")
+    merge = repo.git.head.commit.hexsha
+    for mode in (merge, f"{merge}~1...{merge}"):
+        output = tmp_path / "bundle.json"
+        assert main(["bundle", "--repo", str(repo.path), "--diff", mode, "--output", str(output)]) == 0
+        bundle = json.loads(output.read_text())
+        jsonschema.validate(bundle, SCHEMA)
+    # and the combined diff git shows for a merge (diff --cc) as a file
+    combined = subprocess.run(["git", "show", "--cc", merge], cwd=repo.path, capture_output=True).stdout
+    (tmp_path / "merge.diff").write_bytes(combined * 20)
+    record = compress_file(tmp_path / "merge.diff", 100)
+    jsonschema.validate(record, RECORD)
+    assert record["compacted_tokens"] <= 100 and re.search(r"\[TRUNCATED: ", record["content"])

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,3 +71,39 @@ def test_json_compress_output_parses_at_tier2(value: object) -> None:
     record = compress(text, budget, tokenizer=tokenizer, name="x.json")
     if record.tier == 2:
         json.loads(record.content)
+
+
+from ctxguard.handlers import HANDLERS  # noqa: E402
+from tests.fuzz import REGRESSIONS, check  # noqa: E402
+
+
+@FAST
+@given(text=TEXT, kind=st.sampled_from(sorted(HANDLERS)), budget=st.integers(min_value=64, max_value=800))
+def test_every_handler_survives_any_text(text: str, kind: str, budget: int) -> None:
+    handler = HANDLERS[kind]
+    ctx = Context(budget=budget, name=f"x.{kind}", task_words=frozenset({"error"}))
+    for candidate in handler.candidates(text, ctx):
+        assert isinstance(candidate, str)
+        assert handler.validate(text, candidate) is None or isinstance(handler.validate(text, candidate), str)
+
+
+@FAST
+@given(text=TEXT, budget=st.integers(min_value=64, max_value=800), kind=TYPES,
+       tier3=st.sampled_from(["salient", "head"]))
+def test_whole_path_records_validate(text: str, budget: int, kind: str | None, tier3: str) -> None:
+    check(text, f"x.{kind or 'txt'}", budget, tier3)
+
+
+def _regressions() -> list[str]:
+    return sorted(p.name for p in REGRESSIONS.iterdir() if p.name != "README.md")
+
+
+def test_regression_samples_exist() -> None:
+    assert _regressions()
+
+
+@pytest.mark.parametrize("name", _regressions())
+@pytest.mark.parametrize("budget", [64, 400, 4000])
+@pytest.mark.parametrize("tier3", ["salient", "head"])
+def test_regressions(name: str, budget: int, tier3: str) -> None:
+    check((REGRESSIONS / name).read_text(encoding="utf-8", errors="surrogatepass"), name, budget, tier3)

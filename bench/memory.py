@@ -1,12 +1,14 @@
 """Peak memory and time of `ctxguard compress` on big generated logs and diffs.
 
-    python bench/memory.py [--sizes 10,100] [--budget 8000]
+    python bench/memory.py [--sizes 10,100] [--budget 8000] [--types log,diff]
 
 For each size (MB) and type, writes a generated artifact to a temporary folder, runs
 `python -m ctxguard compress FILE --budget N` in a fresh process, and prints wall time, peak
 RSS (ru_maxrss of the child), peak / input size, and seconds per MB (linear time means a
 constant s/MB). Baseline in the same run: the peak and time of a process that only reads the
-file and encodes it with tiktoken (`encode_ordinary`), the floor for any exact counter.
+file and encodes it with tiktoken (`encode_ordinary`), the floor for any exact counter that
+holds the text and its tokens. Logs over 32 MB are streamed (ctxguard/stream.py); diffs are not,
+so do not ask for a 1 GB diff on a machine with less than ~50 GB of memory.
 """
 from __future__ import annotations
 
@@ -47,11 +49,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10,100")
     parser.add_argument("--budget", type=int, default=8000)
+    parser.add_argument("--types", default="log,diff", help="log and/or diff (diffs are not streamed)")
     args = parser.parse_args()
     print(f"{'artifact':<14} {'MB':>5} {'ctxguard s':>10} {'s/MB':>6} {'peak MB':>8} {'peak/in':>8}"
           f" {'floor s':>8} {'floor peak MB':>13}")
     with tempfile.TemporaryDirectory() as tmp:
         for kind, make, suffix in (("log", _log, ".log"), ("diff", _diff, ".diff")):
+            if kind not in args.types.split(","):
+                continue
             for size in (int(s) for s in args.sizes.split(",")):
                 path = Path(tmp) / f"big{suffix}"
                 make(path, size)

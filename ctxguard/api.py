@@ -9,7 +9,7 @@ from ctxguard.classify import classify
 from ctxguard.read import Loaded, read_artifact
 from ctxguard.record import Record, error_record
 from ctxguard.redact import redact as redact_secrets
-from ctxguard.tiers import TIER2_RATIO, compress
+from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO, compress
 from ctxguard.tokens import get_tokenizer
 
 
@@ -26,12 +26,41 @@ def compress_file_record(
     missed: bool = False,
     redact: bool = True,
 ) -> Record:
-    """Read and compress one file; an unreadable file gives an [ERROR: …] record."""
+    """Read and compress one file; an unreadable file gives an [ERROR: …] record.
+
+    A log or text file over stream.STREAM_BYTES is not read whole but streamed (bounded memory).
+    """
+    label = name if name is not None else str(path)
+    streamed = _stream(Path(path), label, budget, artifact_type, encoding, tier3, redact, missed)
+    if streamed is not None:
+        return streamed
     return compress_loaded(
-        read_artifact(path), name if name is not None else str(path), budget,
+        read_artifact(path), label, budget,
         artifact_type=artifact_type, task=task, encoding=encoding, tier2_ratio=tier2_ratio,
         tier3=tier3, missed=missed, redact=redact,
     )
+
+
+def _stream(path: Path, label: str, budget: int, artifact_type: str | None, encoding: str | None,
+            tier3: str, redact: bool, missed: bool) -> Record | None:
+    from ctxguard import stream
+
+    try:
+        if not path.is_file() or path.stat().st_size <= stream.STREAM_BYTES:
+            return None
+        with path.open("rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return None  # the normal path reports why it cannot be read
+    if b"\x00" in head[:8192] or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None  # binary or UTF-16/32: the normal path handles and explains it
+    kind = artifact_type or classify(label, head.decode("utf-8", "replace"))
+    if kind not in ("log", "text"):
+        return None
+    if budget < MIN_BUDGET:
+        raise ValueError(f"budget must be at least {MIN_BUDGET} tokens (got {budget})")
+    return stream.compress_stream(path, label, budget, get_tokenizer(encoding), kind, tier3=tier3,
+                                  secrets=redact, missed=missed)
 
 
 def compress_loaded(

@@ -34,20 +34,20 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxguard.api import compress_loaded
-    from ctxguard.read import decode, read_artifact
+    from ctxguard.api import compress_file_record, compress_loaded
+    from ctxguard.read import decode
 
     if args.budget < MIN_BUDGET:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
     if args.tier2_ratio < 1:
         raise UsageError("--tier2-ratio must be at least 1")
     check_tokenizer(args.encoding, args.strict)
-    loaded = decode(sys.stdin.buffer.read()) if args.path == "-" else read_artifact(args.path)
-    record = compress_loaded(
-        loaded, args.path, args.budget, artifact_type=args.artifact_type, task=args.task,
-        encoding=args.encoding, tier2_ratio=args.tier2_ratio, tier3=args.tier3, missed=args.missed,
-        redact=args.redact,
-    )
+    options = dict(artifact_type=args.artifact_type, task=args.task, encoding=args.encoding,
+                   tier2_ratio=args.tier2_ratio, tier3=args.tier3, missed=args.missed, redact=args.redact)
+    if args.path == "-":
+        record = compress_loaded(decode(sys.stdin.buffer.read()), "-", args.budget, **options)
+    else:
+        record = compress_file_record(args.path, args.budget, **options)
     print_json(record.to_dict())
     if record.error:
         print(f"ctxguard: error: {record.error}", file=sys.stderr)

@@ -33,6 +33,15 @@ _TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
 
 
 @dataclass
+class _Seen:
+    """The first line of one error template, and how often the template occurs."""
+
+    number: int
+    text: str
+    count: int = 1
+
+
+@dataclass
 class _Pass:
     """What one pass over the file keeps."""
 
@@ -43,7 +52,7 @@ class _Pass:
     first: tuple[int, str] | None = None
     head: list[tuple[int, str]] = field(default_factory=list)
     tail: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=TAIL))
-    templates: dict[str, list[object]] = field(default_factory=dict)  # template -> [line, text, count]
+    templates: dict[str, _Seen] = field(default_factory=dict)  # first occurrence of each template
     untracked: int = 0
     traces: dict[int, str] = field(default_factory=dict)
     head_budget: int = 0  # for tier3 "head": keep head lines while their tokens fit
@@ -159,9 +168,9 @@ def _take(state: _Pass, line: str, recent: deque[tuple[int, str]], in_trace: boo
         key = template(shown)
         entry = state.templates.get(key)
         if entry is not None:
-            entry[2] = int(entry[2]) + 1  # type: ignore[call-overload]
+            entry.count += 1
         elif len(state.templates) < MAX_TEMPLATES:
-            state.templates[key] = [number, shown, 1]
+            state.templates[key] = _Seen(number, shown)
         else:
             state.untracked += 1
     return in_trace
@@ -195,12 +204,12 @@ def _candidates(state: _Pass, mode: str) -> dict[int, tuple[float, int, str]]:
         offer(number, 3.0, last - number, _clip(text))
     for number, text in state.traces.items():
         offer(number, 2.0, number, _clip(text))
-    for number, text, count in state.templates.values():
-        line = _clip(str(text))
-        if int(count) > 1:  # type: ignore[call-overload]
-            line = f"{line.rstrip()}  ({count} occurrences)\n"
-        level = 1.5 if "warn" in str(text).lower() and "error" not in str(text).lower() else 1.0
-        offer(int(number), level, int(number), line)  # type: ignore[call-overload]
+    for seen in state.templates.values():
+        line = _clip(seen.text)
+        if seen.count > 1:
+            line = f"{line.rstrip()}  ({seen.count} occurrences)\n"
+        level = 1.5 if "warn" in seen.text.lower() and "error" not in seen.text.lower() else 1.0
+        offer(seen.number, level, seen.number, line)
     if state.first is not None:
         offer(state.first[0], 0.0, 0, _clip(state.first[1]))
     tail_filled = [(n, t) for n, t in state.tail if t.strip()]

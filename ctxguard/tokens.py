@@ -26,8 +26,11 @@ _LONG_RUN = re.compile(r"\S{%d,}" % _RUN_PIECE)
 class Encoded(Protocol):
     """One text, encoded once; answers every question the tiers ask about it."""
 
-    text: str
-    count: int
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def count(self) -> int: ...
 
     def head(self, n: int) -> str:
         """The longest prefix of the text made of whole characters within the first n tokens."""
@@ -41,8 +44,11 @@ class Encoded(Protocol):
 
 
 class Tokenizer(Protocol):
-    name: str
-    exact: bool
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def exact(self) -> bool: ...
 
     def count(self, text: str) -> int: ...
 

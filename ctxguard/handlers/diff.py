@@ -50,7 +50,7 @@ def parse(text: str) -> Any:
 
 
 def _parse(text: str) -> Any:
-    from unidiff import PatchSet
+    from unidiff.patch import PatchSet
     from unidiff.errors import UnidiffParseError
 
     try:

@@ -28,7 +28,8 @@ def compress_file_record(
 ) -> Record:
     """Read and compress one file; an unreadable file gives an [ERROR: …] record.
 
-    A log or text file over stream.STREAM_BYTES is not read whole but streamed (bounded memory).
+    A log, text or diff file over stream.STREAM_BYTES is not read whole but streamed (bounded
+    memory).
     """
     label = name if name is not None else str(path)
     streamed = _stream(Path(path), label, budget, artifact_type, encoding, tier3, redact, missed)
@@ -55,7 +56,7 @@ def _stream(path: Path, label: str, budget: int, artifact_type: str | None, enco
     if b"\x00" in head[:8192] or head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None  # binary or UTF-16/32: the normal path handles and explains it
     kind = artifact_type or classify(label, head.decode("utf-8", "replace"))
-    if kind not in ("log", "text"):
+    if kind not in stream.KINDS:
         return None
     if budget < MIN_BUDGET:
         raise ValueError(f"budget must be at least {MIN_BUDGET} tokens (got {budget})")

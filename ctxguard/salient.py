@@ -23,14 +23,14 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ctxguard.classify import is_jsonl_name
 from ctxguard.collect import GENERATED, is_excluded
 from ctxguard.handlers import HANDLERS, Context
 from ctxguard.handlers.base import plural, task_words
-from ctxguard.handlers.diff import ERROR_LINE, file_stats
+from ctxguard.handlers.diff import ERROR_LINE, FileStat, file_stats
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import loads, shrink
 from ctxguard.handlers.log import EDGE, TB_FINAL, is_important, strip_ansi, template
@@ -89,11 +89,14 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
 
 
 def _file_list(text: str, tokenizer: Tokenizer, limit: int) -> str:
+    return file_listing(file_stats(text), tokenizer, limit)
+
+
+def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) -> str:
     """`Changed files (N):` and one line per file with its +/- counts, for a cut diff.
 
     At most `limit` tokens: when every file does not fit, as many as do, and a count of the rest.
     """
-    stats = file_stats(text)
     if not stats:
         return ""
     rows = [f"  {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in stats]

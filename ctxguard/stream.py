@@ -1,11 +1,18 @@
-"""Big logs in bounded memory: one streaming pass, then a salient (or head) Tier 3 cut.
+"""Big files in bounded memory: one streaming pass, then a salient (or head) Tier 3 cut.
 
-A file over STREAM_BYTES is never read whole. It is read in blocks of whole lines (a line
-longer than a block is cut into pieces); each block is redacted and counted exactly (blocks end
-at line breaks, where no token crosses), and one pass keeps only what the cut can show: the
-head, a ring of the last lines, the first occurrence of every error/warning template with its
-count, and the end of every traceback. Memory is bounded by those caps, not by the file; time
-is one decode, one redaction and one encode per byte.
+A log, text or diff file over STREAM_BYTES is never read whole. It is read in blocks of whole
+lines (a line longer than a block arrives in pieces and is shown clipped); each block is
+redacted and counted exactly: blocks end at a line break followed by a letter or digit, where
+no token crosses, so the sum is the count of the whole file. One pass keeps only what the cut
+can show, within fixed caps:
+
+- log/text: the head, a ring of the last lines, the first occurrence of every error/warning
+  template with its count, and the end of every traceback;
+- diff: every file's path and +/- counts, the file and hunk headers, the added or removed
+  definitions and error lines, and the first changed lines of each file.
+
+Memory is bounded by those caps, not by the file; time is one decode, one redaction and one
+encode per byte.
 """
 from __future__ import annotations
 
@@ -15,10 +22,14 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from ctxguard import probes
+from ctxguard.collect import GENERATED, is_excluded
 from ctxguard.handlers.base import plural
+from ctxguard.handlers.diff import ERROR_LINE, FileStat
 from ctxguard.handlers.log import EDGE, TB_FINAL, is_important, strip_ansi, template
+from ctxguard.handlers.text import is_definition
 from ctxguard.record import Record
 from ctxguard.redact import redact
 from ctxguard.tiers import marker
@@ -28,35 +39,47 @@ STREAM_BYTES = 32 * 1024 * 1024  # files larger than this are streamed
 BLOCK = 1 << 20  # bytes read at a time
 TAIL = 2000  # last lines kept for the cut
 MAX_TEMPLATES = 5000  # distinct error/warning templates tracked
+MAX_OFFERED = 100_000  # diff lines kept as candidates for the cut
+MAX_FILES = 200_000  # diff files whose stats are kept
+CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates
 MAX_LINE = 2000  # characters of one line shown at most
+KINDS = ("log", "text", "diff")
 _TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
+_TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
+# After a line break, a printable ASCII character other than "/" starts a new pretoken in every
+# tiktoken encoding: no token crosses such a break (whitespace, another break or "/" might join).
+_SAFE_NEXT = frozenset(range(0x21, 0x7F)) - {ord("/")}
+Offered = dict[int, tuple[float, int, str]]  # line number -> (priority, rank, text shown)
+
+
+class Sink(Protocol):
+    """Takes the lines of one pass, keeps what the cut may show."""
+
+    def take(self, number: int, line: str) -> None: ...
+
+    def offered(self, lines: int, mode: str) -> Offered: ...
+
+    def probes(self) -> list[probes.Probe]: ...
 
 
 @dataclass
-class _Seen:
-    """The first line of one error template, and how often the template occurs."""
-
-    number: int
-    text: str
-    count: int = 1
-
-
-@dataclass
-class _Pass:
-    """What one pass over the file keeps."""
+class Scan:
+    """What every pass knows: lines, exact tokens, what reading and redaction changed."""
 
     lines: int = 0
     tokens: int = 0
     replaced: int = 0
     redacted: dict[str, int] = field(default_factory=dict)
-    first: tuple[int, str] | None = None
-    head: list[tuple[int, str]] = field(default_factory=list)
-    tail: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=TAIL))
-    templates: dict[str, _Seen] = field(default_factory=dict)  # first occurrence of each template
-    untracked: int = 0
-    traces: dict[int, str] = field(default_factory=dict)
-    head_budget: int = 0  # for tier3 "head": keep head lines while their tokens fit
-    head_tokens: int = 0
+
+
+def _safe_break(data: bytes) -> int:
+    """The last line break no token crosses (-1 if none)."""
+    end = len(data)
+    while True:
+        cut = data.rfind(b"\n", 0, end)
+        if cut < 0 or (cut + 1 < len(data) and data[cut + 1] in _SAFE_NEXT):
+            return cut
+        end = cut
 
 
 def _blocks(path: Path) -> Iterator[bytes]:
@@ -72,9 +95,11 @@ def _blocks(path: Path) -> Iterator[bytes]:
             data = rest + chunk
             cut = _safe_break(data)
             if cut < 0:
-                if len(data) >= BLOCK:
-                    yield data  # one very long line: its pieces are counted one by one
-                    rest = b""
+                if len(data) >= 16 * BLOCK:  # a huge line (or no safe break at all): pieces
+                    line_end = data.rfind(b"\n")
+                    cut = line_end if line_end >= 0 else len(data) - 1
+                    yield data[: cut + 1]
+                    rest = data[cut + 1 :]
                 else:
                     rest = data
                 continue
@@ -82,26 +107,14 @@ def _blocks(path: Path) -> Iterator[bytes]:
             rest = data[cut + 1 :]
 
 
-_SAFE_NEXT = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+def _whole(start: str, length: int) -> str:
+    return start if length <= MAX_LINE else f"{start[:MAX_LINE]}... ({length - MAX_LINE} chars omitted)\n"
 
 
-def _safe_break(data: bytes) -> int:
-    """The last line break after which a letter or digit follows: no token can cross it, so
-    counting the two sides apart gives the exact count of the whole. -1 if there is none."""
-    end = len(data)
-    while True:
-        cut = data.rfind(b"\n", 0, end)
-        if cut < 0 or (cut + 1 < len(data) and data[cut + 1] in _SAFE_NEXT):
-            return cut
-        end = cut
-
-
-def scan(path: Path, tokenizer: Tokenizer, head_budget: int = 0, secrets: bool = True) -> _Pass:
-    """The one pass: exact token count and everything the cut may show."""
-    state = _Pass(head_budget=head_budget)
+def scan(path: Path, tokenizer: Tokenizer, sink: Sink, secrets: bool = True) -> Scan:
+    """The one pass: exact token count; every line (redacted, clipped) handed to the sink."""
+    state = Scan()
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
-    recent: deque[tuple[int, str]] = deque(maxlen=5)
-    in_trace = False
     partial: tuple[str, int] | None = None
     carry = ""  # an unterminated private-key block waits for its end in the next block
     for block in _blocks(path):
@@ -124,56 +137,17 @@ def scan(path: Path, tokenizer: Tokenizer, head_budget: int = 0, secrets: bool =
                 partial = (start + line[: MAX_LINE + 1 - len(start)], length + len(line.rstrip("\r\n")))
                 if not line.endswith(("\n", "\r")):
                     continue
-                start, length = partial
+                line = _whole(*partial)
                 partial = None
-                line = start if length <= MAX_LINE else f"{start[:MAX_LINE]}... ({length - MAX_LINE} chars omitted)\n"
-            in_trace = _take(state, line, recent, in_trace, tokenizer)
+            sink.take(state.lines, line)
+            state.lines += 1
     if partial is not None:
-        start, length = partial
-        _take(state, start if length <= MAX_LINE else f"{start[:MAX_LINE]}... ({length - MAX_LINE} chars omitted)\n",
-              recent, in_trace, tokenizer)
-    if carry:
+        sink.take(state.lines, _whole(*partial))
+        state.lines += 1
+    if carry:  # never shown; counted
         state.tokens += tokenizer.count(carry)
         state.lines += carry.count("\n")
     return state
-
-
-def _take(state: _Pass, line: str, recent: deque[tuple[int, str]], in_trace: bool,
-          tokenizer: Tokenizer) -> bool:
-    """Note one line; returns whether a Python traceback is still open after it."""
-    number = state.lines
-    state.lines += 1
-    shown = strip_ansi(line)
-    if state.first is None and shown.strip():
-        state.first = (number, shown)
-    if state.head_budget:  # tier3 head: the lines that can fit, and one more
-        if state.head_tokens <= state.head_budget:
-            state.head_tokens += tokenizer.count(shown)
-            state.head.append((number, shown))
-    elif len(state.head) < EDGE:
-        state.head.append((number, shown))
-    state.tail.append((number, shown))
-    recent.append((number, shown))
-    if _TRACE_START.match(shown):
-        return True
-    final = False
-    if in_trace and shown[:1].strip():
-        in_trace = False
-        final = TB_FINAL.match(shown) is not None
-        if final:
-            for n, text in recent:
-                if len(state.traces) < 4 * MAX_TEMPLATES:
-                    state.traces[n] = text
-    if final or (not in_trace and is_important(shown)):
-        key = template(shown)
-        entry = state.templates.get(key)
-        if entry is not None:
-            entry.count += 1
-        elif len(state.templates) < MAX_TEMPLATES:
-            state.templates[key] = _Seen(number, shown)
-        else:
-            state.untracked += 1
-    return in_trace
 
 
 def _clip(line: str) -> str:
@@ -183,53 +157,221 @@ def _clip(line: str) -> str:
     return body + "\n"
 
 
-def _candidates(state: _Pass, mode: str) -> dict[int, tuple[float, int, str]]:
-    """line number -> (priority, rank, text) of every line the cut may show."""
-    out: dict[int, tuple[float, int, str]] = {}
+def _offer(out: Offered, number: int, level: float, rank: int, text: str) -> None:
+    if number not in out or out[number][:2] > (level, rank):
+        out[number] = (level, rank, text)
 
-    def offer(number: int, level: float, rank: int, text: str) -> None:
-        if number not in out or out[number][:2] > (level, rank):
-            out[number] = (level, rank, text)
 
-    if mode == "head":
-        for number, text in state.head:
-            offer(number, 0.0, number, _clip(text))
+@dataclass
+class _Seen:
+    """The first line of one error template, and how often the template occurs."""
+
+    number: int
+    text: str
+    count: int = 1
+
+
+class LogSink:
+    """Logs and other text: head, tail, error templates, traceback ends."""
+
+    def __init__(self, tokenizer: Tokenizer, head_budget: int = 0) -> None:
+        self.tokenizer = tokenizer
+        self.head_budget = head_budget  # tier3 head: keep head lines while they fit
+        self.head_tokens = 0
+        self.first: tuple[int, str] | None = None
+        self.head: list[tuple[int, str]] = []
+        self.tail: deque[tuple[int, str]] = deque(maxlen=TAIL)
+        self.recent: deque[tuple[int, str]] = deque(maxlen=5)
+        self.templates: dict[str, _Seen] = {}
+        self.traces: dict[int, str] = {}
+        self.untracked = 0
+        self.in_trace = False
+
+    def take(self, number: int, line: str) -> None:
+        shown = strip_ansi(line)
+        if self.first is None and shown.strip():
+            self.first = (number, shown)
+        if self.head_budget:
+            if self.head_tokens <= self.head_budget:
+                self.head_tokens += self.tokenizer.count(shown)
+                self.head.append((number, shown))
+        elif len(self.head) < EDGE:
+            self.head.append((number, shown))
+        self.tail.append((number, shown))
+        self.recent.append((number, shown))
+        if _TRACE_START.match(shown):
+            self.in_trace = True
+            return
+        final = False
+        if self.in_trace and shown[:1].strip():
+            self.in_trace = False
+            final = TB_FINAL.match(shown) is not None
+            if final and len(self.traces) < 4 * MAX_TEMPLATES:
+                self.traces.update(self.recent)
+        if final or (not self.in_trace and is_important(shown)):
+            key = template(shown)
+            seen = self.templates.get(key)
+            if seen is not None:
+                seen.count += 1
+            elif len(self.templates) < MAX_TEMPLATES:
+                self.templates[key] = _Seen(number, shown)
+            else:
+                self.untracked += 1
+
+    def offered(self, lines: int, mode: str) -> Offered:
+        out: Offered = {}
+        if mode == "head":
+            for number, text in self.head:
+                _offer(out, number, 0.0, number, _clip(text))
+            return out
+        last = lines - 1
+        for number, text in self.tail:
+            _offer(out, number, 6.0, last - number, _clip(text))
+        for number, text in self.head:
+            _offer(out, number, 3.0, number, _clip(text))
+        for number, text in list(self.tail)[-EDGE:]:
+            _offer(out, number, 3.0, last - number, _clip(text))
+        for number, text in self.traces.items():
+            _offer(out, number, 2.0, number, _clip(text))
+        for seen in self.templates.values():
+            line = _clip(seen.text)
+            if seen.count > 1:
+                line = f"{line.rstrip()}  ({seen.count} occurrences)\n"
+            level = 1.5 if "warn" in seen.text.lower() and "error" not in seen.text.lower() else 1.0
+            _offer(out, seen.number, level, seen.number, line)
+        if self.first is not None:
+            _offer(out, self.first[0], 0.0, 0, _clip(self.first[1]))
+        last_filled = self._last()
+        if last_filled is not None:
+            _offer(out, last_filled[0], 0.0, 1, _clip(last_filled[1]))
         return out
-    last = state.lines - 1
-    for number, text in state.tail:
-        offer(number, 6.0, last - number, _clip(text))
-    for number, text in state.head:
-        offer(number, 3.0, number, _clip(text))
-    for number, text in list(state.tail)[-EDGE:]:
-        offer(number, 3.0, last - number, _clip(text))
-    for number, text in state.traces.items():
-        offer(number, 2.0, number, _clip(text))
-    for seen in state.templates.values():
-        line = _clip(seen.text)
-        if seen.count > 1:
-            line = f"{line.rstrip()}  ({seen.count} occurrences)\n"
-        level = 1.5 if "warn" in seen.text.lower() and "error" not in seen.text.lower() else 1.0
-        offer(seen.number, level, seen.number, line)
-    if state.first is not None:
-        offer(state.first[0], 0.0, 0, _clip(state.first[1]))
-    tail_filled = [(n, t) for n, t in state.tail if t.strip()]
-    if tail_filled:
-        offer(tail_filled[-1][0], 0.0, 1, _clip(tail_filled[-1][1]))
-    return out
+
+    def _last(self) -> tuple[int, str] | None:
+        return next(((n, t) for n, t in reversed(self.tail) if t.strip()), None)
+
+    def probes(self) -> list[probes.Probe]:
+        found = [probes.Probe("first", self.first[1].strip())] if self.first else []
+        last = self._last()
+        if last is not None:
+            found.append(probes.Probe("last", last[1].strip()))
+        return found + [probes.Probe("template", key) for key in self.templates]
+
+    def notes(self) -> list[str]:
+        if not self.untracked:
+            return []
+        return [f"{self.untracked} error lines beyond {MAX_TEMPLATES} distinct templates not tracked"]
+
+
+@dataclass
+class _Count:
+    path: str
+    added: int = 0
+    removed: int = 0
+    status: str = "modified"
+
+
+class DiffSink:
+    """Diffs: file stats and headers, definitions and error lines, the first changes of each file."""
+
+    def __init__(self) -> None:
+        self.files: list[FileStat] = []
+        self.more_files = 0
+        self.out: Offered = {}
+        self.found: dict[probes.Probe, None] = {}
+        self.path = ""
+        self.offset = 0.0
+        self.index = 0
+        self.in_hunk = False
+        self.changed = 0
+        self.stat: _Count | None = None
+
+    def _keep(self, number: int, level: float, line: str) -> None:
+        if len(self.out) < MAX_OFFERED:
+            _offer(self.out, number, level, self.index, _clip(line))
+
+    def close(self) -> None:
+        """The last file's stats are final: call after the pass."""
+        if self.stat is not None:
+            if len(self.files) < MAX_FILES:
+                s = self.stat
+                self.files.append(FileStat(s.path, s.added, s.removed, s.status))
+            else:
+                self.more_files += 1
+        self.stat = None
+
+    def take(self, number: int, line: str) -> None:
+        self.index += 1
+        if line.startswith("diff --git ") or line.startswith("diff --cc "):
+            self.close()
+            self.path = line.rstrip("\r\n").rsplit(" b/", 1)[-1] if " b/" in line else line.split()[-1]
+            self.offset = 3.0 if is_excluded(self.path, GENERATED) else 1.0 if _TESTS_DOCS.search(self.path) else 0.0
+            self.index, self.in_hunk, self.changed = 0, False, 0
+            self.stat = _Count(self.path)
+            if len(self.found) < MAX_OFFERED:
+                self.found[probes.Probe("path", self.path)] = None
+            self._keep(number, 2 + self.offset, line)
+            return
+        if line.startswith("@@"):
+            self.in_hunk = True
+            self._keep(number, 3 + self.offset, line)
+            return
+        if not self.in_hunk:
+            if self.stat is not None:
+                for start, status in (("new file mode", "added"), ("deleted file mode", "deleted"),
+                                      ("rename from", "renamed"), ("Binary files", "binary")):
+                    if line.startswith(start):
+                        self.stat.status = status
+            redundant = line.startswith(("index ", "--- ", "+++ "))
+            self._keep(number, 6.0 if redundant else 2 + self.offset, line)
+            return
+        kind = line[:1]
+        if kind not in ("+", "-"):
+            return  # context lines are never worth a place in a cut of a huge diff
+        if self.stat is not None:
+            if kind == "+":
+                self.stat.added += 1
+            else:
+                self.stat.removed += 1
+        body = line[1:]
+        if is_definition(body):
+            name = probes.definition_name(body)
+            if name and len(self.found) < MAX_OFFERED:
+                self.found[probes.Probe("definition", name)] = None
+            self._keep(number, 1 + self.offset, line)
+        elif ERROR_LINE.search(body):
+            if kind == "+" and len(self.found) < MAX_OFFERED:
+                self.found[probes.Probe("error", probes.error_message(body))] = None
+            self._keep(number, 1 + self.offset, line)
+        elif self.changed < CHANGED_PER_FILE:
+            self.changed += 1
+            self._keep(number, 4 + self.offset, line)
+
+    def offered(self, lines: int, mode: str) -> Offered:
+        if mode == "head":
+            return {n: (0.0, n, t) for n, (_, _, t) in self.out.items()}
+        return self.out
+
+    def probes(self) -> list[probes.Probe]:
+        return list(self.found)
+
+    def notes(self) -> list[str]:
+        if not self.more_files:
+            return []
+        return [f"{self.more_files} files beyond {MAX_FILES} are not in the file list"]
 
 
 def _gap(n: int) -> str:
     return f"... ({plural(n, 'line')} omitted)\n"
 
 
-def cut(state: _Pass, room: int, tokenizer: Tokenizer, mode: str) -> tuple[str, int]:
-    """The cut within room tokens, and how many raw tokens it leaves out."""
-    offered = _candidates(state, mode)
+def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokenizer,
+        prefix: str = "") -> str:
+    """Take offered lines by priority within room tokens; show them in order, gaps marked."""
     counts = {n: tokenizer.count(text) for n, (_, _, text) in offered.items()}
     order = sorted(offered, key=lambda n: offered[n][:2])
-    gap_cost = tokenizer.count(_gap(max(state.lines, 2)))
-    limit = room - tokenizer.count(marker(state.tokens)) - 1
-    last = state.lines - 1
+    gap_cost = tokenizer.count(_gap(max(lines, 2)))
+    limit = room - tokenizer.count(prefix) - tokenizer.count(marker(tokens)) - 1
+    last = lines - 1
     for _ in range(4):
         chosen: set[int] = set()
         used = gap_cost
@@ -240,7 +382,7 @@ def cut(state: _Pass, room: int, tokenizer: Tokenizer, mode: str) -> tuple[str, 
             if used + delta <= limit:
                 chosen.add(n)
                 used += delta
-        out: list[str] = []
+        out: list[str] = [prefix]
         previous = -1
         for n in sorted(chosen):
             if n - previous > 1:
@@ -249,42 +391,45 @@ def cut(state: _Pass, room: int, tokenizer: Tokenizer, mode: str) -> tuple[str, 
             previous = n
         if previous < last:
             out.append(_gap(last - previous))
-        omitted = max(1, state.tokens - sum(counts[n] for n in chosen))
+        omitted = max(1, tokens - sum(counts[n] for n in chosen))
         content = "".join(out) + marker(omitted)
         over = tokenizer.count(content) - room
         if over <= 0:
-            return content, omitted
+            return content
         limit -= over + 2
-    text = marker(state.tokens)
-    return text, state.tokens
+    return marker(tokens)
 
 
 def compress_stream(path: Path, name: str, budget: int, tokenizer: Tokenizer, kind: str,
                     tier3: str = "salient", secrets: bool = True, missed: bool = False) -> Record | None:
     """A Tier 3 record for a big file, or None when it fits its budget after all."""
+    from ctxguard.salient import file_listing
+
     warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
     room = budget - tokenizer.count(warning)
-    state = scan(path, tokenizer, head_budget=room if tier3 == "head" else 0, secrets=secrets)
+    sink: LogSink | DiffSink = DiffSink() if kind == "diff" else LogSink(
+        tokenizer, head_budget=room if tier3 == "head" else 0)
+    state = scan(path, tokenizer, sink, secrets=secrets)
+    if isinstance(sink, DiffSink):
+        sink.close()
     if state.tokens <= room:
         return None
-    content, _ = cut(state, room, tokenizer, tier3)
-    content = warning + content
-    found = [probes.Probe("first", state.first[1].strip())] if state.first else []
-    tail_filled = [t for _, t in state.tail if t.strip()]
-    if tail_filled:
-        found.append(probes.Probe("last", tail_filled[-1].strip()))
-    found += [probes.Probe("template", key) for key in state.templates]
-    found = list(dict.fromkeys(found))
-    kept = probes.measure(kind, "", content, found)
+    prefix = ""
+    if isinstance(sink, DiffSink) and tier3 == "salient":
+        prefix = file_listing(sink.files, tokenizer, room // 2)
+    content = warning + cut(sink.offered(state.lines, tier3), state.lines, state.tokens, room, tokenizer, prefix)
+    kept = probes.measure(kind, "", content, list(dict.fromkeys(sink.probes())))
     notes = [f"streamed: {path.stat().st_size} bytes in one pass; tier 2 is not attempted for "
              f"artifacts over {STREAM_BYTES // (1024 * 1024)} MB"]
     if state.replaced:
         notes.append(f"{state.replaced} invalid UTF-8 sequences replaced with U+FFFD")
-    if state.untracked:
-        notes.append(f"{state.untracked} error lines beyond {MAX_TEMPLATES} distinct templates not tracked")
+    notes += sink.notes()
+    extra: dict[str, object] = {"redacted": state.redacted} if state.redacted else {}
+    if isinstance(sink, DiffSink):
+        extra["files"] = [{"path": s.path, "added": s.added, "removed": s.removed, "status": s.status}
+                          for s in sink.files[:1000]]
     return Record(
         artifact_name=name, raw_tokens=state.tokens, compacted_tokens=tokenizer.count(content),
         truncated=True, content=content, type=kind, tier=3, budget=budget, encoding=tokenizer.name,
-        notes=tuple(notes), retention=kept.to_dict(missed),
-        extra={"redacted": state.redacted} if state.redacted else {},
+        notes=tuple(notes), retention=kept.to_dict(missed), extra=extra,
     )

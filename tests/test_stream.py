@@ -74,3 +74,48 @@ def test_one_huge_line_is_counted_in_pieces(small_stream: None, tmp_path: Path) 
     content = record["content"]
     assert content.startswith("ERROR abcd1234") and "(158006 chars omitted)" in content
     assert "INFO done" in content and "lines omitted" not in content  # one line, not 40 pieces
+
+
+def test_stream_diff_lists_files_definitions_and_errors(small_stream: None, tmp_path: Path) -> None:
+    from tests.test_salient import _diff_of
+
+    text = _diff_of(30) + ("diff --git a/package-lock.json b/package-lock.json\nindex 1..2 100644\n"
+                           "--- a/package-lock.json\n+++ b/package-lock.json\n@@ -1 +1,400 @@\n {\n"
+                           + "".join(f'+  "dep{i}": "1.0.{i}",\n' for i in range(399)))
+    path = tmp_path / "change.diff"
+    path.write_text(text)
+    record = compress_file(path, 1500)
+    jsonschema.validate(record, RECORD)
+    assert any(note.startswith("streamed:") for note in record["notes"])
+    assert record["raw_tokens"] == independent_count(text)
+    assert record["compacted_tokens"] <= 1500 and record["truncated"]
+    content = record["content"]
+    assert content.startswith("Changed files (31):\n")
+    assert "  package-lock.json (+399 -0, modified)" in content
+    for f in range(30):
+        assert f"+def handler_{f}(request):" in content and f"bad request in module {f}" in content
+    assert '"dep398"' not in content  # the lockfile's body comes last, and does not fit
+    assert record["retention"]["kept"] == record["retention"]["probes"]
+    assert record["files"][0] == {"path": "pkg/module_0.py", "added": 41, "removed": 0, "status": "modified"}
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PIECES = st.lists(st.sampled_from(["\n", "\n\n", "\r\n", " ", "  \n", "/", "//x", "}", "word", "Ünï", "\t",
+                                   "1234", "+", "-", " x", "\u00a0", "é", "😀", "<|endoftext|>"]), max_size=400)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(pieces=PIECES)
+def test_block_counts_sum_to_the_whole_count(pieces: list[str], tmp_path_factory: pytest.TempPathFactory,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxguard.tokens import get_tokenizer
+
+    monkeypatch.setattr(stream, "BLOCK", 16)  # many block boundaries
+    text = "".join(pieces)
+    path = tmp_path_factory.mktemp("s") / "t.log"
+    path.write_bytes(text.encode())
+    tokenizer = get_tokenizer()
+    state = stream.scan(path, tokenizer, stream.LogSink(tokenizer), secrets=False)
+    assert state.tokens == tokenizer.count(text.encode().decode())

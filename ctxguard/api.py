@@ -46,17 +46,8 @@ def _stream(path: Path, label: str, budget: int, artifact_type: str | None, enco
             tier3: str, redact: bool, missed: bool) -> Record | None:
     from ctxguard import stream
 
-    try:
-        if not path.is_file() or path.stat().st_size <= stream.STREAM_BYTES:
-            return None
-        with path.open("rb") as handle:
-            head = handle.read(65536)
-    except OSError:
-        return None  # the normal path reports why it cannot be read
-    if b"\x00" in head[:8192] or head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return None  # binary or UTF-16/32: the normal path handles and explains it
-    kind = artifact_type or classify(label, head.decode("utf-8", "replace"))
-    if kind not in stream.KINDS:
+    kind = stream.streamable(path, label, artifact_type)
+    if kind is None:
         return None
     if budget < MIN_BUDGET:
         raise ValueError(f"budget must be at least {MIN_BUDGET} tokens (got {budget})")

@@ -39,6 +39,7 @@ class Artifact:
     max_raw_tokens: int | None = None
     notes: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    stream: Path | None = None  # a big file read in one pass instead of whole (ctxguard.stream)
 
 
 @dataclass(frozen=True)
@@ -171,8 +172,15 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
         return [Artifact(name=spec.name, budget=spec.budget, text=text, notes=("no file matched",), **common)]
     share = max(MIN_BUDGET, spec.budget // len(matches))
     out = []
+    from ctxguard.stream import streamable
+
     for path in matches:
         rel = path.relative_to(top).as_posix()
+        kind = streamable(path, rel, spec.type)
+        if kind is not None:
+            out.append(Artifact(name=rel, budget=share, text=None, stream=path, notes=tuple(problems),
+                                **{**common, "type": kind}))
+            continue
         loaded = read_artifact(path)
         error = loaded.error.replace(str(path), rel) if loaded.error else None
         out.append(Artifact(name=rel, budget=share, text=loaded.text, error=error,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ctxguard.handlers.diff import FileStat
 from ctxguard.handlers.log import error_summary
@@ -47,6 +48,15 @@ def facts(items: Sequence[tuple[str, str, str]], stats: dict[str, list[FileStat]
                 if match:
                     tasks.append((name, match.group(1).strip()))
     return Facts(tuple(files), tuple(errors), tuple(tasks))
+
+
+def merge(found: Facts, streamed: Sequence[tuple[str, Any]]) -> Facts:
+    """Add the facts a streaming pass kept (ctxguard.stream sinks) about big files."""
+    files, errors = list(found.files), list(found.errors)
+    for name, sink in streamed:
+        files.extend(getattr(sink, "files", []))
+        errors.extend((name, seen.text, seen.count) for seen in getattr(sink, "templates", {}).values())
+    return Facts(tuple(files), tuple(errors), found.tasks)
 
 
 def _clip(line: str) -> str:

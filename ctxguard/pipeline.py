@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ctxguard import digest
+from ctxguard import digest, stream
 from ctxguard.budget import Request, allocate, capacity
 from ctxguard.classify import classify
 from ctxguard.collect import Artifact, Source, collect
@@ -37,18 +37,26 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     # Encoded once: the counts drive allocation and the same token arrays drive the cuts.
     encoded = [tokenizer.encode(a.text) if a.text is not None else None for a in artifacts]
     kinds = [classify(a.name, a.text or "", a.type) for a in artifacts]
+    # Big files: one streaming pass each, which counts them and keeps what their cut may show.
+    streams = {i: stream.prepare(a.stream, tokenizer, kinds[i], _tier3(config, a.entry), config.redact,
+                                 head_budget=a.budget)
+               for i, a in enumerate(artifacts) if a.stream is not None}
     stats = {a.name: file_stats(a.text) for a, kind in zip(artifacts, kinds) if kind == "diff" and a.text}
     found = digest.facts([(a.name, kind, a.text) for a, kind in zip(artifacts, kinds) if a.text is not None], stats)
+    found = digest.merge(found, [(artifacts[i].name, sink) for i, (_, sink) in streams.items()])
     extra_tokens = overhead(tokenizer)
     needs = [e.count + extra_tokens if e is not None else 0 for e in encoded]
+    for i, (state, _) in streams.items():
+        needs[i] = state.tokens + extra_tokens
     requests = [Request(a.budget, need, a.priority) for a, need in zip(artifacts, needs)]
     placeholders = [error_record(a.name, "", artifact_type="text", budget=0, encoding="") for a in artifacts]
     placeholders = [replace(r, retention={"probes": 999_999, "kept": 999_999}) for r in placeholders]
     reserved = tokenizer.count(digest.render(found, placeholders, worst=True))
     for _ in range(3):  # once, unless the real digest outgrows its reserve (then with more room)
         budgets = allocate(requests, config.total_budget, config.margin, reserved)
-        records = [_record(config, a, kind, b, e, tokenizer, missed, stats.get(a.name))
-                   for a, kind, b, e in zip(artifacts, kinds, budgets, encoded)]
+        records = [_streamed(config, a, kind, b, streams[i], tokenizer, missed) if i in streams
+                   else _record(config, a, kind, b, e, tokenizer, missed, stats.get(a.name))
+                   for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))]
         text = digest.render(found, records)
         used = tokenizer.count(text)
         if used <= reserved:
@@ -56,6 +64,30 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
         reserved = used + 16
     return Result(records, artifacts, source,
                   capacity(requests, config.total_budget, config.margin, reserved), text, used)
+
+
+def _tier3(config: Config, entry: str) -> str:
+    spec = config.spec(entry)
+    return (spec.tier3 if spec else None) or config.tier3
+
+
+def _streamed(config: Config, artifact: Artifact, kind: str, budget: int,
+              prepared: tuple[stream.Scan, stream.LogSink | stream.DiffSink], tokenizer: Tokenizer,
+              missed: bool) -> Record:
+    assert artifact.stream is not None
+    record = stream.finish(*prepared, artifact.stream, artifact.name, budget, tokenizer, kind,
+                           _tier3(config, artifact.entry), missed)
+    if record is None:  # it fits after all: read it whole
+        from ctxguard.read import read_artifact
+
+        loaded = read_artifact(artifact.stream)
+        whole = _redacted(replace(artifact, text=loaded.text, stream=None))
+        encoded = tokenizer.encode(whole.text) if whole.text is not None else None
+        return _record(config, whole, kind, budget, encoded, tokenizer, missed, None)
+    extra = dict(artifact.extra)
+    if artifact.entry != artifact.name:
+        extra["entry"] = artifact.entry
+    return replace(record, notes=artifact.notes + record.notes, extra={**record.extra, **extra})
 
 
 def _redacted(artifact: Artifact) -> Artifact:
@@ -73,11 +105,9 @@ def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: 
         record = error_record(artifact.name, artifact.error or "unreadable", artifact_type=kind,
                               budget=budget, encoding=tokenizer.name)
     else:
-        spec = config.spec(artifact.entry)
         record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name,
                           artifact_type=kind, task=artifact.task, tier2_ratio=config.tier2_ratio,
-                          encoded=tokens, tier3=(spec.tier3 if spec else None) or config.tier3,
-                          missed=missed)
+                          encoded=tokens, tier3=_tier3(config, artifact.entry), missed=missed)
     extra = dict(artifact.extra)
     if artifact.entry != artifact.name:
         extra["entry"] = artifact.entry

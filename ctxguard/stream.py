@@ -400,18 +400,41 @@ def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokeniz
     return marker(tokens)
 
 
-def compress_stream(path: Path, name: str, budget: int, tokenizer: Tokenizer, kind: str,
-                    tier3: str = "salient", secrets: bool = True, missed: bool = False) -> Record | None:
-    """A Tier 3 record for a big file, or None when it fits its budget after all."""
+def streamable(path: Path, label: str, artifact_type: str | None) -> str | None:
+    """The kind to stream this file as, or None when it is read whole (small, binary, other type)."""
+    from ctxguard.classify import classify
+
+    try:
+        if not path.is_file() or path.stat().st_size <= STREAM_BYTES:
+            return None
+        with path.open("rb") as handle:
+            head = handle.read(65536)
+    except OSError:
+        return None  # the normal path reports why it cannot be read
+    if b"\x00" in head[:8192] or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None  # binary or UTF-16/32: the normal path handles and explains it
+    kind = artifact_type or classify(label, head.decode("utf-8", "replace"))
+    return kind if kind in KINDS else None
+
+
+def prepare(path: Path, tokenizer: Tokenizer, kind: str, tier3: str = "salient",
+            secrets: bool = True, head_budget: int = 0) -> tuple[Scan, LogSink | DiffSink]:
+    """The pass over a big file: its exact count and what its cut may show."""
+    sink: LogSink | DiffSink = DiffSink() if kind == "diff" else LogSink(
+        tokenizer, head_budget=head_budget if tier3 == "head" else 0)
+    state = scan(path, tokenizer, sink, secrets=secrets)
+    if isinstance(sink, DiffSink):
+        sink.close()
+    return state, sink
+
+
+def finish(state: Scan, sink: LogSink | DiffSink, path: Path, name: str, budget: int,
+           tokenizer: Tokenizer, kind: str, tier3: str = "salient", missed: bool = False) -> Record | None:
+    """The Tier 3 record of a prepared file, or None when it fits its budget after all."""
     from ctxguard.salient import file_listing
 
     warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
     room = budget - tokenizer.count(warning)
-    sink: LogSink | DiffSink = DiffSink() if kind == "diff" else LogSink(
-        tokenizer, head_budget=room if tier3 == "head" else 0)
-    state = scan(path, tokenizer, sink, secrets=secrets)
-    if isinstance(sink, DiffSink):
-        sink.close()
     if state.tokens <= room:
         return None
     prefix = ""
@@ -433,3 +456,10 @@ def compress_stream(path: Path, name: str, budget: int, tokenizer: Tokenizer, ki
         truncated=True, content=content, type=kind, tier=3, budget=budget, encoding=tokenizer.name,
         notes=tuple(notes), retention=kept.to_dict(missed), extra=extra,
     )
+
+
+def compress_stream(path: Path, name: str, budget: int, tokenizer: Tokenizer, kind: str,
+                    tier3: str = "salient", secrets: bool = True, missed: bool = False) -> Record | None:
+    """A Tier 3 record for a big file, or None when it fits its budget after all."""
+    state, sink = prepare(path, tokenizer, kind, tier3, secrets, head_budget=budget)
+    return finish(state, sink, path, name, budget, tokenizer, kind, tier3, missed)

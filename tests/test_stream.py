@@ -119,3 +119,33 @@ def test_block_counts_sum_to_the_whole_count(pieces: list[str], tmp_path_factory
     tokenizer = get_tokenizer()
     state = stream.scan(path, tokenizer, stream.LogSink(tokenizer), secrets=False)
     assert state.tokens == tokenizer.count(text.encode().decode())
+
+
+def test_bundle_streams_big_files(small_stream: None, tmp_path: Path) -> None:
+    import json
+
+    from ctxguard.main import main
+    from tests.gitrepo import Repo
+    from tests.test_hostile import SCHEMA
+
+    repo = Repo(tmp_path / "repo")
+    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\ntotal_budget: 3000\nartifacts:\n"
+               "  - name: diff\n    diff: staged\n    budget: 1000\n"
+               "  - name: logs\n    paths: [\"reports/*.log\"]\n    budget: 1500\n")
+    repo.write("app.py", "def main():\n    return 1\n")
+    repo.commit("initial")
+    repo.write("app.py", "def main():\n    return 2\n")
+    repo.add("app.py")
+    _, text = _log(tmp_path)
+    repo.write("reports/service.log", text)
+    before = repo.snapshot()
+    assert main(["bundle", "--repo", str(repo.path)]) == 0
+    assert repo.snapshot() == before
+    bundle = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())
+    jsonschema.validate(bundle, SCHEMA)
+    log = bundle["artifacts"][1]
+    assert any(note.startswith("streamed:") for note in log["notes"])
+    assert log["raw_tokens"] == independent_count(redact(text).text)
+    assert log["compacted_tokens"] <= log["budget"] and "ZeroDivisionError" in log["content"]
+    assert "ZeroDivisionError: division by zero" in bundle["digest"]["content"]
+    assert bundle["totals"]["compacted_tokens"] + bundle["digest"]["tokens"] <= 3000

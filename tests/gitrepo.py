@@ -43,3 +43,12 @@ class Repo:
         index = self.path / ".git" / "index"
         status = self.git.git.status("--porcelain", "--untracked-files=all")
         return digest.hexdigest(), index.read_bytes() if index.exists() else b"", status
+
+
+def configured(path: Path, config: str) -> Repo:
+    """A repository with a .ctxguard.yaml and one committed Python file."""
+    repo = Repo(path)
+    repo.write(".ctxguard.yaml", config)
+    repo.write("app.py", "def main():\n    return 1\n")
+    repo.commit("initial")
+    return repo

@@ -9,18 +9,14 @@ from pathlib import Path
 import pytest
 
 from ctxguard.main import main
-from tests.gitrepo import Repo
+from tests.gitrepo import Repo, configured
 
 CONFIG = "version: 1\nfail_on: truncated\nartifacts:\n  - name: diff\n    diff: staged\n    budget: 200\n"
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    r = Repo(tmp_path / "repo")
-    r.write(".ctxguard.yaml", CONFIG)
-    r.write("app.py", "def main():\n    return 1\n")
-    r.commit("initial")
-    return r
+    return configured(tmp_path / "repo", CONFIG)
 
 
 def _git(repo: Repo, *args: str) -> subprocess.CompletedProcess[str]:

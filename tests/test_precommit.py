@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.gitrepo import Repo
+from tests.gitrepo import Repo, configured
 
 pytestmark = pytest.mark.slow
 
@@ -46,11 +46,7 @@ def _state(repo: Repo) -> tuple[str, str, str]:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    r = Repo(tmp_path / "repo")
-    r.write(".ctxguard.yaml", CONFIG)
-    r.write("app.py", "def main():\n    return 1\n")
-    r.commit("initial")
-    return r
+    return configured(tmp_path / "repo", CONFIG)
 
 
 def test_bundle_hook_writes_the_bundle_and_leaves_the_repository_alone(repo: Repo, pre_commit_home: Path) -> None:

@@ -9,7 +9,7 @@ from ctxguard.classify import classify
 from ctxguard.read import Loaded, read_artifact
 from ctxguard.record import Record, error_record
 from ctxguard.redact import redact as redact_secrets
-from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO, compress
+from ctxguard.tiers import TIER2_RATIO, compress, min_budget
 from ctxguard.tokens import get_tokenizer
 
 
@@ -49,9 +49,10 @@ def _stream(path: Path, label: str, budget: int, artifact_type: str | None, enco
     kind = stream.streamable(path, label, artifact_type)
     if kind is None:
         return None
-    if budget < MIN_BUDGET:
-        raise ValueError(f"budget must be at least {MIN_BUDGET} tokens (got {budget})")
-    return stream.compress_stream(path, label, budget, get_tokenizer(encoding), kind, tier3=tier3,
+    tokenizer = get_tokenizer(encoding)
+    if budget < min_budget(tokenizer):
+        raise ValueError(f"budget must be at least {min_budget(tokenizer)} tokens (got {budget})")
+    return stream.compress_stream(path, label, budget, tokenizer, kind, tier3=tier3,
                                   secrets=redact, missed=missed)
 
 

@@ -22,30 +22,31 @@ class Request:
 
 
 def capacity(requests: Sequence[Request], total: int | None = None, margin: float = 1.0,
-             reserved: int = 0) -> int:
+             reserved: int = 0, floor: int = MIN_BUDGET) -> int:
     """The most tokens the bundle may use: the artifacts' budgets plus what is reserved
     (the digest), within the total."""
-    asked = sum(max(MIN_BUDGET, math.floor(r.budget * margin)) for r in requests) + reserved
+    asked = sum(max(floor, math.floor(r.budget * margin)) for r in requests) + reserved
     return min(asked, math.floor(total * margin)) if total is not None else asked
 
 
 def allocate(requests: Sequence[Request], total: int | None = None, margin: float = 1.0,
-             reserved: int = 0) -> list[int]:
-    """Budgets for each request: deterministic, each at least MIN_BUDGET, and with `reserved`
-    tokens (the digest, paid first) their sum stays within total x margin."""
-    asked = [max(MIN_BUDGET, math.floor(r.budget * margin)) for r in requests]
+             reserved: int = 0, floor: int = MIN_BUDGET) -> list[int]:
+    """Budgets for each request: deterministic, each at least `floor` (the smallest budget the
+    tokenizer allows), and with `reserved` tokens (the digest, paid first) their sum stays within
+    total x margin."""
+    asked = [max(floor, math.floor(r.budget * margin)) for r in requests]
     cap = math.floor(total * margin) - reserved if total is not None else None
-    if cap is not None and len(requests) * MIN_BUDGET > cap:
+    if cap is not None and len(requests) * floor > cap:
         raise ConfigError(
             f"total_budget {total} (x margin {margin}, less {reserved} tokens for the digest) leaves "
-            f"less than {MIN_BUDGET} tokens for each of {len(requests)} artifacts; raise "
+            f"less than {floor} tokens for each of {len(requests)} artifacts; raise "
             "total_budget or narrow the artifacts"
         )
-    given = _cap(asked, [r.priority for r in requests], cap) if cap is not None and sum(asked) > cap else asked
-    return _hand_on_surplus(given, requests)
+    given = _cap(asked, [r.priority for r in requests], cap, floor) if cap is not None and sum(asked) > cap else asked
+    return _hand_on_surplus(given, requests, floor)
 
 
-def _cap(asked: list[int], priorities: list[str], cap: int) -> list[int]:
+def _cap(asked: list[int], priorities: list[str], cap: int, floor: int) -> list[int]:
     """Scale down to the cap, in proportion to budget x priority weight (water-filling)."""
     given = [0] * len(asked)
     active = list(range(len(asked)))
@@ -56,27 +57,27 @@ def _cap(asked: list[int], priorities: list[str], cap: int) -> list[int]:
         full = [i for i in active if remaining * weights[i] / total_weight >= asked[i]]
         if not full:
             for i in active:
-                given[i] = max(MIN_BUDGET, math.floor(remaining * weights[i] / total_weight))
+                given[i] = max(floor, math.floor(remaining * weights[i] / total_weight))
             break
         for i in full:
             given[i] = asked[i]
             remaining -= asked[i]
             active.remove(i)
-    over = sum(given) - cap  # the MIN_BUDGET floor can overshoot by a few tokens
+    over = sum(given) - cap  # the floor can overshoot by a few tokens
     while over > 0:
         i = max(range(len(given)), key=lambda k: (given[k], -k))
-        cut = min(over, given[i] - MIN_BUDGET)
+        cut = min(over, given[i] - floor)
         given[i] -= cut
         over -= cut
     return given
 
 
-def _hand_on_surplus(given: list[int], requests: Sequence[Request]) -> list[int]:
+def _hand_on_surplus(given: list[int], requests: Sequence[Request], floor: int) -> list[int]:
     """Tokens an artifact does not need go to artifacts over budget, high priority first."""
     out = list(given)
     spare = 0
     for i, r in enumerate(requests):
-        need = max(MIN_BUDGET, r.need)
+        need = max(floor, r.need)
         if need < out[i]:
             spare += out[i] - need
             out[i] = need

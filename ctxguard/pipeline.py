@@ -12,7 +12,7 @@ from ctxguard.config import Config
 from ctxguard.handlers.diff import FileStat, file_stats
 from ctxguard.record import Record, error_record
 from ctxguard.redact import redact
-from ctxguard.tiers import compress, overhead
+from ctxguard.tiers import compress, min_budget, overhead
 from ctxguard.tokens import Encoded, Tokenizer
 
 
@@ -53,7 +53,7 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     placeholders = [replace(r, retention={"probes": 999_999, "kept": 999_999}) for r in placeholders]
     reserved = tokenizer.count(digest.render(found, placeholders, worst=True))
     for _ in range(3):  # once, unless the real digest outgrows its reserve (then with more room)
-        budgets = allocate(requests, config.total_budget, config.margin, reserved)
+        budgets = allocate(requests, config.total_budget, config.margin, reserved, min_budget(tokenizer))
         records = [_streamed(config, a, kind, b, streams[i], tokenizer, missed) if i in streams
                    else _record(config, a, kind, b, e, tokenizer, missed, stats.get(a.name))
                    for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))]
@@ -63,7 +63,8 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
             break
         reserved = used + 16
     return Result(records, artifacts, source,
-                  capacity(requests, config.total_budget, config.margin, reserved), text, used)
+                  capacity(requests, config.total_budget, config.margin, reserved, min_budget(tokenizer)),
+                  text, used)
 
 
 def _tier3(config: Config, entry: str) -> str:

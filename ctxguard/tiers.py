@@ -13,7 +13,8 @@ from ctxguard.handlers.base import task_words
 from ctxguard.record import Record
 from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
 
-MIN_BUDGET = 64
+MIN_BUDGET = 32  # room for the marker and some content
+OFFLINE_MIN_BUDGET = 64  # when tokens are estimated, the warning line must fit too
 TIER2_RATIO = 1.5
 TIER3_MODES = ("salient", "head")
 # A candidate whose estimated size is this far over budget is not worth an exact count.
@@ -47,8 +48,9 @@ def compress(
     """
     if tier3 not in TIER3_MODES:
         raise ValueError(f"tier3 must be one of {', '.join(TIER3_MODES)} (got {tier3!r})")
-    if budget < MIN_BUDGET:
-        raise ValueError(f"budget must be at least {MIN_BUDGET} tokens (got {budget})")
+    if budget < min_budget(tokenizer):
+        raise ValueError(f"budget must be at least {min_budget(tokenizer)} tokens (got {budget})"
+                         + ("" if tokenizer.exact else " when tokens are estimated offline"))
     kind = classify(name, text, artifact_type)
     notes: list[str] = []
     warning = _warning(tokenizer)
@@ -98,6 +100,11 @@ def _tier3(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
         if content is not None:
             return content
     return head_cut(encoded, room, tokenizer)
+
+
+def min_budget(tokenizer: Tokenizer) -> int:
+    """The smallest budget the tokenizer allows: 32, or 64 when tokens are only estimated."""
+    return MIN_BUDGET if tokenizer.exact else OFFLINE_MIN_BUDGET
 
 
 def _warning(tokenizer: Tokenizer) -> str:

@@ -96,7 +96,7 @@ def main() -> int:
     while time.monotonic() < end:
         name, text = rng.choice(texts)
         mutated = mutate(text, rng)
-        budget = rng.choice([64, 80, 150, 400, 1500, 6000])
+        budget = rng.choice([32, 48, 80, 150, 400, 1500, 6000])
         tier3 = rng.choice(["salient", "head"])
         runs += 1
         try:

@@ -58,7 +58,7 @@ def test_bad_budget_is_a_usage_error(budget: str, capsys: pytest.CaptureFixture[
 def test_budget_below_minimum(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "a.txt").write_text("x")
     assert main(["compress", str(tmp_path / "a.txt"), "--budget", "10"]) == 2
-    assert "at least 64" in capsys.readouterr().err
+    assert "at least 32" in capsys.readouterr().err
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
@@ -106,3 +106,17 @@ def test_eval_rejects_bad_ratios_and_empty_input(tmp_path: Path, capsys: pytest.
     assert exc.value.code == 2
     assert main(["eval", str(tmp_path)]) == 2
     assert "no readable artifacts" in capsys.readouterr().err
+
+
+def test_offline_budget_floor_is_64(sample, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxguard import tokens
+
+    offline = tokens.HeuristicTokenizer(reason="offline")
+    monkeypatch.setattr(tokens, "get_tokenizer", lambda encoding=None: offline)
+    monkeypatch.setattr("ctxguard.api.get_tokenizer", lambda encoding=None: offline)
+    assert main(["compress", str(sample.path("traceback.log")), "--budget", "40"]) == 2
+    assert "at least 64 tokens when tokens are estimated offline" in capsys.readouterr().err
+    assert main(["compress", str(sample.path("traceback.log")), "--budget", "64"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["encoding"] == "heuristic" and record["compacted_tokens"] <= 64

@@ -42,7 +42,7 @@ def test_every_error_reported_at_once_with_path_and_line() -> None:
     )
     assert "3 problem(s)" not in message  # there are four
     assert ".ctxguard.yaml:2: encodng: unknown key; did you mean 'encoding'?" in message
-    assert ".ctxguard.yaml:5: artifacts[0].budget: must be at least 64 (got 10)" in message
+    assert ".ctxguard.yaml:5: artifacts[0].budget: must be at least 32 (got 10)" in message
     assert ".ctxguard.yaml:6: artifacts[0].prority: unknown key; did you mean 'priority'?" in message
     assert ".ctxguard.yaml:9: artifacts[1].budget: must be a whole number (got 'lots')" in message
     assert "4 problem(s)" in message

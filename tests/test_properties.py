@@ -24,7 +24,7 @@ FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 
 
 @FAST
-@given(text=TEXT, budget=st.integers(min_value=64, max_value=1500), kind=TYPES)
+@given(text=TEXT, budget=st.integers(min_value=32, max_value=1500), kind=TYPES)
 def test_never_over_budget_and_tier1_is_identity(text: str, budget: int, kind: str | None) -> None:
     tokenizer = get_tokenizer()
     record = compress(text, budget, tokenizer=tokenizer, artifact_type=kind)
@@ -67,7 +67,7 @@ def test_json_compress_output_parses_at_tier2(value: object) -> None:
     text = json.dumps(value, indent=2)
     tokenizer = get_tokenizer()
     raw = tokenizer.count(text)
-    budget = max(64, int(raw / 1.2))
+    budget = max(32, int(raw / 1.2))
     record = compress(text, budget, tokenizer=tokenizer, name="x.json")
     if record.tier == 2:
         json.loads(record.content)
@@ -78,7 +78,7 @@ from tests.fuzz import REGRESSIONS, check  # noqa: E402
 
 
 @FAST
-@given(text=TEXT, kind=st.sampled_from(sorted(HANDLERS)), budget=st.integers(min_value=64, max_value=800))
+@given(text=TEXT, kind=st.sampled_from(sorted(HANDLERS)), budget=st.integers(min_value=32, max_value=800))
 def test_every_handler_survives_any_text(text: str, kind: str, budget: int) -> None:
     handler = HANDLERS[kind]
     ctx = Context(budget=budget, name=f"x.{kind}", task_words=frozenset({"error"}))
@@ -88,7 +88,7 @@ def test_every_handler_survives_any_text(text: str, kind: str, budget: int) -> N
 
 
 @FAST
-@given(text=TEXT, budget=st.integers(min_value=64, max_value=800), kind=TYPES,
+@given(text=TEXT, budget=st.integers(min_value=32, max_value=800), kind=TYPES,
        tier3=st.sampled_from(["salient", "head"]))
 def test_whole_path_records_validate(text: str, budget: int, kind: str | None, tier3: str) -> None:
     check(text, f"x.{kind or 'txt'}", budget, tier3)
@@ -103,7 +103,7 @@ def test_regression_samples_exist() -> None:
 
 
 @pytest.mark.parametrize("name", _regressions())
-@pytest.mark.parametrize("budget", [64, 400, 4000])
+@pytest.mark.parametrize("budget", [32, 400, 4000])
 @pytest.mark.parametrize("tier3", ["salient", "head"])
 def test_regressions(name: str, budget: int, tier3: str) -> None:
     check((REGRESSIONS / name).read_text(encoding="utf-8", errors="surrogatepass"), name, budget, tier3)

@@ -73,7 +73,7 @@ def test_log_keeps_first_and_last_lines_errors_and_the_traceback_end() -> None:
 
 def test_markdown_keeps_the_outline_and_open_tasks(sample: SampleReader) -> None:
     text = sample("plan-with-tables.md") * 6
-    budget = max(64, independent_count(text) // 5)
+    budget = max(32, independent_count(text) // 5)
     record = compress_text(text, budget, name="plan.md")
     _check_cut(record, budget)
     for line in text.splitlines():
@@ -84,7 +84,7 @@ def test_markdown_keeps_the_outline_and_open_tasks(sample: SampleReader) -> None
 def test_json_stays_valid_with_the_marker_inside(sample: SampleReader) -> None:
     text = sample("long-array.json")
     for ratio in (0.5, 0.2, 0.05):
-        budget = max(64, int(independent_count(text) * ratio))
+        budget = max(32, int(independent_count(text) * ratio))
         record = compress_text(text, budget, name="x.json")
         if record["tier"] != 3:
             continue
@@ -122,7 +122,7 @@ JSON = st.recursive(
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(value=JSON, budget=st.integers(min_value=64, max_value=400))
+@given(value=JSON, budget=st.integers(min_value=32, max_value=400))
 def test_json_parses_at_every_budget(value: object, budget: int) -> None:
     text = json.dumps(value, indent=2)
     record = compress_text(text, budget, name="v.json")

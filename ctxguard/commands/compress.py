@@ -42,6 +42,12 @@ def run(args: argparse.Namespace) -> int:
     if args.tier2_ratio < 1:
         raise UsageError("--tier2-ratio must be at least 1")
     check_tokenizer(args.encoding, args.strict)
+    from ctxguard.tiers import min_budget
+    from ctxguard.tokens import get_tokenizer
+
+    floor = min_budget(get_tokenizer(args.encoding))
+    if args.budget < floor:
+        raise UsageError(f"--budget must be at least {floor} tokens when tokens are estimated offline")
     options = dict(artifact_type=args.artifact_type, task=args.task, encoding=args.encoding,
                    tier2_ratio=args.tier2_ratio, tier3=args.tier3, missed=args.missed, redact=args.redact)
     if args.path == "-":

@@ -67,10 +67,13 @@ def _clip(line: str) -> str:
 def _status(record: Record, worst: bool = False) -> str:
     kept = record.retention or {"probes": 0, "kept": 0}
     if worst:  # the widest form of the line, to reserve room before the real one is known
-        return (f"- {record.artifact_name}: tier 3, TRUNCATED (cut), kept {kept['probes']}/{kept['probes']} "
-                f"probes\n")
+        reason = f"ERROR ({_clip(record.error)})" if record.error else ""
+        state = max("TRUNCATED (cut)", reason, f"empty {record.content.strip()}", key=len)
+        return f"- {record.artifact_name}: tier 3, {state}, kept {kept['probes']}/{kept['probes']} probes\n"
     if record.error:
-        state = "ERROR (not readable)"
+        state = f"ERROR ({_clip(record.error)})"
+    elif record.content.startswith(("[NO CHANGES]", "[NO FILES MATCHED")):
+        state = f"empty {record.content.strip()}"
     elif record.truncated:
         state = "TRUNCATED (cut)"
     elif record.tier == 2:

@@ -49,7 +49,8 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     for i, (state, _) in streams.items():
         needs[i] = state.tokens + extra_tokens
     requests = [Request(a.budget, need, a.priority) for a, need in zip(artifacts, needs)]
-    placeholders = [error_record(a.name, "", artifact_type="text", budget=0, encoding="") for a in artifacts]
+    placeholders = [error_record(a.name, a.error or "", artifact_type="text", budget=0, encoding="")
+                    for a in artifacts]
     placeholders = [replace(r, retention={"probes": 999_999, "kept": 999_999}) for r in placeholders]
     reserved = tokenizer.count(digest.render(found, placeholders, worst=True))
     for _ in range(3):  # once, unless the real digest outgrows its reserve (then with more room)

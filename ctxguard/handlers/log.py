@@ -1,6 +1,7 @@
 """Logs: errors, warnings and whole tracebacks kept; runs of other lines collapsed."""
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -53,6 +54,11 @@ _HINTS = ("err", "warn", "fatal", "crit", "sever", "panic", "emerg", "alert", "f
 
 def is_important(line: str) -> bool:
     """Error, warning or failure lines (whole words), including JSON-lines levels."""
+    # The handler and the probes ask about the same lines: short ones are remembered.
+    return _remembered(line) if len(line) < 1000 else _is_important(line)
+
+
+def _is_important(line: str) -> bool:
     lowered = line.lower()
     if not line.startswith("E ") and not any(hint in lowered for hint in _HINTS):
         return False
@@ -67,6 +73,9 @@ def is_important(line: str) -> bool:
                 return False
             return True
     return False
+
+
+_remembered = functools.lru_cache(maxsize=1 << 15)(_is_important)
 
 
 def template(line: str) -> str:

@@ -33,17 +33,16 @@ from ctxguard.handlers.base import plural, task_words
 from ctxguard.handlers.diff import ERROR_LINE, FileStat, file_stats
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import loads, shrink
-from ctxguard.handlers.log import EDGE, TB_FINAL, is_important, strip_ansi, template
+from ctxguard.handlers.log import EDGE, Lines, strip_ansi, template
 from ctxguard.handlers.markdown import blocks
 from ctxguard.handlers.text import is_definition
 from ctxguard.tiers import marker
 from ctxguard.tokens import Encoded, Tokenizer
 
 _STRUCTURAL_REACH = 8  # tier 2 forms rarely shrink more than this; beyond it, skip to packing
-_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
 _OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
+TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
 
 
 def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
@@ -194,7 +193,7 @@ def _diff_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
         index += 1
         if line.startswith("diff --git "):
             path = line.rstrip("\n").rsplit(" b/", 1)[-1]
-            offset = 3.0 if is_excluded(path, GENERATED) else 1.0 if _TESTS_DOCS.search(path) else 0.0
+            offset = file_offset(path)
             in_hunk, index = False, 0
             priority.append((2 + offset, index))
         elif line.startswith("@@"):
@@ -213,6 +212,12 @@ def _diff_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     return lines, lines, priority, prefix
 
 
+def file_offset(path: str) -> float:
+    """How far a diff file's lines sink in a cut: lockfiles and generated files 3, tests and
+    docs 1, code 0."""
+    return 3.0 if is_excluded(path, GENERATED) else 1.0 if TESTS_DOCS.search(path) else 0.0
+
+
 def _log_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines = _split(strip_ansi(text))
     n = len(lines)
@@ -225,23 +230,19 @@ def _log_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
         priority[i] = (3.0, n - i)
     firsts: dict[str, int] = {}
     repeats: dict[str, int] = {}
-    trace_start = None
+    reader, trace_start = Lines(), 0
     for i, line in enumerate(lines):
-        if _TRACE_START.match(line):
+        kind = reader.kind(line)
+        if kind == "start":
             trace_start = i
             priority[i] = min(priority[i], (2.0, i))
-            continue
-        if trace_start is not None and line.strip() and not line[0].isspace():
-            if TB_FINAL.match(line):
-                for j in range(max(trace_start, i - 3), i):
-                    priority[j] = min(priority[j], (2.0, j))
-                _note_template(line, i, firsts, repeats, priority)
-                trace_start = None
-                continue
-            trace_start = None
-        if trace_start is not None:
+        elif kind == "inside":
             priority[i] = min(priority[i], (4.0, i))
-        elif is_important(line):
+        elif kind == "end":
+            for j in range(max(trace_start, i - 3), i):  # the traceback's last frames
+                priority[j] = min(priority[j], (2.0, j))
+            _note_template(line, i, firsts, repeats, priority)
+        elif kind == "error":
             _note_template(line, i, firsts, repeats, priority)
     for key, i in firsts.items():
         if repeats[key] > 1:

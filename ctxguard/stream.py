@@ -17,7 +17,6 @@ encode per byte.
 from __future__ import annotations
 
 import codecs
-import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,13 +24,13 @@ from pathlib import Path
 from typing import Protocol
 
 from ctxguard import probes
-from ctxguard.collect import GENERATED, is_excluded
 from ctxguard.handlers.base import plural
 from ctxguard.handlers.diff import ERROR_LINE, FileStat
-from ctxguard.handlers.log import EDGE, TB_FINAL, is_important, strip_ansi, template
+from ctxguard.handlers.log import EDGE, Lines, strip_ansi, template
 from ctxguard.handlers.text import is_definition
 from ctxguard.record import Record
 from ctxguard.redact import redact
+from ctxguard.salient import file_listing, file_offset
 from ctxguard.tiers import marker
 from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer
 
@@ -44,8 +43,6 @@ MAX_FILES = 200_000  # diff files whose stats are kept
 CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates
 MAX_LINE = 2000  # characters of one line shown at most
 KINDS = ("log", "text", "diff")
-_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
-_TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
 # After a line break, a printable ASCII character other than "/" starts a new pretoken in every
 # tiktoken encoding: no token crosses such a break (whitespace, another break or "/" might join).
 _SAFE_NEXT = frozenset(range(0x21, 0x7F)) - {ord("/")}
@@ -185,7 +182,7 @@ class LogSink:
         self.templates: dict[str, _Seen] = {}
         self.traces: dict[int, str] = {}
         self.untracked = 0
-        self.in_trace = False
+        self.reader = Lines()
 
     def take(self, number: int, line: str) -> None:
         shown = strip_ansi(line)
@@ -199,16 +196,10 @@ class LogSink:
             self.head.append((number, shown))
         self.tail.append((number, shown))
         self.recent.append((number, shown))
-        if _TRACE_START.match(shown):
-            self.in_trace = True
-            return
-        final = False
-        if self.in_trace and shown[:1].strip():
-            self.in_trace = False
-            final = TB_FINAL.match(shown) is not None
-            if final and len(self.traces) < 4 * MAX_TEMPLATES:
-                self.traces.update(self.recent)
-        if final or (not self.in_trace and is_important(shown)):
+        kind = self.reader.kind(shown)
+        if kind == "end" and len(self.traces) < 4 * MAX_TEMPLATES:
+            self.traces.update(self.recent)  # the traceback's last lines
+        if kind in ("end", "error"):
             key = template(shown)
             seen = self.templates.get(key)
             if seen is not None:
@@ -304,7 +295,7 @@ class DiffSink:
         if line.startswith("diff --git ") or line.startswith("diff --cc "):
             self.close()
             self.path = line.rstrip("\r\n").rsplit(" b/", 1)[-1] if " b/" in line else line.split()[-1]
-            self.offset = 3.0 if is_excluded(self.path, GENERATED) else 1.0 if _TESTS_DOCS.search(self.path) else 0.0
+            self.offset = file_offset(self.path)
             self.index, self.in_hunk, self.changed = 0, False, 0
             self.stat = _Count(self.path)
             if len(self.found) < MAX_OFFERED:
@@ -431,8 +422,6 @@ def prepare(path: Path, tokenizer: Tokenizer, kind: str, tier3: str = "salient",
 def finish(state: Scan, sink: LogSink | DiffSink, path: Path, name: str, budget: int,
            tokenizer: Tokenizer, kind: str, tier3: str = "salient", missed: bool = False) -> Record | None:
     """The Tier 3 record of a prepared file, or None when it fits its budget after all."""
-    from ctxguard.salient import file_listing
-
     warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
     room = budget - tokenizer.count(warning)
     if state.tokens <= room:

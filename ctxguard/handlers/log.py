@@ -87,6 +87,30 @@ def template(line: str) -> str:
 TB_FINAL = re.compile(r"^[A-Za-z_][\w.]*(?::\s.*|:)?$")
 
 
+class Lines:
+    """Reads log lines in order and says what each one is, for the probes, the salient cut,
+    the streaming pass and the digest alike:
+
+    "start" opens a Python traceback, "inside" is within one, "end" is the `Type: message` line
+    that closes it, "error" is an error or warning line elsewhere, None is anything else.
+    """
+
+    def __init__(self) -> None:
+        self.in_trace = False
+
+    def kind(self, line: str) -> str | None:
+        if _PY_TB_START.match(line):
+            self.in_trace = True
+            return "start"
+        if self.in_trace:
+            if not line[:1].strip():
+                return "inside"
+            self.in_trace = False  # the first line starting in column 0 closes it
+            if TB_FINAL.match(line):
+                return "end"
+        return "error" if is_important(line) else None
+
+
 def error_summary(text: str) -> list[tuple[str, int]]:
     """Each distinct error/warning template: its first line and how often it occurs.
 
@@ -94,16 +118,9 @@ def error_summary(text: str) -> list[tuple[str, int]]:
     """
     first: dict[str, str] = {}
     counts: dict[str, int] = {}
-    in_trace = False
+    reader = Lines()
     for line in strip_ansi(text).splitlines():
-        if _PY_TB_START.match(line):
-            in_trace = True
-            continue
-        final = False
-        if in_trace and line and not line[0].isspace():
-            in_trace = False
-            final = TB_FINAL.match(line) is not None
-        if final or (not in_trace and is_important(line)):
+        if reader.kind(line) in ("end", "error"):
             key = template(line)
             if key not in first:
                 first[key] = line

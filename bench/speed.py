@@ -24,10 +24,12 @@ from ctxguard.tokens import get_tokenizer
 
 def _forget() -> None:
     """Empty ctxguard's per-process caches, so repeated runs are not faster than a first one."""
-    from ctxguard.handlers import diff, log
+    from ctxguard.handlers import diff, json, log
 
     log._remembered.cache_clear()
-    diff._LAST[:] = [None, None]
+    log.error_summary.forget()
+    diff.parse.forget()
+    json.values.forget()
 
 
 def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]

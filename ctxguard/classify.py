@@ -1,7 +1,6 @@
 """Artifact type: explicit choice first, then the file extension, then the content."""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import PurePath
 
@@ -51,11 +50,11 @@ def sniff(text: str) -> str:
     if _DIFF_START.search(head) and "\n@@ " in text[:65536] or stripped.startswith("diff --git "):
         return "diff"
     if stripped[:1] in "{[" and stripped:
-        try:
-            json.loads(text)
+        from ctxguard.handlers.json import values  # the same parse the handler will use
+
+        found = values(text)
+        if found is not None and not found[1]:
             return "json"
-        except (ValueError, RecursionError):
-            pass
     lines = head.splitlines()[:200]
     if lines and len(_HEADING.findall(head)) >= 2:
         return "markdown"

@@ -158,9 +158,7 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
         for path in sorted(top.glob(pattern)) if _is_glob(pattern) else [top / pattern]:
             if path.is_dir() and _is_glob(pattern):
                 continue
-            try:
-                path.resolve().relative_to(resolved_top)
-            except ValueError:
+            if not inside(resolved_top, path):
                 problems.append(f"{path.relative_to(top)} points outside the repository; skipped")
                 continue
             if path not in matches:
@@ -186,6 +184,11 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
         out.append(Artifact(name=rel, budget=share, text=loaded.text, error=error,
                             notes=loaded.notes + tuple(problems), **common))
     return out
+
+
+def inside(root: Path, path: Path) -> bool:
+    """True if path, with its symlinks followed, stays inside the (resolved) root."""
+    return path.resolve().is_relative_to(root)
 
 
 def _is_glob(pattern: str) -> bool:

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ctxguard.report import usage
+
 MAX_WARNINGS = 10
 _ZERO = "0" * 40
 
@@ -54,7 +56,7 @@ def outputs(bundle: dict[str, Any], path: Path | None) -> dict[str, str]:
     totals = bundle["totals"]
     return {
         "bundle-path": str(path) if path is not None else "",
-        "total-tokens": str(totals["compacted_tokens"] + bundle["digest"]["tokens"]),
+        "total-tokens": str(usage(bundle)[0]),
         "artifacts": str(totals["artifacts"]),
         "truncated": str(totals["truncated"]),
     }
@@ -62,16 +64,13 @@ def outputs(bundle: dict[str, Any], path: Path | None) -> dict[str, str]:
 
 def summary(bundle: dict[str, Any]) -> str:
     """The markdown table for $GITHUB_STEP_SUMMARY."""
-    from ctxguard.report import level
-
     totals = bundle["totals"]
-    cap = totals["capacity"]
-    used = totals["compacted_tokens"] + bundle["digest"]["tokens"]
+    used, cap, level = usage(bundle)
     lines = [
         "### ctxguard bundle",
         "",
         f"{totals['artifacts']} artifacts, {used} / {cap} tokens with the digest "
-        f"({level(used, cap)}), {totals['truncated']} truncated, "
+        f"({level}), {totals['truncated']} truncated, "
         f"encoding `{bundle['encoding']}`.",
         "",
         "| artifact | type | tier | raw tokens | compacted | budget | truncated |",

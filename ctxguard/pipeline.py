@@ -49,9 +49,9 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     for i, (state, _) in streams.items():
         needs[i] = state.tokens + extra_tokens
     requests = [Request(a.budget, need, a.priority) for a, need in zip(artifacts, needs)]
-    placeholders = [error_record(a.name, a.error or "", artifact_type="text", budget=0, encoding="")
-                    for a in artifacts]
-    placeholders = [replace(r, retention={"probes": 999_999, "kept": 999_999}) for r in placeholders]
+    # The digest's widest possible status lines, to reserve its room before the budgets exist.
+    placeholders = [replace(error_record(a.name, a.error or "", artifact_type="text", budget=0, encoding=""),
+                            retention={"probes": 999_999, "kept": 999_999}) for a in artifacts]
     reserved = tokenizer.count(digest.render(found, placeholders, worst=True))
     for _ in range(3):  # once, unless the real digest outgrows its reserve (then with more room)
         budgets = allocate(requests, config.total_budget, config.margin, reserved, min_budget(tokenizer))

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxguard.handlers.diff import ERROR_LINE, parse
-from ctxguard.handlers.json import loads
+from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import error_summary, strip_ansi, template
 from ctxguard.handlers.markdown import blocks
 from ctxguard.handlers.text import is_definition
@@ -160,18 +160,8 @@ def key_paths(value: Any, prefix: str = "") -> Iterator[str]:
 
 def _parse_any(text: str) -> list[Any] | None:
     """A JSON document, or JSON Lines, as a list of values; None if neither parses."""
-    try:
-        return [loads(text)]
-    except ValueError:
-        pass
-    values = []
-    for line in text.splitlines():
-        if line.strip():
-            try:
-                values.append(loads(line))
-            except ValueError:
-                return None
-    return values or None
+    found = json_values(text)
+    return found[0] if found is not None else None
 
 
 def _json(text: str) -> Iterator[Probe]:

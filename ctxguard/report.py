@@ -15,6 +15,13 @@ def level(used: int, budget: int) -> str:
     return "CRITICAL"
 
 
+def usage(bundle: dict[str, Any]) -> tuple[int, int, str]:
+    """Tokens the bundle uses (records and digest), the capacity they are measured against, level."""
+    used = bundle["totals"]["compacted_tokens"] + bundle["digest"]["tokens"]
+    cap = bundle["totals"]["capacity"]
+    return used, cap, level(used, cap)
+
+
 def table(bundle: dict[str, Any]) -> str:
     """A fixed-width table of the bundle's artifacts and its usage line."""
     rows = [("artifact", "type", "tier", "raw -> compacted / budget")]
@@ -24,10 +31,8 @@ def table(bundle: dict[str, Any]) -> str:
                      f"{a['raw_tokens']} -> {a['compacted_tokens']} / {a['budget']}{mark}"))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}" for r in rows]
-    totals = bundle["totals"]
-    cap = totals["capacity"]
-    used = totals["compacted_tokens"] + bundle["digest"]["tokens"]
-    lines.append(f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {level(used, cap)} "
+    used, cap, name = usage(bundle)
+    lines.append(f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {name} "
                  f"(digest {bundle['digest']['tokens']}); "
-                 f"serialized bundle {totals['bundle_tokens']} tokens")
+                 f"serialized bundle {bundle['totals']['bundle_tokens']} tokens")
     return "\n".join(lines)

@@ -32,7 +32,8 @@ from ctxguard.handlers import HANDLERS, Context
 from ctxguard.handlers.base import plural, task_words
 from ctxguard.handlers.diff import ERROR_LINE, FileStat, file_stats
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
-from ctxguard.handlers.json import loads, shrink
+from ctxguard.handlers.json import shrink
+from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import EDGE, Lines, strip_ansi, template
 from ctxguard.handlers.markdown import blocks
 from ctxguard.handlers.text import is_definition
@@ -186,30 +187,53 @@ Plan = tuple[list[str], list[str], list[tuple[float, int]], str]
 
 def _diff_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines = _split(text)
-    prefix = _file_list(text, tokenizer, room // 2)
-    priority: list[tuple[float, int]] = []
-    offset, in_hunk, index = 0.0, False, 0
-    for line in lines:
-        index += 1
-        if line.startswith("diff --git "):
-            path = line.rstrip("\n").rsplit(" b/", 1)[-1]
-            offset = file_offset(path)
-            in_hunk, index = False, 0
-            priority.append((2 + offset, index))
-        elif line.startswith("@@"):
-            in_hunk = True
-            priority.append((3 + offset, index))
-        elif not in_hunk:  # ---/+++ repeat the path; index lines say little; the rest (renames,
-            # modes, new/deleted, binary) says what happened to the file
-            redundant = line.startswith(("index ", "--- ", "+++ "))
-            priority.append((6.0 if redundant else 2 + offset, index))
-        elif line[:1] in "+-":
-            body = line[1:]
-            key = is_definition(body) or ERROR_LINE.search(body) is not None
-            priority.append((1 + offset if key else 4 + offset, index))
-        else:
-            priority.append((4.5 + offset if is_definition(line[1:]) else 7.0, index))
-    return lines, lines, priority, prefix
+    reader = DiffReader()
+    priority = [(reader.read(line)[1], reader.index) for line in lines]
+    return lines, lines, priority, _file_list(text, tokenizer, room // 2)
+
+
+class DiffReader:
+    """Reads a diff's lines in order and says what each is and how early a cut should take it.
+
+    Kinds and levels (lower is taken first; every level but the redundant headers' and plain
+    context's is raised by file_offset of the file): "definition" and "error" (added or removed
+    lines that declare something or raise/log an error) 1; "file" (`diff --git`) and "header"
+    (renames, modes, new/deleted, binary) 2; "hunk" 3; "change" (other changed lines) 4;
+    "context" 4.5 if it declares something, else 7; `index`/`---`/`+++` headers 6.
+    `index` is the line's position within its file, the rank within a level.
+    """
+
+    def __init__(self, context_definitions: bool = True) -> None:
+        self.context_definitions = context_definitions  # a stream skips the regex on context
+        self.path = ""
+        self.offset = 0.0
+        self.in_hunk = False
+        self.index = 0
+
+    def read(self, line: str) -> tuple[str, float]:
+        self.index += 1
+        if line.startswith(("diff --git ", "diff --cc ")):
+            self.path = line.rstrip("\r\n").rsplit(" b/", 1)[-1] if " b/" in line else line.split()[-1]
+            self.offset = file_offset(self.path)
+            self.in_hunk, self.index = False, 0
+            return "file", 2 + self.offset
+        if line.startswith("@@"):
+            self.in_hunk = True
+            return "hunk", 3 + self.offset
+        if not self.in_hunk:  # ---/+++ repeat the path and index lines say little
+            if line.startswith(("index ", "--- ", "+++ ")):
+                return "header", 6.0
+            return "header", 2 + self.offset
+        body = line[1:]
+        if line[:1] in ("+", "-"):
+            if is_definition(body):
+                return "definition", 1 + self.offset
+            if ERROR_LINE.search(body):
+                return "error", 1 + self.offset
+            return "change", 4 + self.offset
+        if self.context_definitions and is_definition(body):
+            return "context", 4.5 + self.offset
+        return "context", 7.0
 
 
 def file_offset(path: str) -> float:
@@ -320,17 +344,10 @@ _PLANS: dict[str, Callable[[str, Tokenizer, int], Plan]] = {
 
 def _json(encoded: Encoded, room: int, name: str, tokenizer: Tokenizer) -> str | None:
     text = encoded.text
-    jsonl = False
-    try:
-        values = [loads(text)]
-    except ValueError:
-        try:
-            values = [loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError:
-            return None
-        jsonl = True
-        if not values:
-            return None
+    found = json_values(text)
+    if found is None:
+        return None
+    values, jsonl = found
     density = encoded.count / max(1, len(text))
     slack = 1.3
     for candidate in _json_candidates(values, jsonl):

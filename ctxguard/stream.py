@@ -25,12 +25,11 @@ from typing import Protocol
 
 from ctxguard import probes
 from ctxguard.handlers.base import plural
-from ctxguard.handlers.diff import ERROR_LINE, FileStat
+from ctxguard.handlers.diff import FileStat
 from ctxguard.handlers.log import EDGE, Lines, strip_ansi, template
-from ctxguard.handlers.text import is_definition
 from ctxguard.record import Record
 from ctxguard.redact import redact
-from ctxguard.salient import file_listing, file_offset
+from ctxguard.salient import DiffReader, file_listing
 from ctxguard.tiers import marker
 from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer
 
@@ -269,16 +268,17 @@ class DiffSink:
         self.more_files = 0
         self.out: Offered = {}
         self.found: dict[probes.Probe, None] = {}
-        self.path = ""
-        self.offset = 0.0
-        self.index = 0
-        self.in_hunk = False
+        self.reader = DiffReader(context_definitions=False)
         self.changed = 0
         self.stat: _Count | None = None
 
     def _keep(self, number: int, level: float, line: str) -> None:
         if len(self.out) < MAX_OFFERED:
-            _offer(self.out, number, level, self.index, _clip(line))
+            _offer(self.out, number, level, self.reader.index, _clip(line))
+
+    def _probe(self, kind: str, value: str) -> None:
+        if len(self.found) < MAX_OFFERED:
+            self.found[probes.Probe(kind, value)] = None
 
     def close(self) -> None:
         """The last file's stats are final: call after the pass."""
@@ -291,51 +291,35 @@ class DiffSink:
         self.stat = None
 
     def take(self, number: int, line: str) -> None:
-        self.index += 1
-        if line.startswith("diff --git ") or line.startswith("diff --cc "):
+        kind, level = self.reader.read(line)
+        if kind == "file":
             self.close()
-            self.path = line.rstrip("\r\n").rsplit(" b/", 1)[-1] if " b/" in line else line.split()[-1]
-            self.offset = file_offset(self.path)
-            self.index, self.in_hunk, self.changed = 0, False, 0
-            self.stat = _Count(self.path)
-            if len(self.found) < MAX_OFFERED:
-                self.found[probes.Probe("path", self.path)] = None
-            self._keep(number, 2 + self.offset, line)
-            return
-        if line.startswith("@@"):
-            self.in_hunk = True
-            self._keep(number, 3 + self.offset, line)
-            return
-        if not self.in_hunk:
-            if self.stat is not None:
-                for start, status in (("new file mode", "added"), ("deleted file mode", "deleted"),
-                                      ("rename from", "renamed"), ("Binary files", "binary")):
-                    if line.startswith(start):
-                        self.stat.status = status
-            redundant = line.startswith(("index ", "--- ", "+++ "))
-            self._keep(number, 6.0 if redundant else 2 + self.offset, line)
-            return
-        kind = line[:1]
-        if kind not in ("+", "-"):
+            self.stat, self.changed = _Count(self.reader.path), 0
+            self._probe("path", self.reader.path)
+        elif kind == "header" and self.stat is not None:
+            for start, status in (("new file mode", "added"), ("deleted file mode", "deleted"),
+                                  ("rename from", "renamed"), ("Binary files", "binary")):
+                if line.startswith(start):
+                    self.stat.status = status
+        elif kind == "context":
             return  # context lines are never worth a place in a cut of a huge diff
-        if self.stat is not None:
-            if kind == "+":
-                self.stat.added += 1
-            else:
-                self.stat.removed += 1
-        body = line[1:]
-        if is_definition(body):
-            name = probes.definition_name(body)
-            if name and len(self.found) < MAX_OFFERED:
-                self.found[probes.Probe("definition", name)] = None
-            self._keep(number, 1 + self.offset, line)
-        elif ERROR_LINE.search(body):
-            if kind == "+" and len(self.found) < MAX_OFFERED:
-                self.found[probes.Probe("error", probes.error_message(body))] = None
-            self._keep(number, 1 + self.offset, line)
-        elif self.changed < CHANGED_PER_FILE:
-            self.changed += 1
-            self._keep(number, 4 + self.offset, line)
+        elif kind in ("definition", "error", "change"):
+            if self.stat is not None:
+                if line.startswith("+"):
+                    self.stat.added += 1
+                else:
+                    self.stat.removed += 1
+            if kind == "definition":
+                name = probes.definition_name(line[1:])
+                if name:
+                    self._probe("definition", name)
+            elif kind == "error" and line.startswith("+"):
+                self._probe("error", probes.error_message(line[1:]))
+            elif kind == "change":
+                if self.changed >= CHANGED_PER_FILE:
+                    return
+                self.changed += 1
+        self._keep(number, level, line)
 
     def offered(self, lines: int, mode: str) -> Offered:
         if mode == "head":

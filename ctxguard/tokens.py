@@ -71,31 +71,30 @@ class _TiktokenEncoded:
     def head(self, n: int) -> str:
         return self.decode_bytes(self.tokens[: max(n, 0)]).decode("utf-8", "ignore")
 
-    def tokens_within(self, nchars: int) -> int:
-        nbytes = len(self.text[:nchars].encode("utf-8", "surrogatepass"))
+    def _byte_ends(self, nbytes: int | None = None) -> list[int]:
+        """Byte end of every token, computed in chunks only as far as nbytes (None: all)."""
         if self._ends is None:
             self._ends = []
         ends = self._ends
-        # Byte ends of tokens, computed in chunks only as far as the question needs.
-        while len(ends) < len(self.tokens) and (not ends or ends[-1] <= nbytes):
-            end = ends[-1] if ends else 0
-            for piece in self.token_bytes(self.tokens[len(ends) : len(ends) + 4096]):
-                end += len(piece)
-                ends.append(end)
-        return bisect.bisect_right(ends, nbytes)
+        while len(ends) < len(self.tokens) and (nbytes is None or not ends or ends[-1] <= nbytes):
+            chunk = self.tokens[len(ends) : len(ends) + 65536]
+            sizes = (map(self.lengths.__getitem__, chunk) if self.lengths is not None
+                     else map(len, self.token_bytes(chunk)))
+            start = ends[-1] if ends else 0
+            ends.extend(itertools.islice(itertools.accumulate(sizes, initial=start), 1, None))
+        return ends
+
+    def tokens_within(self, nchars: int) -> int:
+        nbytes = len(self.text[:nchars].encode("utf-8", "surrogatepass"))
+        return bisect.bisect_right(self._byte_ends(nbytes), nbytes)
 
     def segment_counts(self, segments: Sequence[str]) -> list[int]:
-        if self._ends is None or len(self._ends) < len(self.tokens):
-            sizes = (map(self.lengths.__getitem__, self.tokens) if self.lengths is not None
-                     else map(len, self.token_bytes(self.tokens)))
-            self._ends = list(itertools.accumulate(sizes))
-        ends = self._ends
+        ends = self._byte_ends()
         counts, start, first = [], 0, 0
         for segment in segments:
             start += len(segment.encode("utf-8", "surrogatepass"))
             # tokens starting before `start`: those whose previous end is below it
-            last = bisect.bisect_left(ends, start) + 1 if ends else 0
-            last = min(last, len(ends))
+            last = min(bisect.bisect_left(ends, start) + 1, len(ends)) if ends else 0
             counts.append(last - first)
             first = last
         return counts

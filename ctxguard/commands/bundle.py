@@ -99,12 +99,12 @@ def _report_failures(problems: list[str]) -> int:
 
 def _confined(top: Path, value: str) -> Path:
     """A config-given output path, refused unless it stays inside the repository."""
+    from ctxguard.collect import inside
     from ctxguard.errors import ConfigError
 
     path = top / value
-    resolved, root = path.resolve(), top.resolve()
-    if resolved != root and root not in resolved.parents:
-        raise ConfigError(f"output: {value!r} resolves outside the repository ({resolved}); "
+    if not inside(top.resolve(), path):
+        raise ConfigError(f"output: {value!r} resolves outside the repository ({path.resolve()}); "
                           "to write there, name it on the command line with --output")
     return path
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
+
+T = TypeVar("T")
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _STOPWORDS = frozenset(
@@ -35,6 +37,25 @@ class Handler(Protocol):
 
     def validate(self, raw: str, compressed: str) -> str | None:
         """None if compressed is a valid artifact of this type, else what is wrong."""
+
+
+class RememberLast(Generic[T]):
+    """fn(text), remembered for the last text object (by identity), so the handler, the probes
+    and the cuts of one artifact share one parse. Callers must not modify the result."""
+
+    def __init__(self, fn: Callable[[str], T]) -> None:
+        self.fn = fn
+        self._last: tuple[str, T] | None = None
+
+    def __call__(self, text: str) -> T:
+        if self._last is not None and self._last[0] is text:
+            return self._last[1]
+        result = self.fn(text)
+        self._last = (text, result)
+        return result
+
+    def forget(self) -> None:
+        self._last = None
 
 
 def task_words(task: str | None) -> frozenset[str]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from ctxguard.handlers.base import Context, collapse, mentions, plural
+from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
 from ctxguard.handlers.text import is_comment_or_blank, is_definition
 
 ERROR_LINE = re.compile(
@@ -33,23 +33,8 @@ class FileStat:
     status: str  # added | deleted | renamed | modified | binary
 
 
-_LAST: list[Any] = [None, None]  # the last text parsed and its PatchSet: one diff is parsed once
-
-
-def parse(text: str) -> Any:
-    """A unidiff PatchSet, or None when the text is not a diff unidiff understands.
-
-    The result for the last text is kept, so the handler, the probes and the file list of
-    one artifact share one parse (callers never modify it).
-    """
-    if _LAST[0] is text:
-        return _LAST[1]
-    patch = _parse(text)
-    _LAST[0], _LAST[1] = text, patch
-    return patch
-
-
 def _parse(text: str) -> Any:
+    """A unidiff PatchSet, or None when the text is not a diff unidiff understands."""
     from unidiff.patch import PatchSet
     from unidiff.errors import UnidiffParseError
 
@@ -58,6 +43,9 @@ def _parse(text: str) -> Any:
     except (UnidiffParseError, ValueError, IndexError):
         return None
     return patch if len(patch) else None
+
+
+parse = RememberLast(_parse)  # one diff is parsed once for the handler, the probes and the cut
 
 
 def file_stats(text: str) -> list[FileStat]:

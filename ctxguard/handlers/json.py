@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ctxguard.handlers.base import Context
+from ctxguard.handlers.base import Context, RememberLast
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,22 @@ def loads(text: str) -> Any:
         return json.loads(text)
     except RecursionError as exc:
         raise ValueError("JSON nested too deeply to parse") from exc
+
+
+def _values(text: str) -> tuple[list[Any], bool] | None:
+    """A JSON document as ([value], False), JSON Lines as (values, True), else None."""
+    try:
+        return [loads(text)], False
+    except ValueError:
+        pass
+    try:
+        rows = [loads(line) for line in text.splitlines() if line.strip()]
+    except ValueError:
+        return None
+    return (rows, True) if rows else None
+
+
+values = RememberLast(_values)  # parsed once for the handler, the probes and the cut (never modified)
 
 
 def shrink(value: Any, level: _Level) -> Any:
@@ -67,21 +83,18 @@ class JsonHandler:
     name = "json"
 
     def candidates(self, text: str, ctx: Context) -> Iterator[str]:
-        try:
-            if ctx.jsonl:
-                values = [loads(line) for line in text.splitlines() if line.strip()]
-            else:
-                values = [loads(text)]
-        except ValueError:
-            return
+        found = values(text)
+        if found is None or (found[1] and not ctx.jsonl):
+            return  # not JSON; or JSON Lines under a name that does not say so
+        rows = found[0]
         indented = not ctx.jsonl and "\n" in text.strip()
         for level in _LEVELS:
             indent = level.indent if indented else None
             if ctx.jsonl:
-                yield _jsonl(values, level)
+                yield _jsonl(rows, level)
             else:
                 try:
-                    yield _dump(shrink(values[0], level), indent) + "\n"
+                    yield _dump(shrink(rows[0], level), indent) + "\n"
                 except RecursionError:
                     return
 

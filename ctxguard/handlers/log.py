@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ctxguard.handlers.base import Context, collapse, mentions, plural
+from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]")
 LEVEL = re.compile(
@@ -111,7 +111,7 @@ class Lines:
         return "error" if is_important(line) else None
 
 
-def error_summary(text: str) -> list[tuple[str, int]]:
+def _error_summary(text: str) -> list[tuple[str, int]]:
     """Each distinct error/warning template: its first line and how often it occurs.
 
     Includes the final `ExceptionType: message` line of every Python traceback.
@@ -126,6 +126,10 @@ def error_summary(text: str) -> list[tuple[str, int]]:
                 first[key] = line
             counts[key] = counts.get(key, 0) + 1
     return [(first[key], counts[key]) for key in first]
+
+
+# Asked by the digest and by the probes about the same log text: computed once.
+error_summary = RememberLast(_error_summary)
 
 
 def important_lines(lines: list[str], task_words: frozenset[str] = frozenset()) -> list[bool]:

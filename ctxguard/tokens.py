@@ -61,7 +61,7 @@ class _TiktokenEncoded:
     tokens: Sequence[int]
     decode_bytes: Callable[[Sequence[int]], bytes]
     token_bytes: Callable[[Sequence[int]], list[bytes]]
-    lengths: Sequence[int] | None = None  # byte length of every token id, when known
+    lengths: Callable[[], Sequence[int] | None] = lambda: None  # byte length of each token id
     _ends: list[int] | None = field(default=None, repr=False)
 
     @property
@@ -78,7 +78,8 @@ class _TiktokenEncoded:
         ends = self._ends
         while len(ends) < len(self.tokens) and (nbytes is None or not ends or ends[-1] <= nbytes):
             chunk = self.tokens[len(ends) : len(ends) + 65536]
-            sizes = (map(self.lengths.__getitem__, chunk) if self.lengths is not None
+            table = self.lengths()  # built on first need, not for every encode
+            sizes = (map(table.__getitem__, chunk) if table is not None
                      else map(len, self.token_bytes(chunk)))
             start = ends[-1] if ends else 0
             ends.extend(itertools.islice(itertools.accumulate(sizes, initial=start), 1, None))
@@ -148,7 +149,7 @@ class TiktokenTokenizer:
             tokens=self._encode(text),
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
             token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
-            lengths=_token_lengths(enc),
+            lengths=functools.partial(_token_lengths, enc),
         )
 
 

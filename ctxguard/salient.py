@@ -61,7 +61,7 @@ def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | N
             content = pack(lines, shown, priority, room, tokenizer, encoded.count, prefix, encoded)
     except RecursionError:
         return None
-    if content is None or tokenizer.count(content) > room:
+    if content is None or encoded.recount(content) > room:
         return None
     return content
 
@@ -80,7 +80,7 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     for candidate in HANDLERS[kind].candidates(text, ctx):
         if len(candidate) * density > (room - reserve) * slack:
             continue
-        shown = tokenizer.count(candidate)
+        shown = encoded.recount(candidate)
         if shown + reserve <= room:
             joint = "" if candidate.endswith("\n") else "\n"
             return prefix + candidate + joint + marker(max(1, encoded.count - shown))
@@ -154,7 +154,7 @@ def pack(lines: list[str], shown: list[str], priority: list[tuple[float, int]], 
             out.append(_gap(run))
         out.append(marker(omitted))
         content = "".join(out)
-        over = tokenizer.count(content) - room
+        over = (encoded.recount(content) if encoded is not None else tokenizer.count(content)) - room
         if over <= 0:
             return content
         limit -= over + 2

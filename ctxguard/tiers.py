@@ -73,8 +73,10 @@ def compress(
         retention = probes.Retention(probes=len(found), kept=len(found))
     else:
         retention = probes.measure(kind, text, content, found)
-    content = warning + content
-    compacted = raw + tokenizer.count(warning) if tier == 1 else tokenizer.count(content)
+    compacted = raw if tier == 1 else encoded.recount(content)
+    if warning:  # estimated counts: the warning line is counted with the content
+        content = warning + content
+        compacted = tokenizer.count(content)
     return Record(
         artifact_name=name,
         raw_tokens=raw,
@@ -136,7 +138,7 @@ def _tier2(
         produced = True
         if candidate == text or len(candidate) * density > room * slack:
             continue
-        count = tokenizer.count(candidate)
+        count = encoded.recount(candidate)
         if count <= room:
             problem = handler.validate(text, candidate)
             if problem is None:
@@ -166,7 +168,7 @@ def head_cut(encoded: Encoded, budget: int, tokenizer: Tokenizer) -> str:
         omitted = total - encoded.tokens_within(cut)
         joint = "" if not shown or shown.endswith("\n") else "\n"
         content = shown + joint + marker(omitted)
-        over = tokenizer.count(content) - budget
+        over = encoded.recount(content) - budget
         if over <= 0 or keep <= 0:
             return content
         # BPE can merge across the cut or the joint; shrink by exactly the overshoot and retry.

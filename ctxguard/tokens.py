@@ -5,6 +5,7 @@ import bisect
 import functools
 import itertools
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -39,8 +40,13 @@ class Encoded(Protocol):
         """How many tokens lie wholly inside text[:nchars]."""
 
     def segment_counts(self, segments: Sequence[str]) -> list[int]:
-        """Tokens per segment of the text (segments joined are the text), each token counted in
-        the segment where it starts; they sum to count."""
+        """Tokens per segment of the text (segments joined are the text); they sum to count.
+        A token is counted in the segment where it starts, except that the tokens of white
+        space ending one line and filling the blank lines after it count with that line."""
+
+    def recount(self, text: str) -> int:
+        """The exact count of another text, typically one made from this text's lines: the lines
+        it shares with this text are counted from the one encode, only new ones are encoded."""
 
 
 class Tokenizer(Protocol):
@@ -55,50 +61,125 @@ class Tokenizer(Protocol):
     def encode(self, text: str) -> Encoded: ...
 
 
+# tiktoken's pre-tokenizer (the regex that splits text into pieces before BPE, for o200k_base
+# and cl100k_base) always starts a new piece after a line break that is followed by a line
+# holding a non-space character, unless that line starts with "/" (o200k_base joins "/" to a
+# punctuation run before the break) or its leading white space holds a "\r". BPE never
+# merges across pieces, so text cut at such "clean" line starts counts the same in parts as
+# whole: count(a + b) == count(a) + count(b). Python's \s covers every character Rust's
+# \s does, so this test errs only towards fewer cuts. Checked against whole encodes by
+# tests/test_tokens.py and, with CTXGUARD_VERIFY_COUNTS=1 (the test suite), on every count.
+_CLEAN_BREAK = re.compile(r"(\n)(?=[^\S\r\n]*[^\s/]|[^\S\r\n]+/)")
+
+
+def clean_segments(text: str) -> list[str]:
+    """text cut after every line break that starts a tokenizer piece (see _CLEAN_BREAK)."""
+    parts = _CLEAN_BREAK.split(text)
+    segments = [a + b for a, b in zip(parts[::2], parts[1::2])]
+    if parts[-1]:
+        segments.append(parts[-1])
+    return segments
+
+
+def _verify() -> bool:
+    return os.environ.get("CTXGUARD_VERIFY_COUNTS") == "1"
+
+
 @dataclass
 class _TiktokenEncoded:
-    text: str
-    tokens: Sequence[int]
-    decode_bytes: Callable[[Sequence[int]], bytes]
-    token_bytes: Callable[[Sequence[int]], list[bytes]]
-    lengths: Callable[[], Sequence[int] | None] = lambda: None  # byte length of each token id
-    _ends: list[int] | None = field(default=None, repr=False)
+    """A text as clean segments with their token counts; tokens are kept only per segment,
+    encoded again where a question needs them (a cut point), so no whole token list is held."""
 
-    @property
-    def count(self) -> int:
-        return len(self.tokens)
+    text: str
+    segments: list[str]
+    counts: list[int]
+    encode: Callable[[str], list[int]] = field(repr=False)
+    decode_bytes: Callable[[Sequence[int]], bytes] = field(repr=False)
+    lengths: Callable[[], Sequence[int] | None] = field(repr=False)  # bytes of each token id
+    token_bytes: Callable[[Sequence[int]], list[bytes]] = field(repr=False)
+    count: int = 0
+    _starts: list[int] | None = field(default=None, repr=False)  # char offset of each segment
+    _before: list[int] | None = field(default=None, repr=False)  # tokens before each segment
+    _memo: dict[str, int] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.count = sum(self.counts)
+
+    def _index(self) -> tuple[list[int], list[int]]:
+        if self._starts is None or self._before is None:
+            self._starts = list(itertools.accumulate(map(len, self.segments), initial=0))
+            self._before = list(itertools.accumulate(self.counts, initial=0))
+        return self._starts, self._before
+
+    def _byte_ends(self, segment: str) -> list[int]:
+        tokens = self.encode(segment)
+        table = self.lengths()
+        sizes = map(table.__getitem__, tokens) if table is not None else map(len, self.token_bytes(tokens))
+        return list(itertools.accumulate(sizes))
 
     def head(self, n: int) -> str:
-        return self.decode_bytes(self.tokens[: max(n, 0)]).decode("utf-8", "ignore")
-
-    def _byte_ends(self, nbytes: int | None = None) -> list[int]:
-        """Byte end of every token, computed in chunks only as far as nbytes (None: all)."""
-        if self._ends is None:
-            self._ends = []
-        ends = self._ends
-        while len(ends) < len(self.tokens) and (nbytes is None or not ends or ends[-1] <= nbytes):
-            chunk = self.tokens[len(ends) : len(ends) + 65536]
-            table = self.lengths()  # built on first need, not for every encode
-            sizes = (map(table.__getitem__, chunk) if table is not None
-                     else map(len, self.token_bytes(chunk)))
-            start = ends[-1] if ends else 0
-            ends.extend(itertools.islice(itertools.accumulate(sizes, initial=start), 1, None))
-        return ends
+        if n >= self.count:
+            return self.text
+        starts, before = self._index()
+        i = bisect.bisect_right(before, max(n, 0)) - 1  # the segment holding token n
+        tokens = self.encode(self.segments[i])[: max(n, 0) - before[i]]
+        return self.text[: starts[i]] + self.decode_bytes(tokens).decode("utf-8", "ignore")
 
     def tokens_within(self, nchars: int) -> int:
-        nbytes = len(self.text[:nchars].encode("utf-8", "surrogatepass"))
-        return bisect.bisect_right(self._byte_ends(nbytes), nbytes)
+        if nchars >= len(self.text):
+            return self.count
+        starts, before = self._index()
+        i = bisect.bisect_right(starts, max(nchars, 0)) - 1
+        inside = self.segments[i][: nchars - starts[i]]
+        if not inside:
+            return before[i]
+        nbytes = len(inside.encode("utf-8", "surrogatepass"))
+        return before[i] + bisect.bisect_right(self._byte_ends(self.segments[i]), nbytes)
 
     def segment_counts(self, segments: Sequence[str]) -> list[int]:
-        ends = self._byte_ends()
-        counts, start, first = [], 0, 0
-        for segment in segments:
-            start += len(segment.encode("utf-8", "surrogatepass"))
-            # tokens starting before `start`: those whose previous end is below it
-            last = min(bisect.bisect_left(ends, start) + 1, len(ends)) if ends else 0
-            counts.append(last - first)
-            first = last
-        return counts
+        ends = list(itertools.accumulate(map(len, segments)))
+        out = [0] * len(segments)
+        j, pos = 0, 0
+        for segment, count in zip(self.segments, self.counts):
+            end = pos + len(segment)
+            while j < len(ends) - 1 and ends[j] <= pos:
+                j += 1
+            if end <= ends[j] or self.text[ends[j] : end].isspace():
+                out[j] += count  # inside one part, or the rest is blank lines
+            else:
+                self._spread(segment, pos, ends, j, out)
+            pos = end
+        return out
+
+    def _spread(self, segment: str, pos: int, ends: list[int], j: int, out: list[int]) -> None:
+        """Count a segment's tokens in the parts where they start."""
+        cuts, k = [], j  # byte offsets (within the segment) of the part ends inside it
+        while k < len(ends) - 1 and ends[k] < pos + len(segment):
+            cuts.append(len(segment[: ends[k] - pos].encode("utf-8", "surrogatepass")))
+            k += 1
+        start = 0
+        for end in self._byte_ends(segment):
+            out[j + bisect.bisect_right(cuts, start)] += 1
+            start = end
+
+    def recount(self, text: str) -> int:
+        if text == self.text:
+            return self.count
+        if self._memo is None:
+            self._memo = dict(zip(self.segments, self.counts))
+        memo, total, new = self._memo, 0, []
+        for segment in clean_segments(text):
+            known = memo.get(segment)
+            if known is None:
+                new.append(segment)  # in order, so the joints stay clean starts
+            else:
+                total += known
+        if new:
+            total += len(self.encode("".join(new)))
+        if _verify():
+            exact = len(self.encode(text))
+            assert total == exact, f"recount {total} != encode {exact} for {text[:200]!r}"
+        return total
 
 
 @functools.lru_cache(maxsize=4)
@@ -144,13 +225,24 @@ class TiktokenTokenizer:
 
     def encode(self, text: str) -> Encoded:
         enc = self._encoding
-        return _TiktokenEncoded(
+        segments = clean_segments(_scrub_surrogates(text))  # same length: one "?" per surrogate
+        # One encode per segment costs about what one encode of the whole does, and gives
+        # every line's count, which later counts of texts made from these lines reuse.
+        fast = getattr(enc, "_core_bpe", enc)
+        encode = self._encode if _has_long_run(text) else fast.encode_ordinary  # type: ignore[attr-defined]
+        encoded = _TiktokenEncoded(
             text=text,
-            tokens=self._encode(text),
+            segments=segments,
+            counts=list(map(len, map(encode, segments))),
+            encode=self._encode,
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
-            token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
             lengths=functools.partial(_token_lengths, enc),
+            token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
         )
+        if _verify():
+            exact = len(self._encode(text))
+            assert encoded.count == exact, f"segment counts {encoded.count} != encode {exact}"
+        return encoded
 
 
 @dataclass(frozen=True)
@@ -169,6 +261,9 @@ class _HeuristicEncoded:
 
     def segment_counts(self, segments: Sequence[str]) -> list[int]:
         return [math.ceil(len(segment) / 4) for segment in segments]
+
+    def recount(self, text: str) -> int:
+        return math.ceil(len(text) / 4)
 
 
 @dataclass(frozen=True)

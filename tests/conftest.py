@@ -13,6 +13,10 @@ _SHARED_TIKTOKEN = ROOT.parent / "shared" / "tiktoken"
 if not os.environ.get("TIKTOKEN_CACHE_DIR") and _SHARED_TIKTOKEN.is_dir():
     os.environ["TIKTOKEN_CACHE_DIR"] = str(_SHARED_TIKTOKEN)
 
+# Every count ctxguard derives from per-line counts (tokens.Encoded.recount) is checked against
+# a whole encode, in this process and in every ctxguard the tests start.
+os.environ["CTXGUARD_VERIFY_COUNTS"] = "1"
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -73,3 +73,57 @@ def test_missing_cache_falls_back_with_one_warning(tmp_path: object) -> None:
     assert result.stdout.split() == ["heuristic", "2"]
     assert result.stderr.count("warning: cannot load tiktoken encoding") == 1
     assert "TIKTOKEN_CACHE_DIR" in result.stderr
+
+
+# --- counts made from per-line counts (Encoded.recount) --------------------------------------
+# The alphabet holds what decides where tiktoken's pre-tokenizer starts a piece: line breaks of
+# both kinds, blank and space-only lines, leading "/", Unicode white space, punctuation runs,
+# contractions, digits and letters of several scripts.
+_TRICKY = ["\n", "\n", "\r\n", "\r", " ", "  ", "\t", "/", "//", "\x0b", "\x85", "\u2028", "\xa0",
+           "a", "Zeta", "'s", "'LL", "1234", ")", "});", "é", "😀", "中文", "+", "-", "@@", "#"]
+
+
+def _tricky_lines(rnd: random.Random, n: int) -> list[str]:
+    return ["".join(rnd.choice(_TRICKY) for _ in range(rnd.randint(0, 8))) + "\n" for _ in range(n)]
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+@pytest.mark.parametrize("seed", range(40))
+def test_recount_of_texts_made_from_lines_is_exact(encoding: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CTXGUARD_VERIFY_COUNTS")  # compare here, not inside
+    rnd = random.Random(seed)
+    lines = _tricky_lines(rnd, 60)
+    raw = "".join(lines)[: -1 if seed % 2 else None]  # with and without a final line break
+    encoded = get_tokenizer(encoding).encode(raw)
+    assert encoded.count == independent_count(raw, encoding)
+    assert sum(encoded.segment_counts(raw.splitlines(keepends=True))) == encoded.count
+    for _ in range(10):
+        kept = [line if rnd.random() < 0.7 else rnd.choice(["", "... (3 lines omitted)\n", "// ...\n", "\n"])
+                for line in lines]
+        derived = "".join(kept).rstrip("\n" if rnd.random() < 0.3 else "")
+        assert encoded.recount(derived) == independent_count(derived, encoding)
+
+
+def test_recount_reuses_lines_and_encodes_only_new_ones(monkeypatch: pytest.MonkeyPatch) -> None:
+    raw = "".join(f"    value_{i} = compute({i})\n" for i in range(200))
+    encoded = get_tokenizer().encode(raw)
+    seen: list[str] = []
+    real = encoded.encode  # type: ignore[attr-defined]
+    monkeypatch.setattr(encoded, "encode", lambda text: seen.append(text) or real(text))
+    monkeypatch.delenv("CTXGUARD_VERIFY_COUNTS")
+    derived = raw.splitlines(keepends=True)[:50] + ["    # ... (150 lines omitted)\n"]
+    assert encoded.recount("".join(derived)) == independent_count("".join(derived))
+    assert seen == ["    # ... (150 lines omitted)\n"]
+
+
+def test_segment_counts_give_blank_lines_to_the_line_before() -> None:
+    text = "alpha\n\n\n   \nbeta\n"
+    counts = get_tokenizer().encode(text).segment_counts(text.splitlines(keepends=True))
+    assert counts[1:4] == [0, 0, 0] and sum(counts) == independent_count(text)
+
+
+def test_verify_mode_catches_a_wrong_recount(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded = get_tokenizer().encode("one\ntwo\n")
+    encoded._memo = {"one\n": 99}  # type: ignore[attr-defined]  # a deliberately wrong memory
+    with pytest.raises(AssertionError, match="recount"):
+        encoded.recount("one\nthree\n")

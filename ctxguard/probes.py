@@ -23,7 +23,7 @@ from typing import Any
 
 from ctxguard.handlers.diff import ERROR_LINE, parse
 from ctxguard.handlers.json import values as json_values
-from ctxguard.handlers.log import error_summary, strip_ansi, template
+from ctxguard.handlers.log import error_summary, strip_ansi, template, templates
 from ctxguard.handlers.markdown import blocks
 from ctxguard.handlers.text import is_definition
 
@@ -132,10 +132,10 @@ def _diff(text: str) -> Iterator[Probe]:
 
 
 def _edges(lines: list[str]) -> Iterator[Probe]:
-    filled = [line.strip() for line in lines if line.strip()]
-    if filled:
-        yield Probe("first", filled[0])
-        yield Probe("last", filled[-1])
+    first = next((line.strip() for line in lines if line.strip()), None)
+    if first is not None:
+        yield Probe("first", first)
+        yield Probe("last", next(line.strip() for line in reversed(lines) if line.strip()))
 
 
 def _log(text: str) -> Iterator[Probe]:
@@ -216,8 +216,9 @@ class _Finder:
 
     def has(self, probe: Probe) -> bool:
         if probe.kind == "template":
-            if self._templates is None:
-                self._templates = "\n".join(template(line) for line in self.content.splitlines())
+            if self._templates is None:  # template() of every line, in one substitution
+                stripped = "\n".join([line.strip() for line in self.content.splitlines()])
+                self._templates = templates(stripped)
             return probe.value in self._templates
         if probe.kind in ("parses", "key"):
             return self._json(probe)

@@ -228,12 +228,15 @@ class TiktokenTokenizer:
         segments = clean_segments(_scrub_surrogates(text))  # same length: one "?" per surrogate
         # One encode per segment costs about what one encode of the whole does, and gives
         # every line's count, which later counts of texts made from these lines reuse.
-        fast = getattr(enc, "_core_bpe", enc)
-        encode = self._encode if _has_long_run(text) else fast.encode_ordinary  # type: ignore[attr-defined]
+        fast: Callable[[str], list[int]] = getattr(enc, "_core_bpe", enc).encode_ordinary  # type: ignore[attr-defined]
+        if segments and max(map(len, segments)) >= _RUN_PIECE:  # a long run is possible
+            counts = [len(fast(s) if len(s) < _RUN_PIECE else self._encode(s)) for s in segments]
+        else:
+            counts = list(map(len, map(fast, segments)))
         encoded = _TiktokenEncoded(
             text=text,
             segments=segments,
-            counts=list(map(len, map(encode, segments))),
+            counts=counts,
             encode=self._encode,
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
             lengths=functools.partial(_token_lengths, enc),
@@ -282,13 +285,16 @@ class HeuristicTokenizer:
 
 
 def _has_long_run(text: str) -> bool:
-    # A cheap C-speed pre-check so ordinary text never pays for the regex scan.
+    # A cheap C-speed pre-check so ordinary text never pays for the regex scan: a long run
+    # covers a whole window without white space, and only around such a window is searched.
     if len(text) < _RUN_PIECE:
         return False
-    for start in range(0, len(text), _RUN_PIECE // 2):
-        window = text[start : start + _RUN_PIECE // 2]
+    step = _RUN_PIECE // 2
+    for start in range(0, len(text), step):
+        window = text[start : start + step]
         if " " not in window and "\n" not in window and "\t" not in window:
-            return _LONG_RUN.search(text) is not None
+            if _LONG_RUN.search(text, max(0, start - _RUN_PIECE), start + step + _RUN_PIECE):
+                return True
     return False
 
 

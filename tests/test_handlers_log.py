@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import random
+import re
+
 from ctxguard import compress_text
-from ctxguard.handlers.log import important_lines, is_important, strip_ansi
+from ctxguard.handlers.log import has_level, important_lines, is_important, strip_ansi
+from tests.conftest import SAMPLES
 from tests.helpers import budget_for_tier2, independent_count
 
 
@@ -57,3 +61,25 @@ def test_java_stack_frames_follow_their_error() -> None:
              "    at com.example.Pool.get(Pool.java:42)", "    at com.example.Main.run(Main.java:7)",
              "INFO next"]
     assert important_lines(lines) == [False, True, True, True, False]
+
+
+# The level test as one regex, as it read before has_level was written for speed; has_level
+# must answer exactly as this does.
+_REFERENCE_LEVEL = re.compile(
+    r"\b(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE)\b"
+    r"|##\[(?:error|warning)\]|^::(?:error|warning)\b"
+    r"|\b(?:[Ee]rror|[Ww]arning|[Ff]atal|[Cc]ritical|[Pp]anic|[Ff]ailed)\b(?=[:\]!]|\s)"
+    r"|^E {2,}\S|\bpanicked at\b|\bSegmentation fault\b|\bAssertionError\b"
+)
+
+
+def test_has_level_answers_as_the_reference_pattern() -> None:
+    words = ["ERROR", "ERR", "ERRNO", "xERROR", "_WARN", "WARNING:", "error:", "Error ", "errors",
+             "Failed!", "failed", "##[error]", "x##[warning]", "::error", " ::error", "E   x", "E  ",
+             "panicked at", "Segmentation fault", "AssertionError", "MyAssertionError", "é", "FATAL",
+             "CRITICAL]", "pending_errors", " ", "\t", ":", "[", "]", "1", "Critical:", "ÉERROR"]
+    rnd = random.Random(3)
+    lines = ["".join(rnd.choice(words) for _ in range(rnd.randint(1, 6))) for _ in range(20000)]
+    lines += (SAMPLES / "traceback.log").read_text().splitlines()
+    for line in lines:
+        assert has_level(line) == bool(_REFERENCE_LEVEL.search(line)), line

@@ -10,12 +10,34 @@ from dataclasses import dataclass
 from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]")
-LEVEL = re.compile(
-    r"\b(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE)\b"
-    r"|##\[(?:error|warning)\]|^::(?:error|warning)\b"
-    r"|\b(?:[Ee]rror|[Ww]arning|[Ff]atal|[Cc]ritical|[Pp]anic|[Ff]ailed)\b(?=[:\]!]|\s)"
-    r"|^E {2,}\S|\bpanicked at\b|\bSegmentation fault\b|\bAssertionError\b"
+# Level words and failure phrases. Python's re skips ahead fast only through a pattern that
+# starts with plain literals, so _LEVEL_HINT finds where one may start, the word boundary in
+# front is checked by hand and _LEVEL_WORD confirms the rest (has_level).
+_LEVEL_HINT = re.compile(
+    r"ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE"
+    r"|Error|error|Warning|warning|Fatal|fatal|Critical|critical|Panic|panic|Failed|failed"
+    r"|panicked at|Segmentation fault|AssertionError|##\[error\]|##\[warning\]"
 )
+_LEVEL_WORD = re.compile(
+    r"(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE)\b"
+    r"|(?:[Ee]rror|[Ww]arning|[Ff]atal|[Cc]ritical|[Pp]anic|[Ff]ailed)\b(?=[:\]!]|\s)"
+    r"|(?:panicked at|Segmentation fault|AssertionError)\b"
+    r"|##\[(?:error|warning)\]"
+)
+_LEVEL_AT_START = re.compile(r"::(?:error|warning)\b|E {2,}\S")
+_WORD_CHAR = re.compile(r"\w")
+
+
+def has_level(line: str) -> bool:
+    """An error/warning level word (whole word), a failure phrase or a CI error annotation."""
+    for hint in _LEVEL_HINT.finditer(line):
+        start = hint.start()
+        if line[start] == "#" or not start or not _WORD_CHAR.match(line, start - 1):
+            if _LEVEL_WORD.match(line, start):
+                return True
+    return line[:1] in (":", "E") and _LEVEL_AT_START.match(line) is not None
+
+
 _JSON_LEVEL = re.compile(r'"(?:level|severity|lvl|levelname|log\.level)"\s*:\s*"([^"]*)"', re.I)
 _BAD_JSON_LEVELS = {"error", "err", "warn", "warning", "fatal", "critical", "crit", "panic",
                     "emerg", "alert", "severe"}
@@ -48,21 +70,15 @@ def strip_ansi(text: str) -> str:
     return ANSI.sub("", text) if "\x1b" in text else text
 
 
-# Every LEVEL match (and every bad JSON level) contains one of these: a cheap test first.
-_HINTS = ("err", "warn", "fatal", "crit", "sever", "panic", "emerg", "alert", "fail", "fault", "assert", "##[")
-
-
 def is_important(line: str) -> bool:
     """Error, warning or failure lines (whole words), including JSON-lines levels."""
-    # The handler and the probes ask about the same lines: short ones are remembered.
+    # The probes, the handler and the salient cut ask about the same lines: short ones are
+    # remembered.
     return _remembered(line) if len(line) < 1000 else _is_important(line)
 
 
 def _is_important(line: str) -> bool:
-    lowered = line.lower()
-    if not line.startswith("E ") and not any(hint in lowered for hint in _HINTS):
-        return False
-    if LEVEL.search(line):
+    if has_level(line):
         return True
     if line.startswith("{") and '"' in line:
         match = _JSON_LEVEL.search(line)
@@ -75,12 +91,17 @@ def _is_important(line: str) -> bool:
     return False
 
 
-_remembered = functools.lru_cache(maxsize=1 << 15)(_is_important)
+_remembered = functools.lru_cache(maxsize=1 << 16)(_is_important)
 
 
 def template(line: str) -> str:
     """The line with numbers, hex ids and timestamps normalised, to spot repeats."""
     return _TEMPLATE.sub("#", line.strip())
+
+
+def templates(text: str) -> str:
+    """template() of every line of an already stripped text at once (no match spans lines)."""
+    return _TEMPLATE.sub("#", text)
 
 
 # The line that ends a Python traceback: `package.ExceptionType: message` (or the bare name).

@@ -28,6 +28,8 @@ def _forget() -> None:
 
     log._remembered.cache_clear()
     log.error_summary.forget()
+    log.scan.forget()
+    log.line_templates.forget()
     diff.parse.forget()
     json.values.forget()
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from ctxguard.handlers.diff import ERROR_LINE, parse
 from ctxguard.handlers.json import values as json_values
-from ctxguard.handlers.log import error_summary, strip_ansi, template, templates
+from ctxguard.handlers.log import error_summary, line_templates, scan, strip_ansi, template, templates
 from ctxguard.handlers.markdown import blocks
 from ctxguard.handlers.text import is_definition
 
@@ -104,7 +104,7 @@ def extract(kind: str, text: str) -> list[Probe]:
 def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None) -> Retention:
     """Which of raw's probes content keeps."""
     probes = extract(kind, raw) if probes is None else probes
-    finder = _Finder(kind, content)
+    finder = _Finder(kind, content, line_templates(raw) if kind == "log" else {})
     missed = tuple(p for p in probes if not finder.has(p))
     return Retention(probes=len(probes), kept=len(probes) - len(missed), missed=missed)
 
@@ -139,7 +139,7 @@ def _edges(lines: list[str]) -> Iterator[Probe]:
 
 
 def _log(text: str) -> Iterator[Probe]:
-    yield from _edges(strip_ansi(text).splitlines())
+    yield from _edges(scan(text).lines)
     for line, _ in error_summary(text):
         yield Probe("template", template(line))
 
@@ -207,15 +207,22 @@ def _text(text: str) -> Iterator[Probe]:
 class _Finder:
     """Answers `is this probe findable in the content?` with the content prepared once."""
 
-    def __init__(self, kind: str, content: str) -> None:
+    def __init__(self, kind: str, content: str, known: dict[str, str]) -> None:
         self.kind = kind
         self.content = strip_ansi(content) if kind == "log" else content
+        self._known = known  # templates of the raw log's error lines, by line
+        self._shown: set[str] | None = None
         self._templates: str | None = None
         self._paths: set[str] | None = None
         self._parsed: bool | None = None
 
     def has(self, probe: Probe) -> bool:
         if probe.kind == "template":
+            if self._shown is None:  # templates of the raw error lines the content shows as is
+                known = self._known
+                self._shown = {known[line] for line in self.content.splitlines() if line in known}
+            if probe.value in self._shown:
+                return True
             if self._templates is None:  # template() of every line, in one substitution
                 stripped = "\n".join([line.strip() for line in self.content.splitlines()])
                 self._templates = templates(stripped)

@@ -34,7 +34,7 @@ from ctxguard.handlers.diff import ERROR_LINE, FileStat, file_stats
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import shrink
 from ctxguard.handlers.json import values as json_values
-from ctxguard.handlers.log import EDGE, Lines, strip_ansi, template
+from ctxguard.handlers.log import EDGE, scan, template
 from ctxguard.handlers.markdown import blocks
 from ctxguard.handlers.text import is_definition
 from ctxguard.tiers import marker
@@ -243,20 +243,22 @@ def file_offset(path: str) -> float:
 
 
 def _log_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
-    lines = _split(strip_ansi(text))
+    read = scan(text)
+    lines = list(read.lines)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
     n = len(lines)
     shown = list(lines)
     priority: list[tuple[float, int]] = [(6.0, n - i) for i in range(n)]  # the rest: from the end
-    filled = [i for i, line in enumerate(lines) if line.strip()]
     for i in range(min(EDGE, n)):
         priority[i] = (3.0, i)
     for i in range(max(0, n - EDGE), n):
         priority[i] = (3.0, n - i)
     firsts: dict[str, int] = {}
     repeats: dict[str, int] = {}
-    reader, trace_start = Lines(), 0
-    for i, line in enumerate(lines):
-        kind = reader.kind(line)
+    trace_start = 0
+    for i in sorted(read.kinds):
+        kind, line = read.kinds[i], lines[i]
         if kind == "start":
             trace_start = i
             priority[i] = min(priority[i], (2.0, i))
@@ -271,9 +273,10 @@ def _log_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     for key, i in firsts.items():
         if repeats[key] > 1:
             shown[i] = lines[i].rstrip("\r\n") + f"  ({repeats[key]} occurrences)\n"
-    if filled:
-        priority[filled[0]] = (0.0, 0)
-        priority[filled[-1]] = (0.0, 1)
+    first = next((i for i in range(n) if lines[i].strip()), None)
+    if first is not None:
+        priority[first] = (0.0, 0)
+        priority[next(i for i in range(n - 1, -1, -1) if lines[i].strip())] = (0.0, 1)
     return lines, shown, priority, ""
 
 

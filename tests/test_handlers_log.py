@@ -3,6 +3,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from ctxguard import compress_text
 from ctxguard.handlers.log import has_level, important_lines, is_important, strip_ansi
 from tests.conftest import SAMPLES
@@ -60,7 +62,7 @@ def test_java_stack_frames_follow_their_error() -> None:
     lines = ["INFO start", "ERROR java.lang.IllegalStateException: closed",
              "    at com.example.Pool.get(Pool.java:42)", "    at com.example.Main.run(Main.java:7)",
              "INFO next"]
-    assert important_lines(lines) == [False, True, True, True, False]
+    assert important_lines("\n".join(lines)) == [False, True, True, True, False]
 
 
 # The level test as one regex, as it read before has_level was written for speed; has_level
@@ -83,3 +85,54 @@ def test_has_level_answers_as_the_reference_pattern() -> None:
     lines += (SAMPLES / "traceback.log").read_text().splitlines()
     for line in lines:
         assert has_level(line) == bool(_REFERENCE_LEVEL.search(line)), line
+
+
+def _reference_important_lines(lines: list[str]) -> list[bool]:
+    """important_lines as it read line by line, before the one-pass scan."""
+    from ctxguard.handlers.log import _PY_TB_END, _PY_TB_START, _SECTION, _STACK_LINE
+
+    marks = [False] * len(lines)
+    in_trace = False
+    for i, line in enumerate(lines):
+        if _PY_TB_START.match(line):
+            in_trace = True
+        if in_trace:
+            marks[i] = True
+            if not line.startswith((" ", "\t")) and not _PY_TB_START.match(line):
+                in_trace = not _PY_TB_END.match(line) and bool(line.strip()) and i + 1 < len(lines)
+                if line.startswith(("During handling", "The above exception")):
+                    in_trace = True
+            continue
+        if is_important(line) or _SECTION.match(line):
+            marks[i] = True
+        elif _STACK_LINE.match(line) and i and marks[i - 1]:
+            marks[i] = True
+    return marks
+
+
+_LOG_PIECES = [
+    "INFO started worker 12\n", "2024-01-01 ERROR db down\n", "WARNING: disk 91%\n", "\n", "   \n",
+    "Traceback (most recent call last):\n", '  File "app.py", line 3, in <module>\n', "    run()\n",
+    "ValueError: bad amount\n", "During handling of the above exception, another exception occurred:\n",
+    "    at com.example.Main.run(Main.java:7)\n", "Caused by: java.io.IOException\n", "E   assert 1 == 2\n",
+    "::error file=a.py::boom\n", "##[error]Process completed with exit code 1.\n", "=== FAILURES ===\n",
+    "---- Captured log ----\n", '{"level": "crit", "msg": "x"}\n', "pending_errors=0\n", "\x1b[31mERROR\x1b[0m red\n",
+    "INFO Traceback (most recent call last): quoted\n", "  Traceback (most recent call last):\n",
+    "odd\rbreak ERROR\n", "form\x0cfeed\n", "KeyboardInterrupt\n", "done",
+]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_scan_reads_a_log_as_the_line_by_line_readers_do(seed: int) -> None:
+    from ctxguard.handlers.log import Lines, scan
+
+    rnd = random.Random(seed)
+    pieces = [p for p in _LOG_PIECES if seed % 3 or p not in ("odd\rbreak ERROR\n", "form\x0cfeed\n")]
+    text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(1, 80)))
+    read = scan(text)
+    lines = strip_ansi(text).splitlines(keepends=True)
+    assert read.lines == lines
+    reader = Lines()
+    expected = {i: kind for i, line in enumerate(lines) if (kind := reader.kind(line)) is not None}
+    assert read.kinds == expected
+    assert important_lines(text) == _reference_important_lines(lines)

@@ -1,10 +1,12 @@
 """Logs: errors, warnings and whole tracebacks kept; runs of other lines collapsed."""
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
@@ -132,6 +134,89 @@ class Lines:
         return "error" if is_important(line) else None
 
 
+# Where a line that matters may be: text searched once at C speed, so only these lines and
+# the tracebacks are read one by one in Python.
+_TB_TEXT = re.compile(r"Traceback \(most recent call last\):")
+_AT_LINE_START = re.compile(r"^(?:::|E  |={3}|_{3}|-{3}|##\[group\])", re.M)
+# Line breaks other than \n and \r\n: where ^ (re.M) and str.splitlines disagree.
+_ODD_BREAKS = re.compile(r"[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029](?<!\r(?=\n))")
+
+
+@dataclass(frozen=True)
+class Scan:
+    """A whole log text read once: its lines (ends kept, ANSI codes removed), the kind of every
+    line that has one (as Lines.kind says, in order), and which lines are important."""
+
+    lines: list[str]
+    kinds: dict[int, str]
+    important: frozenset[int]
+    marked: frozenset[int]  # lines that may be sections or CI annotations (checked later)
+
+
+def _scan(text: str) -> Scan:
+    clean = strip_ansi(text)
+    lines = clean.splitlines(keepends=True)
+    if _ODD_BREAKS.search(clean):  # rare: read every line
+        return _scan_lines(lines, range(len(lines)), range(len(lines)))
+    starts = list(itertools.accumulate(map(len, lines), initial=0))
+
+    def at(pattern: re.Pattern[str]) -> set[int]:
+        return {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(clean)}
+
+    maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT)
+    marked = at(_AT_LINE_START)
+    return _scan_lines(lines, sorted(maybe | marked), sorted(marked))
+
+
+def _scan_lines(lines: list[str], maybe: Sequence[int], marked: Sequence[int]) -> Scan:
+    kinds: dict[int, str] = {}
+    important = {i for i in maybe if is_important(lines[i])}
+    resume = 0
+    for i in maybe:
+        if i < resume:
+            continue  # read inside a traceback already
+        if not _PY_TB_START.match(lines[i]):
+            if i in important:
+                kinds[i] = "error"
+            continue
+        kinds[i] = "start"
+        j = i + 1
+        while j < len(lines):
+            line = lines[j]
+            if _PY_TB_START.match(line):
+                kinds[j] = "start"
+            elif not line[:1].strip():
+                kinds[j] = "inside"
+            else:  # the first line in column 0 closes the traceback
+                if TB_FINAL.match(line):
+                    kinds[j] = "end"
+                elif is_important(line):
+                    important.add(j)
+                    kinds[j] = "error"
+                break
+            j += 1
+        resume = j + 1
+    return Scan(lines, kinds, frozenset(important), frozenset(marked))
+
+
+scan = RememberLast(_scan)  # one read of a log for the probes, the digest, the handler and the cut
+
+
+def _reported(text: str) -> list[str]:
+    """The error and warning lines of a log, in order, including every traceback's last line."""
+    read = scan(text)
+    return [read.lines[i].splitlines()[0] for i in sorted(read.kinds) if read.kinds[i] in ("end", "error")]
+
+
+def _line_templates(text: str) -> dict[str, str]:
+    lines = list(dict.fromkeys(_reported(text)))  # distinct, none holds a "\n"
+    return dict(zip(lines, templates("\n".join([line.strip() for line in lines])).split("\n")))
+
+
+# Asked by the summary and by the probes' check of a compressed content: computed once.
+line_templates = RememberLast(_line_templates)
+
+
 def _error_summary(text: str) -> list[tuple[str, int]]:
     """Each distinct error/warning template: its first line and how often it occurs.
 
@@ -139,13 +224,12 @@ def _error_summary(text: str) -> list[tuple[str, int]]:
     """
     first: dict[str, str] = {}
     counts: dict[str, int] = {}
-    reader = Lines()
-    for line in strip_ansi(text).splitlines():
-        if reader.kind(line) in ("end", "error"):
-            key = template(line)
-            if key not in first:
-                first[key] = line
-            counts[key] = counts.get(key, 0) + 1
+    keys = line_templates(text)
+    for line in _reported(text):
+        key = keys[line]
+        if key not in first:
+            first[key] = line
+        counts[key] = counts.get(key, 0) + 1
     return [(first[key], counts[key]) for key in first]
 
 
@@ -153,25 +237,45 @@ def _error_summary(text: str) -> list[tuple[str, int]]:
 error_summary = RememberLast(_error_summary)
 
 
-def important_lines(lines: list[str], task_words: frozenset[str] = frozenset()) -> list[bool]:
-    """Which lines a reader of this log must see: errors, warnings, stack traces, sections."""
+def important_lines(text: str, task_words: frozenset[str] = frozenset()) -> list[bool]:
+    """Which lines of scan(text) a reader must see: errors, warnings, stack traces, sections."""
+    read = scan(text)
+    lines = read.lines
     marks = [False] * len(lines)
-    in_trace = False
-    for i, line in enumerate(lines):
-        if _PY_TB_START.match(line):
-            in_trace = True
-        if in_trace:
+    for i in read.important:
+        marks[i] = True
+    for i in read.marked:
+        if _SECTION.match(lines[i]):
             marks[i] = True
-            if not line.startswith((" ", "\t")) and not _PY_TB_START.match(line):
-                in_trace = not _PY_TB_END.match(line) and bool(line.strip()) and i + 1 < len(lines)
-                if line.startswith(("During handling", "The above exception")):
-                    in_trace = True
-            continue
-        if is_important(line) or _SECTION.match(line) or mentions(line, task_words):
-            marks[i] = True
-        elif _STACK_LINE.match(line) and i and marks[i - 1]:
-            marks[i] = True  # a Java/Go/JS stack frame under an error line
+    if task_words:
+        for i, line in enumerate(lines):
+            if mentions(line, task_words):
+                marks[i] = True
+    resume = 0
+    for start in sorted(i for i, kind in read.kinds.items() if kind == "start"):
+        if start >= resume:
+            resume = _mark_traceback(lines, start, marks)
+    for i in [i for i, mark in enumerate(marks) if mark]:
+        j = i + 1  # Java/Go/JS stack frames under a marked line
+        while j < len(lines) and not marks[j] and _STACK_LINE.match(lines[j]):
+            marks[j] = True
+            j += 1
     return marks
+
+
+def _mark_traceback(lines: list[str], start: int, marks: list[bool]) -> int:
+    """Mark a Python traceback through its `Type: message` line (and chained ones after
+    "During handling ..."); return the index after it."""
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        marks[i] = True
+        if not line.startswith((" ", "\t")) and not _PY_TB_START.match(line):
+            go_on = not _PY_TB_END.match(line) and bool(line.strip()) and i + 1 < len(lines)
+            if not go_on and not line.startswith(("During handling", "The above exception")):
+                return i + 1
+        i += 1
+    return i
 
 
 class LogHandler:
@@ -180,10 +284,10 @@ class LogHandler:
     name = "log"
 
     def candidates(self, text: str, ctx: Context) -> Iterator[str]:
-        lines = strip_ansi(text).splitlines(keepends=True)
+        lines = scan(text).lines
         if len(lines) <= 2 * EDGE:
             return
-        important = important_lines(lines, ctx.task_words)
+        important = important_lines(text, ctx.task_words)
         for level in _LEVELS:
             yield "".join(_render(lines, important, level))
 

@@ -229,10 +229,13 @@ class TiktokenTokenizer:
         # One encode per segment costs about what one encode of the whole does, and gives
         # every line's count, which later counts of texts made from these lines reuse.
         fast: Callable[[str], list[int]] = getattr(enc, "_core_bpe", enc).encode_ordinary  # type: ignore[attr-defined]
-        if segments and max(map(len, segments)) >= _RUN_PIECE:  # a long run is possible
-            counts = [len(fast(s) if len(s) < _RUN_PIECE else self._encode(s)) for s in segments]
-        else:
-            counts = list(map(len, map(fast, segments)))
+        counts: list[int] = []
+        # Segments long enough to hold a long run go through _encode, the rest straight through.
+        long = [i for i, size in enumerate(map(len, segments)) if size >= _RUN_PIECE]
+        for i in [*long, len(segments)]:
+            counts.extend(map(len, map(fast, segments[len(counts) : i])))
+            if i < len(segments):
+                counts.append(len(self._encode(segments[i])))
         encoded = _TiktokenEncoded(
             text=text,
             segments=segments,

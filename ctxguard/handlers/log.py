@@ -161,7 +161,12 @@ def _scan(text: str) -> Scan:
     starts = list(itertools.accumulate(map(len, lines), initial=0))
 
     def at(pattern: re.Pattern[str]) -> set[int]:
-        return {bisect.bisect_right(starts, m.start()) - 1 for m in pattern.finditer(clean)}
+        found, search, pos = set(), pattern.search, 0
+        while (match := search(clean, pos)) is not None:
+            line = bisect.bisect_right(starts, match.start()) - 1
+            found.add(line)
+            pos = starts[line + 1]  # one hit is enough: go on from the next line
+        return found
 
     maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT)
     marked = at(_AT_LINE_START)

@@ -21,7 +21,9 @@ HEURISTIC_WARNING = "[WARNING: Token count estimated via heuristic due to tokeni
 # length of one pre-token, and older tiktoken releases take minutes on a 1 MB base64 line.
 # A split can move the count by a token per piece, and only pathological text has such runs.
 _RUN_PIECE = 8192
-_LONG_RUN = re.compile(r"\S{%d,}" % _RUN_PIECE)
+# Matched only from the start of a run: tried at every position, a run of n characters would
+# cost n x 8192 steps.
+_LONG_RUN = re.compile(r"(?<!\S)\S{%d,}" % _RUN_PIECE)
 
 
 class Encoded(Protocol):
@@ -101,6 +103,7 @@ class _TiktokenEncoded:
     _starts: list[int] | None = field(default=None, repr=False)  # char offset of each segment
     _before: list[int] | None = field(default=None, repr=False)  # tokens before each segment
     _memo: dict[str, int] | None = field(default=None, repr=False)
+    _last: tuple[str, int] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         self.count = sum(self.counts)
@@ -165,6 +168,12 @@ class _TiktokenEncoded:
     def recount(self, text: str) -> int:
         if text == self.text:
             return self.count
+        if self._last is not None and self._last[0] is text:
+            return self._last[1]  # a chosen candidate is asked about again as the content
+        self._last = (text, self._recount(text))
+        return self._last[1]
+
+    def _recount(self, text: str) -> int:
         if self._memo is None:
             self._memo = dict(zip(self.segments, self.counts))
         memo, total, new = self._memo, 0, []

@@ -1,7 +1,9 @@
 """JSON and JSON Lines: every key kept, long arrays and strings shortened, still valid JSON."""
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -72,9 +74,25 @@ def shrink(value: Any, level: _Level) -> Any:
     return value
 
 
-def _dump(value: Any, indent: int | None) -> str:
-    separators = (",", ": ") if indent is not None else (",", ":")
+def _dump(value: Any, indent: int | str | None, colon: str = ": ") -> str:
+    separators = (",", colon) if indent is not None else (",", ":")
     return json.dumps(value, indent=indent, ensure_ascii=False, separators=separators)
+
+
+_INDENT = re.compile(r"\n([ \t]+)\S")
+_COLON = re.compile(r'"(:\s?)[^\s]')
+
+
+def _style(text: str) -> tuple[int | str, str]:
+    """The indent and key separator an indented JSON text uses, so that an indented candidate
+    reads like it (and shares its unchanged lines, whose token counts are then known)."""
+    head = text[:65536]
+    indent = _INDENT.search(head)
+    unit: int | str = 2
+    if indent is not None:
+        unit = "\t" if indent.group(1).startswith("\t") else max(1, min(8, len(indent.group(1))))
+    colons = [m.group(1) for m in itertools.islice(_COLON.finditer(head), 200)]
+    return unit, (":" if colons and colons.count(":") > len(colons) // 2 else ": ")
 
 
 class JsonHandler:
@@ -88,13 +106,14 @@ class JsonHandler:
             return  # not JSON; or JSON Lines under a name that does not say so
         rows = found[0]
         indented = not ctx.jsonl and "\n" in text.strip()
+        style = _style(text) if indented else (2, ": ")
         for level in _LEVELS:
-            indent = level.indent if indented else None
             if ctx.jsonl:
                 yield _jsonl(rows, level)
             else:
                 try:
-                    yield _dump(shrink(rows[0], level), indent) + "\n"
+                    indent, colon = style if indented and level.indent is not None else (None, ":")
+                    yield _dump(shrink(rows[0], level), indent, colon) + "\n"
                 except RecursionError:
                     return
 

@@ -52,6 +52,7 @@ def main() -> None:
     tokenizer = get_tokenizer("o200k_base")
     rows: dict[str, list[float]] = {}
     big: list[float] = []
+    big_rows: list[str] = []
     for path in sorted(p for p in args.corpus.rglob("*") if p.is_file() and p.name != "manifest.json"):
         kind = path.parent.name
         text = read_artifact(path).text
@@ -68,11 +69,13 @@ def main() -> None:
             rows.setdefault(f"{kind} @{int(share * 100)}%", []).append(cost / floor)
             if raw > 100_000:
                 big.append(cost / floor)
+                big_rows.append(f"  {path.name} ({raw:,} tokens) @{int(share * 100)}%: {cost / floor:.2f}x")
     print(f"{'type @budget':<16} {'n':>3} {'median compress/encode':>24} {'max':>8}")
     for key in sorted(rows):
         ratios = rows[key]
         print(f"{key:<16} {len(ratios):>3} {statistics.median(ratios):>23.2f}x {max(ratios):>7.2f}x")
     if big:
+        print("\n".join(big_rows))
         print(f"artifacts over 100k tokens: n={len(big)} median {statistics.median(big):.2f}x max {max(big):.2f}x (target <= 2x)")
     print(json.dumps({"repeat": args.repeat, "encoding": "o200k_base"}))
 

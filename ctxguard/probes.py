@@ -19,7 +19,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ctxguard.handlers.diff import ERROR_LINE, parse
 from ctxguard.handlers.json import values as json_values
@@ -41,9 +41,9 @@ _OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 _WORD_CHARS = re.compile(r"[\w$]")
 
 
-@dataclass(frozen=True)
-class Probe:
-    """One fact: what kind it is and the text that must be findable."""
+class Probe(NamedTuple):
+    """One fact: what kind it is and the text that must be findable. (A named tuple: a JSON
+    document has one per key path, tens of thousands, made and hashed fast.)"""
 
     kind: str
     value: str
@@ -105,7 +105,13 @@ def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None
     """Which of raw's probes content keeps."""
     probes = extract(kind, raw) if probes is None else probes
     finder = _Finder(kind, content, line_templates(raw) if kind == "log" else {})
-    missed = tuple(p for p in probes if not finder.has(p))
+    if kind == "json" and probes:  # key paths by the thousand: one set lookup each
+        finder.has(Probe("parses", ""))  # parses the content and reads its key paths
+        paths, parsed = finder.paths, finder.parsed
+        missed = tuple(p for p in probes if (p.value not in paths if p.kind == "key"
+                                              else not parsed if p.kind == "parses" else not finder.has(p)))
+    else:
+        missed = tuple(p for p in probes if not finder.has(p))
     return Retention(probes=len(probes), kept=len(probes) - len(missed), missed=missed)
 
 
@@ -144,18 +150,26 @@ def _log(text: str) -> Iterator[Probe]:
         yield Probe("template", template(line))
 
 
-def key_paths(value: Any, prefix: str = "") -> Iterator[str]:
+def key_paths(value: Any) -> set[str]:
     """Every key path of a JSON value, array indices collapsed to []."""
-    stack = [(value, prefix)]
+    paths: set[str] = set()
+    add = paths.add
+    stack = [(value, "")]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, path = stack.pop()
-        if isinstance(node, dict):
+        node, path = pop()
+        if type(node) is dict:
             for key, item in node.items():
                 child = f"{path}.{key}" if path else str(key)
-                yield child
-                stack.append((item, child))
-        elif isinstance(node, list):
-            stack.extend((item, f"{path}[]") for item in node)
+                add(child)
+                if type(item) in (dict, list):
+                    push((item, child))
+        elif type(node) is list:
+            child = f"{path}[]"
+            for item in node:
+                if type(item) in (dict, list):
+                    push((item, child))
+    return paths
 
 
 def _parse_any(text: str) -> list[Any] | None:
@@ -248,8 +262,15 @@ class _Finder:
                 self._paths = set(prefix_key_paths(self.content))
         if probe.kind == "parses":
             return self._parsed
-        assert self._paths is not None
-        return probe.value in self._paths
+        return probe.value in self.paths
+
+    @property
+    def paths(self) -> set[str]:
+        return self._paths or set()
+
+    @property
+    def parsed(self) -> bool:
+        return bool(self._parsed)
 
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')

@@ -20,6 +20,7 @@ The marker's N counts the raw tokens not shown (lines not shown, each counted on
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import deque
@@ -351,17 +352,46 @@ def _json(encoded: Encoded, room: int, name: str, tokenizer: Tokenizer) -> str |
     if found is None:
         return None
     values, jsonl = found
-    density = encoded.count / max(1, len(text))
-    slack = 1.3
-    for candidate in _json_candidates(values, jsonl):
-        body = _dump_all(candidate, jsonl)
-        if len(body) * density > room * slack:
+    makers = _json_candidates(values, jsonl)
+    content = _json_first_fit(makers, encoded, room, jsonl, tokenizer)
+    if content is None:
+        top = _merge(values) if jsonl else values[0]
+        content = _json_first_fit(_json_pruned(top), encoded, room, jsonl, tokenizer)
+    return content
+
+
+def _json_first_fit(makers: list[Callable[[], list[Any]]], encoded: Encoded, room: int, jsonl: bool,
+                    tokenizer: Tokenizer) -> str | None:
+    """The first candidate that fits with its marker, or None."""
+    bodies: dict[int, tuple[list[Any], str]] = {}
+
+    def body(i: int) -> tuple[list[Any], str]:
+        if i not in bodies:
+            candidate = makers[i]()
+            bodies[i] = (candidate, _dump_all(candidate, jsonl))
+        return bodies[i]
+
+    # Candidates run from mild to strong and shrink as they go: find the first whose estimated
+    # size fits by bisection (a handful of builds, not dozens), then count exactly from there.
+    first = body(0)[1]
+    sample = first[:65536]
+    density = tokenizer.count(sample) / max(1, len(sample))  # compact JSON's tokens per char
+    low, high = 0, len(makers) - 1
+    while low < high:
+        mid = (low + high) // 2
+        if len(body(mid)[1]) * density <= room:
+            high = mid
+        else:
+            low = mid + 1
+    for i in range(max(0, low - 1), len(makers)):  # one milder than the estimate, in case
+        candidate, dumped = body(i)
+        if len(dumped) * density > room * 1.05:
             continue
-        shown = tokenizer.count(body)
+        shown = encoded.recount(dumped)
         content = _dump_all(_attach(candidate, marker(max(1, encoded.count - shown)), jsonl), jsonl)
-        if tokenizer.count(content) <= room:
+        if encoded.recount(content) <= room:
             return content
-        density, slack = shown / max(1, len(body)), 1.05
+        density = shown / max(1, len(dumped))
     return None
 
 
@@ -385,27 +415,46 @@ def _attach(values: list[Any], note: str, jsonl: bool) -> list[Any]:
     return [[value, note]]
 
 
-def _json_candidates(values: list[Any], jsonl: bool) -> Iterator[list[Any]]:
-    """Mild to strong: shortened arrays and strings, then skeletons (all keys kept), then less."""
+def _json_candidates(values: list[Any], jsonl: bool) -> list[Callable[[], list[Any]]]:
+    """Mild to strong: shortened arrays and strings, then skeletons (all keys kept), then fewer
+    keys (_json_pruned). Each is built only when called."""
+    makers: list[Callable[[], list[Any]]] = []
     if jsonl:
         for rows in sorted({len(values), min(10, len(values)), min(2, len(values))}, reverse=True):
             for level in (JSON_LEVELS[1], JSON_LEVELS[3], JSON_LEVELS[-1]):
-                yield [shrink(v, level) for v in values[:rows]]
+                makers.append(functools.partial(_shrunk_rows, values[:rows], level))
         values = [_merge(values)]
     else:
-        for level in JSON_LEVELS:
-            yield [shrink(values[0], level)]
-    depth = _depth(values[0])
-    for fill in range(depth, -1, -1):
-        yield [_skeleton(values[0], fill)]
-    # Not even every key fits: keep keys breadth-first, each dict saying how many it lost.
-    skeleton = _skeleton(values[0], 0)
+        makers.extend(functools.partial(_shrunk_rows, values[:1], level) for level in JSON_LEVELS)
+    top = values[0]
+    makers.extend(functools.partial(_skeletons, top, fill) for fill in range(_depth(top), -1, -1))
+    return makers
+
+
+def _json_pruned(top: Any) -> list[Callable[[], list[Any]]]:
+    """When not even every key fits: keys kept breadth-first, each dict saying how many it lost,
+    fewer and fewer, down to an empty container."""
+    skeleton = _skeleton(top, 0)
     order = _bfs_order(skeleton)
+    makers: list[Callable[[], list[Any]]] = []
     limit = len(order)
     while limit > 1:
         limit = int(limit * 0.8)
-        yield [_prune(skeleton, order, limit)]
-    yield [{}] if isinstance(values[0], dict) else [[]]
+        makers.append(functools.partial(_pruned, skeleton, order, limit))
+    makers.append(lambda: [{}] if isinstance(top, dict) else [[]])
+    return makers
+
+
+def _shrunk_rows(rows: list[Any], level: Any) -> list[Any]:
+    return [shrink(row, level) for row in rows]
+
+
+def _skeletons(top: Any, fill: int) -> list[Any]:
+    return [_skeleton(top, fill)]
+
+
+def _pruned(skeleton: Any, order: dict[tuple[int, str], int], limit: int) -> list[Any]:
+    return [_prune(skeleton, order, limit)]
 
 
 def _bfs_order(skeleton: Any) -> dict[tuple[int, str], int]:

@@ -353,15 +353,15 @@ def _json(encoded: Encoded, room: int, name: str, tokenizer: Tokenizer) -> str |
         return None
     values, jsonl = found
     makers = _json_candidates(values, jsonl)
-    content = _json_first_fit(makers, encoded, room, jsonl, tokenizer)
+    content = _json_first_fit(makers, encoded, room, jsonl)
     if content is None:
         top = _merge(values) if jsonl else values[0]
-        content = _json_first_fit(_json_pruned(top), encoded, room, jsonl, tokenizer)
+        content = _json_first_fit(_json_pruned(top), encoded, room, jsonl)
     return content
 
 
-def _json_first_fit(makers: list[Callable[[], list[Any]]], encoded: Encoded, room: int, jsonl: bool,
-                    tokenizer: Tokenizer) -> str | None:
+def _json_first_fit(makers: list[Callable[[], list[Any]]], encoded: Encoded, room: int,
+                    jsonl: bool) -> str | None:
     """The first candidate that fits with its marker, or None."""
     bodies: dict[int, tuple[list[Any], str]] = {}
 
@@ -371,27 +371,28 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], encoded: Encoded, roo
             bodies[i] = (candidate, _dump_all(candidate, jsonl))
         return bodies[i]
 
-    # Candidates run from mild to strong and shrink as they go: find the first whose estimated
-    # size fits by bisection (a handful of builds, not dozens), then count exactly from there.
-    first = body(0)[1]
-    sample = first[:65536]
-    density = tokenizer.count(sample) / max(1, len(sample))  # compact JSON's tokens per char
+    # Candidates run from mild to strong and shrink as they go. The first one worth counting
+    # (estimated within 1.3 x room) is found by bisection, a handful of builds instead of
+    # dozens; from there on, as a linear walk would: count, and estimate the next ones with
+    # the density of the last one counted.
+    density = encoded.count / max(1, len(encoded.text))
+    slack = 1.3
     low, high = 0, len(makers) - 1
     while low < high:
         mid = (low + high) // 2
-        if len(body(mid)[1]) * density <= room:
+        if len(body(mid)[1]) * density <= room * slack:
             high = mid
         else:
             low = mid + 1
-    for i in range(max(0, low - 1), len(makers)):  # one milder than the estimate, in case
+    for i in range(low, len(makers)):
         candidate, dumped = body(i)
-        if len(dumped) * density > room * 1.05:
+        if len(dumped) * density > room * slack:
             continue
         shown = encoded.recount(dumped)
         content = _dump_all(_attach(candidate, marker(max(1, encoded.count - shown)), jsonl), jsonl)
         if encoded.recount(content) <= room:
             return content
-        density = shown / max(1, len(dumped))
+        density, slack = shown / max(1, len(dumped)), 1.05
     return None
 
 

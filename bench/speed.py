@@ -26,10 +26,9 @@ def _forget() -> None:
     """Empty ctxguard's per-process caches, so repeated runs are not faster than a first one."""
     from ctxguard.handlers import diff, json, log
 
-    log._remembered.cache_clear()
     log.error_summary.forget()
     log.scan.forget()
-    log.line_templates.forget()
+    log.reports.forget()
     diff.parse.forget()
     json.values.forget()
 

@@ -15,6 +15,7 @@ score = probes kept / probes.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -105,9 +106,8 @@ def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None
     """Which of raw's probes content keeps."""
     probes = extract(kind, raw) if probes is None else probes
     finder = _Finder(kind, content, line_templates(raw) if kind == "log" else {})
-    if kind == "json" and probes:  # key paths by the thousand: one set lookup each
-        finder.has(Probe("parses", ""))  # parses the content and reads its key paths
-        paths, parsed = finder.paths, finder.parsed
+    if kind == "json":  # key paths by the thousand: one set lookup each
+        parsed, paths = finder.json
         missed = tuple(p for p in probes if (p.value not in paths if p.kind == "key"
                                               else not parsed if p.kind == "parses" else not finder.has(p)))
     else:
@@ -183,14 +183,19 @@ def _json(text: str) -> Iterator[Probe]:
     if values is None:
         return
     yield Probe("parses", "output is valid JSON")
+    for path in sorted(_key_paths_of(values)):
+        yield Probe("key", path)
+
+
+def _key_paths_of(values: list[Any]) -> set[str]:
+    """The key paths of every value (as far as the recursion limit lets them be read)."""
     paths: set[str] = set()
     for value in values:
         try:
             paths.update(key_paths(value))
         except RecursionError:
             break
-    for path in sorted(paths):
-        yield Probe("key", path)
+    return paths
 
 
 def _markdown(text: str) -> Iterator[Probe]:
@@ -227,8 +232,6 @@ class _Finder:
         self._known = known  # templates of the raw log's error lines, by line
         self._shown: set[str] | None = None
         self._templates: str | None = None
-        self._paths: set[str] | None = None
-        self._parsed: bool | None = None
 
     def has(self, probe: Probe) -> bool:
         if probe.kind == "template":
@@ -242,35 +245,20 @@ class _Finder:
                 self._templates = templates(stripped)
             return probe.value in self._templates
         if probe.kind in ("parses", "key"):
-            return self._json(probe)
+            parsed, paths = self.json
+            return parsed if probe.kind == "parses" else probe.value in paths
         if probe.kind == "definition":
             return _has_word(self.content, probe.value)
         return probe.value in self.content
 
-    def _json(self, probe: Probe) -> bool:
-        if self._parsed is None:
-            values = _parse_any(self.content)
-            self._parsed = values is not None
-            self._paths = set()
-            for value in values or []:
-                try:
-                    self._paths.update(key_paths(value))
-                except RecursionError:
-                    break
-            if not self._parsed:
-                # Unparseable (a cut document): the key paths its text still shows, read leniently.
-                self._paths = set(prefix_key_paths(self.content))
-        if probe.kind == "parses":
-            return self._parsed
-        return probe.value in self.paths
-
-    @property
-    def paths(self) -> set[str]:
-        return self._paths or set()
-
-    @property
-    def parsed(self) -> bool:
-        return bool(self._parsed)
+    @functools.cached_property
+    def json(self) -> tuple[bool, set[str]]:
+        """Whether the content parses as JSON, and the key paths it shows."""
+        values = _parse_any(self.content)
+        if values is None:
+            # Unparseable (a cut document): the key paths its text still shows, read leniently.
+            return False, set(prefix_key_paths(self.content))
+        return True, _key_paths_of(values)
 
 
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')

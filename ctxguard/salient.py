@@ -24,7 +24,7 @@ import functools
 import json
 import re
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ctxguard.classify import is_jsonl_name
@@ -52,7 +52,7 @@ def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     """The salient cut of the text within room tokens (marker included), or None."""
     try:
         if kind == "json":
-            content = _json(encoded, room, name, tokenizer)
+            content = _json(encoded, room)
             if content is not None:
                 return content
             kind = "text"
@@ -346,7 +346,7 @@ _PLANS: dict[str, Callable[[str, Tokenizer, int], Plan]] = {
 
 # --- JSON: always valid JSON, the marker carried as a value ---------------------------------
 
-def _json(encoded: Encoded, room: int, name: str, tokenizer: Tokenizer) -> str | None:
+def _json(encoded: Encoded, room: int) -> str | None:
     text = encoded.text
     found = json_values(text)
     if found is None:

@@ -31,7 +31,7 @@ from ctxguard.record import Record
 from ctxguard.redact import redact
 from ctxguard.salient import DiffReader, file_listing
 from ctxguard.tiers import marker
-from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer
+from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer, last_clean_break
 
 STREAM_BYTES = 32 * 1024 * 1024  # files larger than this are streamed
 BLOCK = 1 << 20  # bytes read at a time
@@ -42,9 +42,6 @@ MAX_FILES = 200_000  # diff files whose stats are kept
 CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates
 MAX_LINE = 2000  # characters of one line shown at most
 KINDS = ("log", "text", "diff")
-# After a line break, a printable ASCII character other than "/" starts a new pretoken in every
-# tiktoken encoding: no token crosses such a break (whitespace, another break or "/" might join).
-_SAFE_NEXT = frozenset(range(0x21, 0x7F)) - {ord("/")}
 Offered = dict[int, tuple[float, int, str]]  # line number -> (priority, rank, text shown)
 
 
@@ -68,16 +65,6 @@ class Scan:
     redacted: dict[str, int] = field(default_factory=dict)
 
 
-def _safe_break(data: bytes) -> int:
-    """The last line break no token crosses (-1 if none)."""
-    end = len(data)
-    while True:
-        cut = data.rfind(b"\n", 0, end)
-        if cut < 0 or (cut + 1 < len(data) and data[cut + 1] in _SAFE_NEXT):
-            return cut
-        end = cut
-
-
 def _blocks(path: Path) -> Iterator[bytes]:
     """Whole lines in blocks of about BLOCK bytes; a longer line comes in pieces."""
     with path.open("rb") as handle:
@@ -89,7 +76,7 @@ def _blocks(path: Path) -> Iterator[bytes]:
                     yield rest
                 return
             data = rest + chunk
-            cut = _safe_break(data)
+            cut = last_clean_break(data)
             if cut < 0:
                 if len(data) >= 16 * BLOCK:  # a huge line (or no safe break at all): pieces
                     line_end = data.rfind(b"\n")

@@ -83,6 +83,21 @@ def clean_segments(text: str) -> list[str]:
     return segments
 
 
+# The same rule for UTF-8 bytes, stricter because a multi-byte character may be white space:
+# the next line must start with printable ASCII other than "/".
+_CLEAN_NEXT_BYTE = frozenset(range(0x21, 0x7F)) - {ord("/")}
+
+
+def last_clean_break(data: bytes) -> int:
+    """The index of the last "\\n" in data after which no token crosses (-1 if none)."""
+    end = len(data)
+    while True:
+        cut = data.rfind(b"\n", 0, end)
+        if cut < 0 or (cut + 1 < len(data) and data[cut + 1] in _CLEAN_NEXT_BYTE):
+            return cut
+        end = cut
+
+
 def _verify() -> bool:
     return os.environ.get("CTXGUARD_VERIFY_COUNTS") == "1"
 
@@ -99,7 +114,7 @@ class _TiktokenEncoded:
     decode_bytes: Callable[[Sequence[int]], bytes] = field(repr=False)
     lengths: Callable[[], Sequence[int] | None] = field(repr=False)  # bytes of each token id
     token_bytes: Callable[[Sequence[int]], list[bytes]] = field(repr=False)
-    count: int = 0
+    count: int = field(init=False, default=0)
     _starts: list[int] | None = field(default=None, repr=False)  # char offset of each segment
     _before: list[int] | None = field(default=None, repr=False)  # tokens before each segment
     _memo: dict[str, int] | None = field(default=None, repr=False)

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
@@ -74,12 +73,6 @@ def strip_ansi(text: str) -> str:
 
 def is_important(line: str) -> bool:
     """Error, warning or failure lines (whole words), including JSON-lines levels."""
-    # The probes, the handler and the salient cut ask about the same lines: short ones are
-    # remembered.
-    return _remembered(line) if len(line) < 1000 else _is_important(line)
-
-
-def _is_important(line: str) -> bool:
     if has_level(line):
         return True
     if line.startswith("{") and '"' in line:
@@ -91,9 +84,6 @@ def _is_important(line: str) -> bool:
                 return False
             return True
     return False
-
-
-_remembered = functools.lru_cache(maxsize=1 << 16)(_is_important)
 
 
 def template(line: str) -> str:
@@ -118,8 +108,9 @@ class Lines:
     that closes it, "error" is an error or warning line elsewhere, None is anything else.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, important: Callable[[str], bool] = is_important) -> None:
         self.in_trace = False
+        self.important = important
 
     def kind(self, line: str) -> str | None:
         if _PY_TB_START.match(line):
@@ -131,7 +122,7 @@ class Lines:
             self.in_trace = False  # the first line starting in column 0 closes it
             if TB_FINAL.match(line):
                 return "end"
-        return "error" if is_important(line) else None
+        return "error" if self.important(line) else None
 
 
 # Where a line that matters may be: text searched once at C speed, so only these lines and
@@ -174,52 +165,46 @@ def _scan(text: str) -> Scan:
 
 
 def _scan_lines(lines: list[str], maybe: Sequence[int], marked: Sequence[int]) -> Scan:
+    important = frozenset(i for i in maybe if is_important(lines[i]))
+    # Every important line is among `maybe`, so the reader need not ask is_important again.
+    reader = Lines({lines[i] for i in important}.__contains__)
     kinds: dict[int, str] = {}
-    important = {i for i in maybe if is_important(lines[i])}
     resume = 0
     for i in maybe:
         if i < resume:
             continue  # read inside a traceback already
-        if not _PY_TB_START.match(lines[i]):
-            if i in important:
-                kinds[i] = "error"
-            continue
-        kinds[i] = "start"
-        j = i + 1
-        while j < len(lines):
-            line = lines[j]
-            if _PY_TB_START.match(line):
-                kinds[j] = "start"
-            elif not line[:1].strip():
-                kinds[j] = "inside"
-            else:  # the first line in column 0 closes the traceback
-                if TB_FINAL.match(line):
-                    kinds[j] = "end"
-                elif is_important(line):
-                    important.add(j)
-                    kinds[j] = "error"
-                break
+        j = i
+        while j < len(lines):  # this line, and on to the end of a traceback it opens
+            kind = reader.kind(lines[j])
+            if kind is not None:
+                kinds[j] = kind
             j += 1
-        resume = j + 1
-    return Scan(lines, kinds, frozenset(important), frozenset(marked))
+            if not reader.in_trace:
+                break
+        resume = j
+    return Scan(lines, kinds, important, frozenset(marked))
 
 
 scan = RememberLast(_scan)  # one read of a log for the probes, the digest, the handler and the cut
 
 
-def _reported(text: str) -> list[str]:
-    """The error and warning lines of a log, in order, including every traceback's last line."""
+def _reports(text: str) -> tuple[list[str], dict[str, str]]:
+    """The error and warning lines of a log in order (every traceback's last line included),
+    and the template of each distinct one."""
     read = scan(text)
-    return [read.lines[i].splitlines()[0] for i in sorted(read.kinds) if read.kinds[i] in ("end", "error")]
-
-
-def _line_templates(text: str) -> dict[str, str]:
-    lines = list(dict.fromkeys(_reported(text)))  # distinct, none holds a "\n"
-    return dict(zip(lines, templates("\n".join([line.strip() for line in lines])).split("\n")))
+    reported = [read.lines[i].splitlines()[0] for i in sorted(read.kinds) if read.kinds[i] in ("end", "error")]
+    distinct = list(dict.fromkeys(reported))  # none holds a "\n"
+    keys = dict(zip(distinct, templates("\n".join([line.strip() for line in distinct])).split("\n")))
+    return reported, keys
 
 
 # Asked by the summary and by the probes' check of a compressed content: computed once.
-line_templates = RememberLast(_line_templates)
+reports = RememberLast(_reports)
+
+
+def line_templates(text: str) -> dict[str, str]:
+    """The template of each distinct error or warning line of a log."""
+    return reports(text)[1]
 
 
 def _error_summary(text: str) -> list[tuple[str, int]]:
@@ -229,8 +214,8 @@ def _error_summary(text: str) -> list[tuple[str, int]]:
     """
     first: dict[str, str] = {}
     counts: dict[str, int] = {}
-    keys = line_templates(text)
-    for line in _reported(text):
+    reported, keys = reports(text)
+    for line in reported:
         key = keys[line]
         if key not in first:
             first[key] = line

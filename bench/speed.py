@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -23,14 +24,18 @@ from ctxguard.tokens import get_tokenizer
 
 
 def _forget() -> None:
-    """Empty ctxguard's per-process caches, so repeated runs are not faster than a first one."""
-    from ctxguard.handlers import diff, json, log
+    """Empty ctxguard's per-text caches, so repeated runs are not faster than a first one.
+    (The loaded encodings and their token tables stay: a process loads them once.)"""
+    import ctxguard
+    from ctxguard.handlers.base import RememberLast
 
-    log.error_summary.forget()
-    log.scan.forget()
-    log.reports.forget()
-    diff.parse.forget()
-    json.values.forget()
+    keep = {"_load", "_token_lengths"}
+    for module in [m for name, m in sys.modules.items() if name.startswith(ctxguard.__name__)]:
+        for name, value in list(vars(module).items()):
+            if isinstance(value, RememberLast):
+                value.forget()
+            elif hasattr(value, "cache_clear") and name not in keep:
+                value.cache_clear()
 
 
 def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ctxguard.handlers.diff import ERROR_LINE, parse
+from ctxguard.handlers.diff import is_error_line, parse
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import error_summary, line_templates, scan, strip_ansi, template, templates
 from ctxguard.handlers.markdown import blocks
@@ -133,7 +133,7 @@ def _diff(text: str) -> Iterator[Probe]:
                     name = definition_name(body)
                     if name:
                         yield Probe("definition", name)
-                if line.line_type == "+" and ERROR_LINE.search(body) and len(body) < 1000:
+                if line.line_type == "+" and len(body) < 1000 and is_error_line(body):
                     yield Probe("error", error_message(body))
 
 
@@ -232,6 +232,7 @@ class _Finder:
         self._known = known  # templates of the raw log's error lines, by line
         self._shown: set[str] | None = None
         self._templates: str | None = None
+        self._cursor = 0
 
     def has(self, probe: Probe) -> bool:
         if probe.kind == "template":
@@ -247,9 +248,20 @@ class _Finder:
         if probe.kind in ("parses", "key"):
             parsed, paths = self.json
             return parsed if probe.kind == "parses" else probe.value in paths
-        if probe.kind == "definition":
-            return _has_word(self.content, probe.value)
-        return probe.value in self.content
+        return self._find(probe.value, word=probe.kind == "definition")
+
+    def _find(self, value: str, word: bool) -> bool:
+        """Probes mostly come in the order the content shows them, so each search starts where
+        the last hit was and only a miss there searches the part before it."""
+        find = _word_at if word else str.find
+        start = self._cursor
+        at = find(self.content, value, start)
+        if at < 0 and start:
+            at = find(self.content, value, 0, start + len(value) - 1)
+        if at < 0:
+            return False
+        self._cursor = at
+        return True
 
     @functools.cached_property
     def json(self) -> tuple[bool, set[str]]:
@@ -297,14 +309,14 @@ def prefix_key_paths(text: str) -> Iterator[str]:
             path = stack[-1][1]
 
 
-def _has_word(content: str, word: str) -> bool:
-    start = 0
+def _word_at(content: str, word: str, start: int = 0, end: int | None = None) -> int:
+    """Where word first stands as a whole word in content[start:end], or -1."""
     while True:
-        i = content.find(word, start)
+        i = content.find(word, start, end)
         if i < 0:
-            return False
+            return -1
         before = content[i - 1] if i else " "
         after = content[i + len(word)] if i + len(word) < len(content) else " "
         if not _WORD_CHARS.match(before) and not _WORD_CHARS.match(after):
-            return True
+            return i
         start = i + 1

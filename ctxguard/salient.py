@@ -31,7 +31,7 @@ from ctxguard.classify import is_jsonl_name
 from ctxguard.collect import GENERATED, is_excluded
 from ctxguard.handlers import HANDLERS, Context
 from ctxguard.handlers.base import plural, task_words
-from ctxguard.handlers.diff import ERROR_LINE, FileStat, file_stats
+from ctxguard.handlers.diff import FileStat, file_stats, is_error_line
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import shrink
 from ctxguard.handlers.json import values as json_values
@@ -229,7 +229,7 @@ class DiffReader:
         if line[:1] in ("+", "-"):
             if is_definition(body):
                 return "definition", 1 + self.offset
-            if ERROR_LINE.search(body):
+            if is_error_line(body):
                 return "error", 1 + self.offset
             return "change", 4 + self.offset
         if self.context_definitions and is_definition(body):

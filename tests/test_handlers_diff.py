@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import random
+
 from ctxguard import compress_text
 from ctxguard.handlers.base import Context
-from ctxguard.handlers.diff import DiffHandler, comment_marker, file_stats
+from ctxguard.handlers.diff import _LEVELS, DiffHandler, _keep_short_runs, comment_marker, file_stats
 from tests.helpers import budget_for_tier2, independent_count
 
 
@@ -74,3 +76,39 @@ def test_not_a_diff_falls_back_to_text_with_a_note() -> None:
     record = compress_text(text, budget_for_tier2(text), name="x.diff")
     assert record["tier"] == 2
     assert "content is not valid diff; compressed as text" in record["notes"]
+
+
+def test_validate_finds_headers_in_any_order_and_names_a_missing_one(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("mode-rename-binary.diff")
+    handler = DiffHandler()
+    assert handler.validate(text, text) is None
+    files = text.split("diff --git ")[1:]
+    assert len(files) >= 2
+    swapped = "".join("diff --git " + f for f in reversed(files))
+    assert handler.validate(text, swapped) is None
+    problem = handler.validate(text, "diff --git " + files[0])
+    assert problem is not None and "is missing" in problem
+
+
+def _keep_short_runs_reference(marks: list[bool | None], level) -> list[bool]:  # type: ignore[no-untyped-def]
+    # As it read before it was made linear: each plain line looks ahead to its run's end.
+    keep: list[bool] = []
+    run = 0
+    for i, mark in enumerate(marks):
+        if mark is not None:
+            keep.append(mark)
+            continue
+        run = run + 1 if i and marks[i - 1] is None else 1
+        end = i
+        while end + 1 < len(marks) and marks[end + 1] is None:
+            end += 1
+        keep.append(end - i + run <= level.body_run or run <= level.body_keep)
+    return keep
+
+
+def test_keep_short_runs_matches_its_reference() -> None:
+    rng = random.Random(5)
+    for _ in range(500):
+        marks: list[bool | None] = [rng.choice([None, None, None, True, False]) for _ in range(rng.randrange(40))]
+        for level in _LEVELS:
+            assert _keep_short_runs(marks, level) == _keep_short_runs_reference(marks, level)

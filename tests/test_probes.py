@@ -80,3 +80,14 @@ def test_cut_json_gets_credit_only_for_the_key_paths_it_shows() -> None:
     assert sorted(set(prefix_key_paths(text[:30]))) == ["a", "a.b", "a.b[].c", "a.b[].d"]
     kept = measure("json", text, text[:30])
     assert kept.kept == 4 and "parses: output is valid JSON" in [str(p) for p in kept.missed]
+
+
+def test_probes_are_found_in_any_order_and_whole_words_only() -> None:
+    # The finder looks after its last hit first; a probe shown earlier must still count.
+    raw = "".join(f"diff --git a/{n}_m.py b/{n}_m.py\n--- a/{n}_m.py\n+++ b/{n}_m.py\n@@ -1 +1 @@\n-x\n+def {n}(a):\n"
+                  for n in ("alpha", "beta", "gamma"))
+    found = extract("diff", raw)
+    shown = "def gamma(a):\n gamma_m.py\n def beta(a):\n beta_m.py\n alpha_m.py\n alphabet(a)\n"
+    kept = measure("diff", raw, shown, found)
+    assert [str(p) for p in kept.missed] == ["definition: alpha"]
+    assert kept.kept == kept.probes - 1

@@ -1,6 +1,7 @@
 """Unified diffs: every file and hunk header kept, definitions and errors kept, bodies elided."""
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,15 @@ ERROR_LINE = re.compile(
     |perror|fprintf\(\s*stderr|sys\.exit|process\.exit|os\.Exit)\b""",
     re.X,
 )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_error_line(line: str) -> bool:
+    """A line that raises, throws, panics or logs an error (remembered, like is_definition:
+    the handler, the probes and the cut ask about the same lines)."""
+    return ERROR_LINE.search(line) is not None
+
+
 _HASH = {".py", ".pyi", ".sh", ".bash", ".rb", ".pl", ".yaml", ".yml", ".toml", ".r", ".cfg",
          ".ini", ".conf", ".mk", ".cmake", ".ps1", ".tf", ".nix", ".jl", ".ex", ".exs"}
 _DASH = {".sql", ".lua", ".hs", ".elm", ".ada"}
@@ -48,10 +58,13 @@ def _parse(text: str) -> Any:
 parse = RememberLast(_parse)  # one diff is parsed once for the handler, the probes and the cut
 
 
-def file_stats(text: str) -> list[FileStat]:
+def _file_stats(text: str) -> list[FileStat]:
     """Per-file +/- counts, in diff order; empty when the text is not a parseable diff."""
     patch = parse(text)
     return [] if patch is None else [_stat(f) for f in patch]
+
+
+file_stats = RememberLast(_file_stats)  # the cut and its file list ask more than once
 
 
 def _stat(patched: Any) -> FileStat:
@@ -71,15 +84,20 @@ def _stat(patched: Any) -> FileStat:
 
 def comment_marker(path: str, n: int) -> str:
     """An omission marker in the comment style of the file's language."""
+    start, end = _comment_style(path)
+    return f"{start}... ({plural(n, 'line')} omitted){end}"
+
+
+@functools.lru_cache(maxsize=1024)
+def _comment_style(path: str) -> tuple[str, str]:
     suffix = PurePosixPath(path).suffix.lower()
-    text = f"... ({plural(n, 'line')} omitted)"
     if suffix in _HASH or PurePosixPath(path).name in ("Makefile", "Dockerfile"):
-        return f"# {text}"
+        return "# ", ""
     if suffix in _DASH:
-        return f"-- {text}"
+        return "-- ", ""
     if suffix in _MARKUP:
-        return f"<!-- {text} -->"
-    return f"// {text}"
+        return "<!-- ", " -->"
+    return "// ", ""
 
 
 @dataclass(frozen=True)
@@ -116,13 +134,15 @@ class DiffHandler:
         patch = parse(raw)
         if patch is None:
             return "not a parseable diff"
+        at = 0  # headers come in order: each is looked for after the last one first
         for patched in patch:
-            header = _header(patched)
-            if header not in compressed:
-                return f"the header of {patched.path} is missing"
-            for hunk in patched:
-                if _hunk_header(hunk) not in compressed:
-                    return f"a hunk header of {patched.path} is missing"
+            for part, what in [(_header(patched), "the header"), *((_hunk_header(h), "a hunk header") for h in patched)]:
+                found = compressed.find(part, at)
+                if found < 0:
+                    found = compressed.find(part)
+                if found < 0:
+                    return f"{what} of {patched.path} is missing"
+                at = found
         return None
 
 
@@ -155,7 +175,7 @@ def _classify(hunk: Any, ctx: Context) -> _Hunk:
             kinds.append("decl" if kind == " " else "key")
         elif kind == " " or is_comment_or_blank(body):
             kinds.append("drop")
-        elif ERROR_LINE.search(body):
+        elif is_error_line(body):
             kinds.append("key")
         else:
             kinds.append("plain")
@@ -182,15 +202,16 @@ def _render_file(header: str, hunks: list[tuple[str, _Hunk]], path: str, level: 
 def _keep_short_runs(marks: list[bool | None], level: _Level) -> list[bool]:
     """Plain changed lines: short runs stay whole, long runs keep their first few lines."""
     keep: list[bool] = []
-    run = 0
+    run = length = 0  # position in the current run of plain lines, and the run's length
     for i, mark in enumerate(marks):
         if mark is not None:
             keep.append(mark)
+            run = 0
             continue
-        run = run + 1 if i and marks[i - 1] is None else 1
-        end = i
-        while end + 1 < len(marks) and marks[end + 1] is None:
-            end += 1
-        length = end - i + run
+        if not run:
+            length = 1
+            while i + length < len(marks) and marks[i + length] is None:
+                length += 1
+        run += 1
         keep.append(length <= level.body_run or run <= level.body_keep)
     return keep

@@ -1,6 +1,7 @@
 """Any other text: definition lines of code, then head and tail, with a marked gap."""
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -28,8 +29,13 @@ DEFINITION = re.compile(
 _COMMENT_OR_BLANK = re.compile(r"^\s*(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def is_definition(line: str) -> bool:
-    """A line that declares a function, method, class, struct, interface …"""
+    """A line that declares a function, method, class, struct, interface …
+
+    Remembered: the handler, the probes and the cut of one diff or source file each ask about
+    the same lines, and the pattern costs more than the look-up.
+    """
     return len(line) < 400 and DEFINITION.match(line) is not None
 
 

@@ -4,7 +4,7 @@ import random
 
 from ctxguard import compress_text
 from ctxguard.handlers.base import Context
-from ctxguard.handlers.diff import _LEVELS, DiffHandler, _keep_short_runs, comment_marker, file_stats
+from ctxguard.handlers.diff import _LEVELS, DiffHandler, _header, _hunk_header, _keep_short_runs, comment_marker, file_stats, parse
 from tests.helpers import budget_for_tier2, independent_count
 
 
@@ -112,3 +112,20 @@ def test_keep_short_runs_matches_its_reference() -> None:
         marks: list[bool | None] = [rng.choice([None, None, None, True, False]) for _ in range(rng.randrange(40))]
         for level in _LEVELS:
             assert _keep_short_runs(marks, level) == _keep_short_runs_reference(marks, level)
+
+
+def test_headers_are_built_exactly_as_unidiff_prints_them(sample) -> None:  # type: ignore[no-untyped-def]
+    # _header and _hunk_header rebuild what str() of unidiff's objects starts with, without
+    # printing every line; they must agree with the printed form on every kind of file.
+    stamped = "--- a/x.py\t2024-01-01 10:00:00\n+++ b/x.py\t2024-01-02 10:00:00\n@@ -1,2 +1,2 @@ def f():\n-a\n+b\n c\n"
+    texts = [sample(name) for name in ("python-change.diff", "go-change.diff", "mode-rename-binary.diff")]
+    checked = 0
+    for text in [*texts, stamped]:
+        for patched in parse(text):
+            printed = str(patched)
+            hunks = "".join(str(h) for h in patched)
+            assert _header(patched) == printed[: len(printed) - len(hunks)]
+            for hunk in patched:
+                assert _hunk_header(hunk) == str(hunk).split("\n", 1)[0] + "\n"
+                checked += 1
+    assert checked >= 4

@@ -147,13 +147,24 @@ class DiffHandler:
 
 
 def _header(patched: Any) -> str:
-    full = str(patched)
-    hunks = "".join(str(h) for h in patched)
-    return full[: len(full) - len(hunks)] if hunks else full
+    """A file's header as unidiff prints it: str(patched) up to its first hunk, built from
+    its parts (printing the whole file to cut the hunks off again cost more than the parse)."""
+    if patched.is_binary_file or not len(patched):
+        return str(patched)  # no hunks: nothing to cut off
+    info = "" if patched.patch_info is None else str(patched.patch_info)
+    source = f"--- {patched.source_file}{_stamp(patched.source_timestamp)}\n"
+    target = f"+++ {patched.target_file}{_stamp(patched.target_timestamp)}\n"
+    return info + source + target
+
+
+def _stamp(timestamp: str | None) -> str:
+    return "\t" + timestamp if timestamp else ""
 
 
 def _hunk_header(hunk: Any) -> str:
-    return str(hunk).split("\n", 1)[0] + "\n"
+    """A hunk's first line as unidiff prints it, without printing its lines."""
+    section = " " + hunk.section_header if hunk.section_header else ""
+    return f"@@ -{hunk.source_start},{hunk.source_length} +{hunk.target_start},{hunk.target_length} @@{section}\n"
 
 
 _Hunk = tuple[list[str], list[str]]  # (rendered lines, their kinds)

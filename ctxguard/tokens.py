@@ -8,7 +8,7 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -114,6 +114,7 @@ class _TiktokenEncoded:
     decode_bytes: Callable[[Sequence[int]], bytes] = field(repr=False)
     lengths: Callable[[], Sequence[int] | None] = field(repr=False)  # bytes of each token id
     token_bytes: Callable[[Sequence[int]], list[bytes]] = field(repr=False)
+    count_each: Callable[[Iterable[str]], dict[str, int]] = field(repr=False)
     count: int = field(init=False, default=0)
     _starts: list[int] | None = field(default=None, repr=False)  # char offset of each segment
     _before: list[int] | None = field(default=None, repr=False)  # tokens before each segment
@@ -191,15 +192,12 @@ class _TiktokenEncoded:
     def _recount(self, text: str) -> int:
         if self._memo is None:
             self._memo = dict(zip(self.segments, self.counts))
-        memo, total, new = self._memo, 0, []
-        for segment in clean_segments(text):
-            known = memo.get(segment)
-            if known is None:
-                new.append(segment)  # in order, so the joints stay clean starts
-            else:
-                total += known
-        if new:
-            total += len(self.encode("".join(new)))
+        memo = self._memo
+        segments = clean_segments(_scrub_surrogates(text))  # as the raw text's segments were
+        new = [segment for segment in segments if segment not in memo]
+        if new:  # remembered too: the next candidate or the cut with its marker shares them
+            memo.update(self.count_each(new))
+        total = sum(map(memo.__getitem__, segments))
         if _verify():
             exact = len(self.encode(text))
             assert total == exact, f"recount {total} != encode {exact} for {text[:200]!r}"
@@ -247,19 +245,25 @@ class TiktokenTokenizer:
     def count(self, text: str) -> int:
         return len(self._encode(text))
 
+    def _count_each(self, segments: Iterable[str]) -> dict[str, int]:
+        """The count of each distinct segment, each encoded once: artifacts repeat lines (JSON's
+        brackets and common fields, a log's repeated messages), and equal text counts equally."""
+        fast: Callable[[str], list[int]] = getattr(self._encoding, "_core_bpe", self._encoding).encode_ordinary  # type: ignore[attr-defined]
+        unique = list(dict.fromkeys(segments))
+        # Segments long enough to hold a long run go through _encode, the rest straight through.
+        short = [segment for segment in unique if len(segment) < _RUN_PIECE]
+        counts = dict(zip(short, map(len, map(fast, short))))
+        if len(short) < len(unique):
+            counts.update((segment, len(self._encode(segment))) for segment in unique if len(segment) >= _RUN_PIECE)
+        return counts
+
     def encode(self, text: str) -> Encoded:
         enc = self._encoding
         segments = clean_segments(_scrub_surrogates(text))  # same length: one "?" per surrogate
         # One encode per segment costs about what one encode of the whole does, and gives
         # every line's count, which later counts of texts made from these lines reuse.
-        fast: Callable[[str], list[int]] = getattr(enc, "_core_bpe", enc).encode_ordinary  # type: ignore[attr-defined]
-        counts: list[int] = []
-        # Segments long enough to hold a long run go through _encode, the rest straight through.
-        long = [i for i, size in enumerate(map(len, segments)) if size >= _RUN_PIECE]
-        for i in [*long, len(segments)]:
-            counts.extend(map(len, map(fast, segments[len(counts) : i])))
-            if i < len(segments):
-                counts.append(len(self._encode(segments[i])))
+        memo = self._count_each(segments)
+        counts = list(map(memo.__getitem__, segments))
         encoded = _TiktokenEncoded(
             text=text,
             segments=segments,
@@ -268,6 +272,8 @@ class TiktokenTokenizer:
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
             lengths=functools.partial(_token_lengths, enc),
             token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
+            count_each=self._count_each,
+            _memo=memo,
         )
         if _verify():
             exact = len(self._encode(text))

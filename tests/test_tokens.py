@@ -108,12 +108,16 @@ def test_recount_reuses_lines_and_encodes_only_new_ones(monkeypatch: pytest.Monk
     raw = "".join(f"    value_{i} = compute({i})\n" for i in range(200))
     encoded = get_tokenizer().encode(raw)
     seen: list[str] = []
-    real = encoded.encode  # type: ignore[attr-defined]
-    monkeypatch.setattr(encoded, "encode", lambda text: seen.append(text) or real(text))
+    real = encoded.count_each  # type: ignore[attr-defined]
+    monkeypatch.setattr(encoded, "count_each", lambda segments: seen.extend(segments) or real(segments))
     monkeypatch.delenv("CTXGUARD_VERIFY_COUNTS")
     derived = raw.splitlines(keepends=True)[:50] + ["    # ... (150 lines omitted)\n"]
     assert encoded.recount("".join(derived)) == independent_count("".join(derived))
     assert seen == ["    # ... (150 lines omitted)\n"]
+    # New lines are remembered: a second text sharing them encodes only its own new line.
+    again = derived[:10] + ["    # ... (150 lines omitted)\n", "    # end\n"]
+    assert encoded.recount("".join(again)) == independent_count("".join(again))
+    assert seen == ["    # ... (150 lines omitted)\n", "    # end\n"]
 
 
 def test_segment_counts_give_blank_lines_to_the_line_before() -> None:

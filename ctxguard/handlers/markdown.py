@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ctxguard.handlers.base import Context
+from ctxguard.handlers.base import Context, RememberLast
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
@@ -40,7 +40,7 @@ class Block:
         return "".join(self.lines)
 
 
-def blocks(text: str) -> list[Block]:
+def _blocks(text: str) -> list[Block]:
     """Split markdown into blocks, fenced code and front matter taken whole."""
     lines = text.splitlines(keepends=True)
     out: list[Block] = []
@@ -69,6 +69,9 @@ def blocks(text: str) -> list[Block]:
         out.append(Block(kind, tuple(lines[i:j])))
         i = j
     return out
+
+
+blocks = RememberLast(_blocks)  # one split for the handler, its check, the probes and the cut
 
 
 def _kind(line: str) -> str:

@@ -40,22 +40,25 @@ class Handler(Protocol):
 
 
 class RememberLast(Generic[T]):
-    """fn(text), remembered for the last text object (by identity), so the handler, the probes
-    and the cuts of one artifact share one parse. Callers must not modify the result."""
+    """fn(text), remembered for the last two text objects (by identity), so the handler, the
+    probes and the cuts of one artifact share one parse, and a check of the chosen result
+    (its parse) serves its retention measure too without pushing out the raw text's.
+    Callers must not modify the result."""
 
     def __init__(self, fn: Callable[[str], T]) -> None:
         self.fn = fn
-        self._last: tuple[str, T] | None = None
+        self._last: list[tuple[str, T]] = []
 
     def __call__(self, text: str) -> T:
-        if self._last is not None and self._last[0] is text:
-            return self._last[1]
+        for seen, result in self._last:
+            if seen is text:
+                return result
         result = self.fn(text)
-        self._last = (text, result)
+        self._last = [(text, result), *self._last[:1]]
         return result
 
     def forget(self) -> None:
-        self._last = None
+        self._last = []
 
 
 def task_words(task: str | None) -> frozenset[str]:

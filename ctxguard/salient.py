@@ -388,12 +388,35 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], encoded: Encoded, roo
         candidate, dumped = body(i)
         if len(dumped) * density > room * slack:
             continue
-        shown = encoded.recount(dumped)
-        content = _dump_all(_attach(candidate, marker(max(1, encoded.count - shown)), jsonl), jsonl)
+        opened = None if jsonl else _opened(candidate[0], dumped)
+        if opened is None:
+            shown = encoded.recount(dumped)
+            content = _dump_all(_attach(candidate, marker(max(1, encoded.count - shown)), jsonl), jsonl)
+        else:
+            # The marker goes in on a line of its own, so counting the content encodes only
+            # that line: the rest is the text just counted as shown.
+            shown = encoded.recount(opened)
+            content = opened + _marker_entry(candidate[0], marker(max(1, encoded.count - shown)))
         if encoded.recount(content) <= room:
             return content
         density, slack = shown / max(1, len(dumped)), 1.05
     return None
+
+
+def _opened(value: Any, dumped: str) -> str | None:
+    """A dumped object or array reopened for one more entry: its text without the closing
+    bracket, ending in a line break (after a comma when it has entries). None for a scalar."""
+    if type(value) not in (dict, list):
+        return None
+    return dumped[: -len("}\n")] + (",\n" if value else "\n")
+
+
+def _marker_entry(value: Any, note: str) -> str:
+    """The marker as the last entry of a reopened object or array, and its closing bracket."""
+    if type(value) is dict:
+        key = "_truncated" if "_truncated" not in value else "_ctxguard_truncated"
+        return f"{json.dumps(key)}:{json.dumps(note, ensure_ascii=False)}}}\n"
+    return f"{json.dumps(note, ensure_ascii=False)}]\n"
 
 
 def _dump_all(values: list[Any], jsonl: bool) -> str:
@@ -403,14 +426,11 @@ def _dump_all(values: list[Any], jsonl: bool) -> str:
 
 
 def _attach(values: list[Any], note: str, jsonl: bool) -> list[Any]:
+    """JSON Lines get the marker as a last row; a scalar document carries it with its value.
+    (Objects and arrays take it as a last entry: _opened and _marker_entry.)"""
     if jsonl:
         return [*values, {"_truncated": note}]
     value = values[0]
-    if isinstance(value, dict):
-        key = "_truncated" if "_truncated" not in value else "_ctxguard_truncated"
-        return [{**value, key: note}]
-    if isinstance(value, list):
-        return [[*value, note]]
     if isinstance(value, str):
         return [f"{value} {note}"]
     return [[value, note]]

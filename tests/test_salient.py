@@ -140,3 +140,23 @@ def test_no_marker_without_a_cut_and_retention_in_every_record(sample: SampleRea
     assert record["retention"] == {"probes": probes, "kept": probes}
     cut = compress_text(text, 100, name="c.diff", missed=True)
     assert cut["retention"]["kept"] + len(cut["retention"]["missed"]) == probes
+
+
+def test_json_marker_is_the_last_entry_of_any_top_level_shape() -> None:
+    rows = [{"id": i, "name": f"item number {i}", "tags": ["a", "b", "c"]} for i in range(300)]
+    cases = {
+        "array.json": (rows, lambda v: v[-1]),
+        "object.json": ({"rows": rows, "count": 300}, lambda v: v["_truncated"]),
+        "taken.json": ({"_truncated": "mine", "rows": rows}, lambda v: v["_ctxguard_truncated"]),
+        "string.json": (" ".join(f"word{i}" for i in range(3000)), lambda v: v),
+    }
+    for name, (document, last) in cases.items():
+        text = json.dumps(document, indent=2)
+        budget = max(64, independent_count(text) // 5)
+        record = compress_text(text, budget, name=name)
+        assert record["tier"] == 3, name
+        _check_cut(record, budget)
+        value = json.loads(record["content"])
+        assert "[TRUNCATED: content exceeds budget" in last(value), name
+        if name == "taken.json":
+            assert value["_truncated"] == "mine"

@@ -92,7 +92,9 @@ def error_message(line: str) -> str:
 
 def extract(kind: str, text: str) -> list[Probe]:
     """The probes of a raw artifact, deduplicated, in the order they appear."""
-    found = {"diff": _diff, "log": _log, "json": _json, "markdown": _markdown}.get(kind, _text)(text)
+    if kind == "json":  # key paths come from a set, so they are distinct already
+        return _json(text)
+    found = {"diff": _diff, "log": _log, "markdown": _markdown}.get(kind, _text)(text)
     seen: set[Probe] = set()
     out = []
     for probe in found:
@@ -178,13 +180,12 @@ def _parse_any(text: str) -> list[Any] | None:
     return found[0] if found is not None else None
 
 
-def _json(text: str) -> Iterator[Probe]:
+def _json(text: str) -> list[Probe]:
     values = _parse_any(text)
     if values is None:
-        return
-    yield Probe("parses", "output is valid JSON")
-    for path in sorted(_key_paths_of(values)):
-        yield Probe("key", path)
+        return []
+    paths = sorted(_key_paths_of(values))
+    return [Probe("parses", "output is valid JSON"), *[Probe("key", path) for path in paths if path]]
 
 
 def _key_paths_of(values: list[Any]) -> set[str]:

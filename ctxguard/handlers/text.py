@@ -36,7 +36,18 @@ def is_definition(line: str) -> bool:
     Remembered: the handler, the probes and the cut of one diff or source file each ask about
     the same lines, and the pattern costs more than the look-up.
     """
-    return len(line) < 400 and DEFINITION.match(line) is not None
+    return len(line) < 400 and _may_define(line) and DEFINITION.match(line) is not None
+
+
+# Every branch of DEFINITION needs one of these words, a "(" or a "=>": lines with none of them
+# (most lines without a call) are answered without trying the pattern's many branches.
+_DEFINITION_WORD = re.compile(
+    r"def|class|interface|enum|type|func|fn|struct|trait|impl|mod|union|macro_rules|record|namespace|template"
+)
+
+
+def _may_define(line: str) -> bool:
+    return "(" in line or "=>" in line or _DEFINITION_WORD.search(line) is not None
 
 
 class TextHandler:

@@ -175,7 +175,7 @@ def _classify(hunk: Any, ctx: Context) -> _Hunk:
     plain (a changed body line), drop (context, comments, blanks)."""
     # Blank lines carry nothing a reviewer needs; they go without a marker.
     hunk_lines = [line for line in hunk if line.line_type == "\\" or line.value.strip()]
-    lines = [str(line) if str(line).endswith("\n") else f"{line}\n" for line in hunk_lines]
+    lines = [line if line.endswith("\n") else line + "\n" for line in map(str, hunk_lines)]
     kinds: list[str] = []
     for hunk_line in hunk_lines:
         body = hunk_line.value

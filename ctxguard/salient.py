@@ -73,8 +73,9 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     if encoded.count > room * _STRUCTURAL_REACH or kind not in HANDLERS:
         return None
     text = encoded.text
-    ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name))
     density = encoded.count / max(1, len(text))
+    ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name),
+                  density=density)
     prefix = _file_list(text, tokenizer, room // 2) if kind == "diff" else ""
     reserve = tokenizer.count("\n" + marker(encoded.count)) + tokenizer.count(prefix)
     slack = 1.3

@@ -129,8 +129,9 @@ def _tier2(
 ) -> str | None:
     """The mildest structural compression that fits and is valid, or None."""
     text = encoded.text
-    ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name))
     density = encoded.count / max(1, len(text))
+    ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name),
+                  density=density)
     handler = HANDLERS[kind]
     produced = False
     slack = _ESTIMATE_SLACK

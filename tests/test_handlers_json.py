@@ -5,6 +5,8 @@ import json
 from ctxguard import compress_text
 from ctxguard.handlers.base import Context
 from ctxguard.handlers.json import JsonHandler
+from ctxguard.tiers import compress
+from ctxguard.tokens import get_tokenizer
 from tests.helpers import budget_for_tier2, independent_count
 
 
@@ -63,3 +65,29 @@ def test_nesting_too_deep_does_not_crash() -> None:
     text = "[" * 5000 + "]" * 5000
     record = compress_text(text, 100, name="deep.json")
     assert record["compacted_tokens"] <= 100
+
+
+def test_an_indented_form_sure_not_to_fit_is_not_written() -> None:
+    # Deeply indented records: the indented form of the shortened document is far over a
+    # budget its compact form meets, so the handler skips writing it; the result is the same
+    # compact candidate the tiers would have reached by counting the indented one.
+    doc = {"records": [{"id": i, "detail": {"owner": {"name": f"user {i}", "tags": ["x", "y"]}}}
+                       for i in range(8)] * 3}
+    text = json.dumps(doc, indent=8)
+    density = independent_count(text) / len(text)
+    handler = JsonHandler()
+    plain = list(handler.candidates(text, Context(budget=0, name="x.json", task_words=frozenset())))
+    budget = independent_count(plain[1]) + 5  # the compact form of the same shortened values fits
+    known = list(handler.candidates(text, Context(budget=budget, name="x.json", task_words=frozenset(),
+                                                  density=density)))
+    assert "\n        " in plain[0] and plain[1:] == known  # only the indented form went
+    record = compress(text, budget, tokenizer=get_tokenizer(), name="x.json", tier2_ratio=10)
+    assert record.tier == 2 and record.content == known[0] == plain[1]
+
+
+def test_an_indented_form_that_may_fit_is_still_tried() -> None:
+    doc = {"records": [{"id": i, "name": f"user {i}"} for i in range(8)]}
+    text = json.dumps(doc, indent=2)
+    density = independent_count(text) / len(text)
+    ctx = Context(budget=independent_count(text), name="x.json", task_words=frozenset(), density=density)
+    assert "\n  " in next(JsonHandler().candidates(text, ctx))

@@ -25,6 +25,7 @@ class Context:
     name: str
     task_words: frozenset[str]
     jsonl: bool = False
+    density: float | None = None  # tokens per character of the raw text, when known
 
 
 class Handler(Protocol):

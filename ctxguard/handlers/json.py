@@ -95,6 +95,27 @@ def _style(text: str) -> tuple[int | str, str]:
     return unit, (":" if colons and colons.count(":") > len(colons) // 2 else ": ")
 
 
+def _shrinking(level: _Level) -> tuple[int, int, int, int]:
+    return level.max_items, level.head, level.tail, level.max_chars
+
+
+_LAYOUT = re.compile(r"\n[ \t]*")
+# An estimate this far over budget is taken as sure not to fit. A wrong guess costs only
+# layout: the next candidate holds the same values, compactly written.
+_UNSURE = 1.1
+
+
+def _cannot_fit(text: str, compact: str, colon: str, ctx: Context) -> bool:
+    """Whether the indented form of a candidate is sure not to fit, told without writing it
+    (Python's indenting JSON writer costs ~0.4x an encode of the whole text): its compact form
+    grown by the raw text's share of layout (line breaks, indents, spaces after colons)."""
+    if ctx.density is None:
+        return False
+    layout = sum(map(len, _LAYOUT.findall(text))) + (text.count('": ') if colon == ": " else 0)
+    compact_raw = max(1, len(text) - layout)
+    return len(compact) * len(text) / compact_raw * ctx.density > ctx.budget * _UNSURE
+
+
 class JsonHandler:
     """Structure and keys stay; what shrinks is the length of arrays and strings."""
 
@@ -105,17 +126,26 @@ class JsonHandler:
         if found is None or (found[1] and not ctx.jsonl):
             return  # not JSON; or JSON Lines under a name that does not say so
         rows = found[0]
-        indented = not ctx.jsonl and "\n" in text.strip()
-        style = _style(text) if indented else (2, ": ")
-        for level in _LEVELS:
-            if ctx.jsonl:
+        if ctx.jsonl:
+            for level in _LEVELS:
                 yield _jsonl(rows, level)
-            else:
-                try:
-                    indent, colon = style if indented and level.indent is not None else (None, ":")
-                    yield _dump(shrink(rows[0], level), indent, colon) + "\n"
-                except RecursionError:
-                    return
+            return
+        indented = "\n" in text.strip()
+        style = _style(text) if indented else (2, ": ")
+        shrunk, compact, done = None, None, None  # consecutive levels may shrink alike
+        try:
+            for level in _LEVELS:
+                if done != _shrinking(level):
+                    shrunk, compact, done = shrink(rows[0], level), None, _shrinking(level)
+                if indented and level.indent is not None:
+                    compact = _dump(shrunk, None) + "\n"
+                    if _cannot_fit(text, compact, style[1], ctx):
+                        continue  # the compact form of the same values comes next
+                    yield _dump(shrunk, *style) + "\n"
+                else:
+                    yield compact if compact is not None else _dump(shrunk, None) + "\n"
+        except RecursionError:
+            return
 
     def validate(self, raw: str, compressed: str) -> str | None:
         if values(compressed) is not None:  # remembered: the retention measure reads it too

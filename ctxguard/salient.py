@@ -33,7 +33,7 @@ from ctxguard.handlers import HANDLERS, Context
 from ctxguard.handlers.base import plural, task_words
 from ctxguard.handlers.diff import FileStat, file_stats, is_error_line
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
-from ctxguard.handlers.json import shrink
+from ctxguard.handlers.json import shrink, shrinking
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import EDGE, scan, template
 from ctxguard.handlers.markdown import blocks
@@ -447,7 +447,11 @@ def _json_candidates(values: list[Any], jsonl: bool) -> list[Callable[[], list[A
                 makers.append(functools.partial(_shrunk_rows, values[:rows], level))
         values = [_merge(values)]
     else:
-        makers.extend(functools.partial(_shrunk_rows, values[:1], level) for level in JSON_LEVELS)
+        # One candidate per way of shortening (levels that differ only in indent write alike here).
+        distinct: dict[tuple[int, int, int, int], Any] = {}
+        for level in JSON_LEVELS:
+            distinct.setdefault(shrinking(level), level)
+        makers.extend(functools.partial(_shrunk_rows, values[:1], level) for level in distinct.values())
     top = values[0]
     makers.extend(functools.partial(_skeletons, top, fill) for fill in range(_depth(top), -1, -1))
     return makers

@@ -95,7 +95,8 @@ def _style(text: str) -> tuple[int | str, str]:
     return unit, (":" if colons and colons.count(":") > len(colons) // 2 else ": ")
 
 
-def _shrinking(level: _Level) -> tuple[int, int, int, int]:
+def shrinking(level: _Level) -> tuple[int, int, int, int]:
+    """What a level shortens, without how it is written: levels equal here shrink alike."""
     return level.max_items, level.head, level.tail, level.max_chars
 
 
@@ -135,8 +136,8 @@ class JsonHandler:
         shrunk, compact, done = None, None, None  # consecutive levels may shrink alike
         try:
             for level in _LEVELS:
-                if done != _shrinking(level):
-                    shrunk, compact, done = shrink(rows[0], level), None, _shrinking(level)
+                if done != shrinking(level):
+                    shrunk, compact, done = shrink(rows[0], level), None, shrinking(level)
                 if indented and level.indent is not None:
                     compact = _dump(shrunk, None) + "\n"
                     if _cannot_fit(text, compact, style[1], ctx):

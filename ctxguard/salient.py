@@ -27,18 +27,17 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ctxguard.classify import is_jsonl_name
 from ctxguard.collect import GENERATED, is_excluded
-from ctxguard.handlers import HANDLERS, Context
-from ctxguard.handlers.base import plural, task_words
+from ctxguard.handlers import HANDLERS
+from ctxguard.handlers.base import plural
 from ctxguard.handlers.diff import FileStat, file_stats, is_error_line
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
-from ctxguard.handlers.json import shrink, shrinking
+from ctxguard.handlers.json import SHRINK_LEVELS, shrink
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import EDGE, scan, template
 from ctxguard.handlers.markdown import blocks
 from ctxguard.handlers.text import is_definition
-from ctxguard.tiers import marker
+from ctxguard.tiers import handler_context, marker, tokens_per_char
 from ctxguard.tokens import Encoded, Tokenizer
 
 _STRUCTURAL_REACH = 8  # tier 2 forms rarely shrink more than this; beyond it, skip to packing
@@ -73,9 +72,8 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     if encoded.count > room * _STRUCTURAL_REACH or kind not in HANDLERS:
         return None
     text = encoded.text
-    density = encoded.count / max(1, len(text))
-    ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name),
-                  density=density)
+    ctx = handler_context(encoded, room, name, task)
+    density = tokens_per_char(encoded)
     prefix = _file_list(text, tokenizer, room // 2) if kind == "diff" else ""
     reserve = tokenizer.count("\n" + marker(encoded.count)) + tokenizer.count(prefix)
     slack = 1.3
@@ -376,7 +374,7 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], encoded: Encoded, roo
     # (estimated within 1.3 x room) is found by bisection, a handful of builds instead of
     # dozens; from there on, as a linear walk would: count, and estimate the next ones with
     # the density of the last one counted.
-    density = encoded.count / max(1, len(encoded.text))
+    density = tokens_per_char(encoded)
     slack = 1.3
     low, high = 0, len(makers) - 1
     while low < high:
@@ -447,11 +445,7 @@ def _json_candidates(values: list[Any], jsonl: bool) -> list[Callable[[], list[A
                 makers.append(functools.partial(_shrunk_rows, values[:rows], level))
         values = [_merge(values)]
     else:
-        # One candidate per way of shortening (levels that differ only in indent write alike here).
-        distinct: dict[tuple[int, int, int, int], Any] = {}
-        for level in JSON_LEVELS:
-            distinct.setdefault(shrinking(level), level)
-        makers.extend(functools.partial(_shrunk_rows, values[:1], level) for level in distinct.values())
+        makers.extend(functools.partial(_shrunk_rows, values[:1], level) for level in SHRINK_LEVELS)
     top = values[0]
     makers.extend(functools.partial(_skeletons, top, fill) for fill in range(_depth(top), -1, -1))
     return makers

@@ -118,6 +118,17 @@ def overhead(tokenizer: Tokenizer) -> int:
     return tokenizer.count(_warning(tokenizer))
 
 
+def handler_context(encoded: Encoded, room: int, name: str, task: str | None) -> Context:
+    """What a handler is told about an artifact it compresses into room tokens."""
+    return Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name),
+                   density=tokens_per_char(encoded))
+
+
+def tokens_per_char(encoded: Encoded) -> float:
+    """Tokens per character of the encoded text."""
+    return encoded.count / max(1, len(encoded.text))
+
+
 def _tier2(
     encoded: Encoded,
     room: int,
@@ -129,9 +140,8 @@ def _tier2(
 ) -> str | None:
     """The mildest structural compression that fits and is valid, or None."""
     text = encoded.text
-    density = encoded.count / max(1, len(text))
-    ctx = Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name),
-                  density=density)
+    ctx = handler_context(encoded, room, name, task)
+    density = tokens_per_char(encoded)
     handler = HANDLERS[kind]
     produced = False
     slack = _ESTIMATE_SLACK

@@ -109,19 +109,20 @@ class _TiktokenEncoded:
 
     text: str
     segments: list[str]
-    counts: list[int]
+    known: dict[str, int] = field(repr=False)  # the count of every segment met: raw or recounted
     encode: Callable[[str], list[int]] = field(repr=False)
     decode_bytes: Callable[[Sequence[int]], bytes] = field(repr=False)
     lengths: Callable[[], Sequence[int] | None] = field(repr=False)  # bytes of each token id
     token_bytes: Callable[[Sequence[int]], list[bytes]] = field(repr=False)
     count_each: Callable[[Iterable[str]], dict[str, int]] = field(repr=False)
+    counts: list[int] = field(init=False, repr=False)  # per segment of the text
     count: int = field(init=False, default=0)
     _starts: list[int] | None = field(default=None, repr=False)  # char offset of each segment
     _before: list[int] | None = field(default=None, repr=False)  # tokens before each segment
-    _memo: dict[str, int] | None = field(default=None, repr=False)
     _last: tuple[str, int] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        self.counts = list(map(self.known.__getitem__, self.segments))
         self.count = sum(self.counts)
 
     def _index(self) -> tuple[list[int], list[int]]:
@@ -190,14 +191,12 @@ class _TiktokenEncoded:
         return self._last[1]
 
     def _recount(self, text: str) -> int:
-        if self._memo is None:
-            self._memo = dict(zip(self.segments, self.counts))
-        memo = self._memo
+        known = self.known
         segments = clean_segments(_scrub_surrogates(text))  # as the raw text's segments were
-        new = [segment for segment in segments if segment not in memo]
+        new = [segment for segment in segments if segment not in known]
         if new:  # remembered too: the next candidate or the cut with its marker shares them
-            memo.update(self.count_each(new))
-        total = sum(map(memo.__getitem__, segments))
+            known.update(self.count_each(new))
+        total = sum(map(known.__getitem__, segments))
         if _verify():
             exact = len(self.encode(text))
             assert total == exact, f"recount {total} != encode {exact} for {text[:200]!r}"
@@ -260,20 +259,16 @@ class TiktokenTokenizer:
     def encode(self, text: str) -> Encoded:
         enc = self._encoding
         segments = clean_segments(_scrub_surrogates(text))  # same length: one "?" per surrogate
-        # One encode per segment costs about what one encode of the whole does, and gives
-        # every line's count, which later counts of texts made from these lines reuse.
-        memo = self._count_each(segments)
-        counts = list(map(memo.__getitem__, segments))
+        # Every distinct segment's count, which later counts of texts made from these lines reuse.
         encoded = _TiktokenEncoded(
             text=text,
             segments=segments,
-            counts=counts,
+            known=self._count_each(segments),
             encode=self._encode,
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
             lengths=functools.partial(_token_lengths, enc),
             token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
             count_each=self._count_each,
-            _memo=memo,
         )
         if _verify():
             exact = len(self._encode(text))

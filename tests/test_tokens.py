@@ -128,6 +128,6 @@ def test_segment_counts_give_blank_lines_to_the_line_before() -> None:
 
 def test_verify_mode_catches_a_wrong_recount(monkeypatch: pytest.MonkeyPatch) -> None:
     encoded = get_tokenizer().encode("one\ntwo\n")
-    encoded._memo = {"one\n": 99}  # type: ignore[attr-defined]  # a deliberately wrong memory
+    encoded.known = {"one\n": 99}  # type: ignore[attr-defined]  # a deliberately wrong memory
     with pytest.raises(AssertionError, match="recount"):
         encoded.recount("one\nthree\n")

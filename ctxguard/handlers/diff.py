@@ -136,7 +136,8 @@ class DiffHandler:
             return "not a parseable diff"
         at = 0  # headers come in order: each is looked for after the last one first
         for patched in patch:
-            for part, what in [(_header(patched), "the header"), *((_hunk_header(h), "a hunk header") for h in patched)]:
+            parts = [(_header(patched), "the header"), *((_hunk_header(h), "a hunk header") for h in patched)]
+            for part, what in parts:
                 found = compressed.find(part, at)
                 if found < 0:
                     found = compressed.find(part)

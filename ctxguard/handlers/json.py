@@ -100,21 +100,24 @@ def shrinking(level: _Level) -> tuple[int, int, int, int]:
     return level.max_items, level.head, level.tail, level.max_chars
 
 
+# One level per way of shortening, mild to strong (for candidates that are all written alike).
+SHRINK_LEVELS = tuple(level for i, level in enumerate(_LEVELS)
+                      if all(shrinking(level) != shrinking(before) for before in _LEVELS[:i]))
+
+
 _LAYOUT = re.compile(r"\n[ \t]*")
 # An estimate this far over budget is taken as sure not to fit. A wrong guess costs only
 # layout: the next candidate holds the same values, compactly written.
 _UNSURE = 1.1
 
 
-def _cannot_fit(text: str, compact: str, colon: str, ctx: Context) -> bool:
+def _cannot_fit(text: str, compact: str, colon: str, density: float, budget: int) -> bool:
     """Whether the indented form of a candidate is sure not to fit, told without writing it
     (Python's indenting JSON writer costs ~0.4x an encode of the whole text): its compact form
     grown by the raw text's share of layout (line breaks, indents, spaces after colons)."""
-    if ctx.density is None:
-        return False
     layout = sum(map(len, _LAYOUT.findall(text))) + (text.count('": ') if colon == ": " else 0)
     compact_raw = max(1, len(text) - layout)
-    return len(compact) * len(text) / compact_raw * ctx.density > ctx.budget * _UNSURE
+    return len(compact) * len(text) / compact_raw * density > budget * _UNSURE
 
 
 class JsonHandler:
@@ -139,12 +142,13 @@ class JsonHandler:
                 if done != shrinking(level):
                     shrunk, compact, done = shrink(rows[0], level), None, shrinking(level)
                 if indented and level.indent is not None:
-                    compact = _dump(shrunk, None) + "\n"
-                    if _cannot_fit(text, compact, style[1], ctx):
-                        continue  # the compact form of the same values comes next
+                    if ctx.density is not None:  # the estimate needs the compact form
+                        compact = _dump(shrunk, None) + "\n"
+                        if _cannot_fit(text, compact, style[1], ctx.density, ctx.budget):
+                            continue  # the compact form of the same values comes next
                     yield _dump(shrunk, *style) + "\n"
                 else:
-                    yield compact if compact is not None else _dump(shrunk, None) + "\n"
+                    yield compact or _dump(shrunk, None) + "\n"
         except RecursionError:
             return
 

@@ -87,7 +87,7 @@ def evaluate(artifacts: Sequence[Artifact], ratios: Sequence[float], methods: di
     rows = []
     for artifact in artifacts:
         raw = tokenizer.count(artifact.text)
-        found = probes.extract(artifact.kind, artifact.text)
+        found = probes.extract(artifact.kind, artifact.text, artifact.name)
         for ratio in ratios:
             budget = max(MIN_BUDGET, math.floor(raw * ratio))
             for method, fn in methods.items():

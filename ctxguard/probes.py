@@ -22,11 +22,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ctxguard.definitions import is_definition, language
 from ctxguard.handlers.diff import is_error_line, parse
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import error_summary, line_templates, scan, strip_ansi, template, templates
 from ctxguard.handlers.markdown import blocks
-from ctxguard.handlers.text import is_definition
 
 _NAME_AFTER_KEYWORD = re.compile(
     r"\b(?:def|class|struct|interface|enum|trait|type|fn|func|function|mod|module|impl|union|record"
@@ -90,11 +90,15 @@ def error_message(line: str) -> str:
     return match.group(1)[1:-1] if match else line.strip()
 
 
-def extract(kind: str, text: str) -> list[Probe]:
-    """The probes of a raw artifact, deduplicated, in the order they appear."""
+def extract(kind: str, text: str, name: str = "") -> list[Probe]:
+    """The probes of a raw artifact, deduplicated, in the order they appear. The name tells
+    the language of a source file (see ctxguard.definitions)."""
     if kind == "json":  # key paths come from a set, so they are distinct already
         return _json(text)
-    found = {"diff": _diff, "log": _log, "markdown": _markdown}.get(kind, _text)(text)
+    if kind in ("diff", "log", "markdown"):
+        found = {"diff": _diff, "log": _log, "markdown": _markdown}[kind](text)
+    else:
+        found = _text(text, language(name))
     seen: set[Probe] = set()
     out = []
     for probe in found:
@@ -104,9 +108,10 @@ def extract(kind: str, text: str) -> list[Probe]:
     return out
 
 
-def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None) -> Retention:
+def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None,
+            name: str = "") -> Retention:
     """Which of raw's probes content keeps."""
-    probes = extract(kind, raw) if probes is None else probes
+    probes = extract(kind, raw, name) if probes is None else probes
     finder = _Finder(kind, content, line_templates(raw) if kind == "log" else {})
     if kind == "json":  # key paths by the thousand: one set lookup each
         parsed, paths = finder.json
@@ -126,12 +131,13 @@ def _diff(text: str) -> Iterator[Probe]:
         return
     for patched in patch:
         yield Probe("path", patched.path)
+        lang = language(patched.path)
         for hunk in patched:
             for line in hunk:
                 if line.line_type not in "+-" or not line.line_type:
                     continue
                 body = line.value
-                if is_definition(body):
+                if is_definition(body, lang):
                     name = definition_name(body)
                     if name:
                         yield Probe("definition", name)
@@ -214,11 +220,11 @@ def _markdown(text: str) -> Iterator[Probe]:
                 yield Probe("task", line.strip())
 
 
-def _text(text: str) -> Iterator[Probe]:
+def _text(text: str, lang: str | None) -> Iterator[Probe]:
     lines = text.splitlines()
     yield from _edges(lines)
     for line in lines:
-        if is_definition(line):
+        if is_definition(line, lang):
             name = definition_name(line)
             if name:
                 yield Probe("definition", name)

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ctxguard.collect import GENERATED, is_excluded
+from ctxguard.definitions import is_definition, language
 from ctxguard.handlers import HANDLERS
 from ctxguard.handlers.base import plural
 from ctxguard.handlers.diff import FileStat, file_stats, is_error_line
@@ -36,7 +37,6 @@ from ctxguard.handlers.json import SHRINK_LEVELS, shrink
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import EDGE, scan, template
 from ctxguard.handlers.markdown import blocks
-from ctxguard.handlers.text import is_definition
 from ctxguard.tiers import handler_context, marker, tokens_per_char
 from ctxguard.tokens import Encoded, Tokenizer
 
@@ -57,7 +57,7 @@ def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | N
             kind = "text"
         content = _structural(encoded, room, kind, name, task, tokenizer)
         if content is None:
-            lines, shown, priority, prefix = _PLANS[kind](encoded.text, tokenizer, room)
+            lines, shown, priority, prefix = _PLANS[kind](encoded.text, name, tokenizer, room)
             content = pack(lines, shown, priority, room, tokenizer, encoded.count, prefix, encoded)
     except RecursionError:
         return None
@@ -185,7 +185,7 @@ def _split(text: str) -> list[str]:
 Plan = tuple[list[str], list[str], list[tuple[float, int]], str]
 
 
-def _diff_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
+def _diff_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines = _split(text)
     reader = DiffReader()
     priority = [(reader.read(line)[1], reader.index) for line in lines]
@@ -206,6 +206,7 @@ class DiffReader:
     def __init__(self, context_definitions: bool = True) -> None:
         self.context_definitions = context_definitions  # a stream skips the regex on context
         self.path = ""
+        self.language: str | None = None
         self.offset = 0.0
         self.in_hunk = False
         self.index = 0
@@ -215,6 +216,7 @@ class DiffReader:
         if line.startswith(("diff --git ", "diff --cc ")):
             self.path = line.rstrip("\r\n").rsplit(" b/", 1)[-1] if " b/" in line else line.split()[-1]
             self.offset = file_offset(self.path)
+            self.language = language(self.path)
             self.in_hunk, self.index = False, 0
             return "file", 2 + self.offset
         if line.startswith("@@"):
@@ -226,12 +228,12 @@ class DiffReader:
             return "header", 2 + self.offset
         body = line[1:]
         if line[:1] in ("+", "-"):
-            if is_definition(body):
+            if is_definition(body, self.language):
                 return "definition", 1 + self.offset
             if is_error_line(body):
                 return "error", 1 + self.offset
             return "change", 4 + self.offset
-        if self.context_definitions and is_definition(body):
+        if self.context_definitions and is_definition(body, self.language):
             return "context", 4.5 + self.offset
         return "context", 7.0
 
@@ -242,7 +244,7 @@ def file_offset(path: str) -> float:
     return 3.0 if is_excluded(path, GENERATED) else 1.0 if TESTS_DOCS.search(path) else 0.0
 
 
-def _log_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
+def _log_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
     read = scan(text)
     lines = list(read.lines)
     if lines and not lines[-1].endswith(("\n", "\r")):
@@ -292,7 +294,7 @@ def _note_template(line: str, i: int, firsts: dict[str, int], repeats: dict[str,
         priority[i] = min(priority[i], (4.0, i))
 
 
-def _markdown_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
+def _markdown_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines: list[str] = []
     priority: list[tuple[float, int]] = []
     for block in blocks(text):
@@ -320,13 +322,14 @@ def _markdown_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     return lines, lines, priority, ""
 
 
-def _text_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
+def _text_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines = _split(text)
     n = len(lines)
     priority: list[tuple[float, int]] = []
     filled = [i for i, line in enumerate(lines) if line.strip()]
+    lang = language(name)
     for i, line in enumerate(lines):
-        if is_definition(line):
+        if is_definition(line, lang):
             priority.append((1.0, i))
         elif i < EDGE or i >= n - EDGE:
             priority.append((2.0, min(i, n - i)))
@@ -338,7 +341,7 @@ def _text_plan(text: str, tokenizer: Tokenizer, room: int) -> Plan:
     return lines, lines, priority, ""
 
 
-_PLANS: dict[str, Callable[[str, Tokenizer, int], Plan]] = {
+_PLANS: dict[str, Callable[[str, str, Tokenizer, int], Plan]] = {
     "diff": _diff_plan, "log": _log_plan, "markdown": _markdown_plan, "text": _text_plan,
 }
 
@@ -504,15 +507,20 @@ def _prune(node: Any, order: dict[tuple[int, str], int], limit: int) -> Any:
 
 
 def _depth(value: Any) -> int:
-    best, stack = 0, [(value, 0)]
-    while stack:
-        node, d = stack.pop()
-        best = max(best, d)
-        if isinstance(node, dict):
-            stack.extend((v, d + 1) for v in node.values())
-        elif isinstance(node, list):
-            stack.extend((v, d + 1) for v in node[:50])
-    return best
+    """How deep values nest (a scalar 0, {"a": 1} 1), looking at the first 50 items of arrays.
+    Walked level by level through containers only: scalars, most of a document, are not visited."""
+    depth, level = 0, [value]
+    while level:
+        below: list[Any] = []
+        nested = False
+        for node in level:
+            items = node.values() if isinstance(node, dict) else node[:50] if isinstance(node, list) else ()
+            if items:
+                nested = True
+                below.extend(item for item in items if isinstance(item, (dict, list)))
+        depth += nested
+        level = below
+    return depth
 
 
 def _merge(items: list[Any]) -> Any:

@@ -68,7 +68,7 @@ def compress(
             tier, content = 2, tier2
         else:
             tier, content = 3, _tier3(encoded, room, kind, name, task, tokenizer, tier3)
-    found = probes.extract(kind, text)
+    found = probes.extract(kind, text, name)
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))
     else:

@@ -9,7 +9,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
-from ctxguard.handlers.text import is_comment_or_blank, is_definition
+from ctxguard.definitions import is_definition, language
+from ctxguard.handlers.text import is_comment_or_blank
 
 ERROR_LINE = re.compile(
     r"""\b(?:raise|throw|panic!?|abort|die|bail!|unreachable!|unimplemented!|todo!
@@ -126,7 +127,8 @@ class DiffHandler:
         if patch is None:
             return
         # Each hunk's lines are classified once; the levels only decide what to keep.
-        files = [(_header(f), [(_hunk_header(h), _classify(h, ctx)) for h in f], f.path) for f in patch]
+        files = [(_header(f), [(_hunk_header(h), _classify(h, ctx, language(f.path))) for h in f], f.path)
+                 for f in patch]
         for level in _LEVELS:
             yield "".join(_render_file(header, hunks, path, level) for header, hunks, path in files)
 
@@ -171,7 +173,7 @@ def _hunk_header(hunk: Any) -> str:
 _Hunk = tuple[list[str], list[str]]  # (rendered lines, their kinds)
 
 
-def _classify(hunk: Any, ctx: Context) -> _Hunk:
+def _classify(hunk: Any, ctx: Context, lang: str | None) -> _Hunk:
     """A hunk's lines and what each is: key (always kept), decl (a context line that declares),
     plain (a changed body line), drop (context, comments, blanks)."""
     # Blank lines carry nothing a reviewer needs; they go without a marker.
@@ -183,7 +185,7 @@ def _classify(hunk: Any, ctx: Context) -> _Hunk:
         kind = hunk_line.line_type
         if kind == "\\":  # "\ No newline at end of file" belongs to the line before it
             kinds.append("follow")
-        elif is_definition(body) or mentions(body, ctx.task_words):
+        elif is_definition(body, lang) or mentions(body, ctx.task_words):
             kinds.append("decl" if kind == " " else "key")
         elif kind == " " or is_comment_or_blank(body):
             kinds.append("drop")

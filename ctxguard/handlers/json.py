@@ -55,23 +55,37 @@ values = RememberLast(_values)  # parsed once for the handler, the probes and th
 
 
 def shrink(value: Any, level: _Level) -> Any:
-    """A copy of value with long arrays and strings shortened and every object key kept."""
+    """A copy of value with long arrays and strings shortened and every object key kept.
+    (Values a level leaves alone, such as numbers and short strings, are shared, not copied.)"""
     if isinstance(value, dict):
-        return {key: shrink(item, level) for key, item in value.items()}
+        return {key: _shrink_item(item, level) for key, item in value.items()}
     if isinstance(value, list):
         if len(value) <= level.max_items:
-            return [shrink(item, level) for item in value]
+            return [_shrink_item(item, level) for item in value]
         omitted = len(value) - level.head - level.tail
         kept_tail = value[len(value) - level.tail :] if level.tail else []
         return (
-            [shrink(item, level) for item in value[: level.head]]
+            [_shrink_item(item, level) for item in value[: level.head]]
             + [{"_truncated": f"{omitted} items omitted"}]
-            + [shrink(item, level) for item in kept_tail]
+            + [_shrink_item(item, level) for item in kept_tail]
         )
     if isinstance(value, str) and len(value) > level.max_chars:
         cut = len(value) - level.max_chars
         return f"{value[: level.max_chars]}... ({cut} chars omitted)"
     return value
+
+
+def _shrink_item(item: Any, level: _Level) -> Any:
+    # Most of a document's values are scalars a level keeps: they skip the call to shrink.
+    kind = type(item)
+    if kind is str:
+        return item if len(item) <= level.max_chars else shrink(item, level)
+    if kind is dict or kind is list:
+        return shrink(item, level)
+    return item if kind in _SCALARS else shrink(item, level)
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def _dump(value: Any, indent: int | str | None, colon: str = ": ") -> str:

@@ -1,0 +1,85 @@
+"""Lines that declare something (functions, methods, classes, structs, interfaces …), per language.
+
+A file's language comes from its name. Where it is known, only that language's forms are tried:
+faster, and a Python line such as `assert isinstance(x, int)` or `from a import (` is not taken
+for a C declaration. Where it is not known (other languages, text without a name), every form
+is tried.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import PurePosixPath
+
+_C_MODIFIERS = (r"(?:public|private|protected|internal|static|final|abstract|override|virtual"
+                r"|sealed|synchronized|native|partial|inline|constexpr|extern)")
+_FORMS = {
+    "def": r"(?:async\s+)?def\s+\w+",
+    "class": r"(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+\w+",
+    "function": r"(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b\*?\s*\w*\s*\(",
+    "arrow": r"(?:export\s+)?(?:const|let|var)\s+\w+\s*(?::[^=]+)?=\s*(?:async\s+)?(?:\([^)]*\)|\w+)\s*(?::\s*[^=]+)?=>",
+    "type": r"(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(?:interface|enum|type)\s+\w+",
+    "func": r"func\s+",
+    "go_type": r"type\s+\w+\s+(?:struct|interface)\b",
+    "rust": (r"(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"\w+\"\s+)?"
+             r"(?:fn|struct|enum|trait|impl|mod|union|macro_rules!)\b"),
+    "modified": r"(?:" + _C_MODIFIERS + r"\s+)+[\w<>\[\],.?*&:\s]*\(",
+    "c_class": r"(?:" + _C_MODIFIERS + r"\s+)*(?:class|interface|enum|record)\s+\w+",
+    "c_type": r"(?:public\s+|private\s+|protected\s+)?(?:record|struct|union|typedef|namespace|template)\b",
+    "define": r"\#define\s+\w+",
+    "method": (r"(?:async\s+)?(?:static\s+)?(?:get\s+|set\s+)?"
+               r"(?!(?:if|for|while|switch|catch|return|with|else|do|new|await|typeof|sizeof)\b)"
+               r"\w+\s*\([^;{}]*\)\s*(?::\s*[\w<>\[\]|., ]+)?\s*\{\s*$"),
+    "c_decl": (r"(?!(?:return|else|if|while|for|case|goto|delete|new|throw|using)\b)"
+               r"[A-Za-z_][\w\s\*&:<>,]*[\s\*&]+~?[A-Za-z_][\w:~]*\s*\([^;]*$"),
+}
+_LANGUAGES = {
+    "python": ("def", "class"),
+    "js": ("class", "function", "arrow", "type", "modified", "method"),
+    "go": ("func", "go_type"),
+    "rust": ("rust",),
+    "c": ("modified", "c_class", "c_type", "define", "method", "c_decl"),
+}
+_SUFFIXES = {
+    **dict.fromkeys((".py", ".pyi"), "python"),
+    **dict.fromkeys((".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"), "js"),
+    ".go": "go",
+    ".rs": "rust",
+    **dict.fromkeys((".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".java", ".cs"), "c"),
+}
+
+
+def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"^\s*(?:" + "|".join(_FORMS[form] for form in forms) + ")")
+
+
+DEFINITION = _pattern(tuple(_FORMS))  # every form: for text whose language is not known
+_PATTERNS = {language: _pattern(forms) for language, forms in _LANGUAGES.items()}
+
+# Every form needs one of these words, a "(" or a "=>": lines with none of them (most lines
+# without a call) are answered without trying the pattern's many branches.
+_DEFINITION_WORD = re.compile(
+    r"def|class|interface|enum|type|func|fn|struct|trait|impl|mod|union|macro_rules|record|namespace|template"
+)
+
+
+def language(name: str) -> str | None:
+    """The language family a file name says (python, js, go, rust, c), or None."""
+    return _SUFFIXES.get(PurePosixPath(name).suffix.lower())
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_definition(line: str, language: str | None = None) -> bool:
+    """A line that declares a function, method, class, struct, interface … in the language
+    (see `language`; None tries every language's forms).
+
+    Remembered: the handler, the probes and the cut of one diff or source file each ask about
+    the same lines, and the pattern costs more than the look-up.
+    """
+    if len(line) >= 400 or not _may_define(line):
+        return False
+    return (_PATTERNS.get(language, DEFINITION) if language else DEFINITION).match(line) is not None
+
+
+def _may_define(line: str) -> bool:
+    return "(" in line or "=>" in line or _DEFINITION_WORD.search(line) is not None

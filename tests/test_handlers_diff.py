@@ -4,7 +4,10 @@ import random
 
 from ctxguard import compress_text
 from ctxguard.handlers.base import Context
-from ctxguard.handlers.diff import _LEVELS, DiffHandler, _header, _hunk_header, _keep_short_runs, comment_marker, file_stats, parse
+from ctxguard.handlers.diff import (
+    _LEVELS, ERROR_LINE, DiffHandler, _header, _hunk_header, _keep_short_runs, comment_marker, file_stats,
+    is_error_line, parse,
+)
 from tests.helpers import budget_for_tier2, independent_count
 
 
@@ -129,3 +132,21 @@ def test_headers_are_built_exactly_as_unidiff_prints_them(sample) -> None:  # ty
                 assert _hunk_header(hunk) == str(hunk).split("\n", 1)[0] + "\n"
                 checked += 1
     assert checked >= 4
+
+
+_ERROR_PIECES = ["raise", "throw", "panic!", "abort", "die", "bail!", "unreachable!", "todo!",
+                 "errors.New", "fmt.Errorf", "Err(", "new", "ValueError", "Exception", "log.",
+                 "logger.", "console.", "error", "warn", "fatal", "Fatalf", "critical", "perror",
+                 "fprintf(", "stderr", "sys.exit", "os.Exit", "x", "(", ")", ".", "_", " "]
+
+
+def test_error_prefilter_agrees_with_the_whole_pattern() -> None:
+    # is_error_line skips the pattern for lines holding none of the words every branch needs.
+    rng = random.Random(5)
+    hits = 0
+    for _ in range(20000):
+        line = "".join(rng.choice(_ERROR_PIECES) + rng.choice(["", " "]) for _ in range(rng.randrange(1, 6)))
+        expected = ERROR_LINE.search(line) is not None
+        assert is_error_line(line) == expected, line
+        hits += expected
+    assert hits > 1000

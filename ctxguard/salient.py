@@ -40,6 +40,10 @@ from ctxguard.handlers.markdown import blocks
 from ctxguard.tiers import handler_context, marker, tokens_per_char
 from ctxguard.tokens import Encoded, Tokenizer
 
+# A JSON candidate whose estimate (tokens.Encoded.estimate) is this far over room is passed
+# over without an exact count: the estimate errs by under 1.5 %, and a compact candidate of a
+# big document costs as much to count as half the raw text.
+_SURELY_OVER = 1.02
 _STRUCTURAL_REACH = 8  # tier 2 forms rarely shrink more than this; beyond it, skip to packing
 _OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -388,7 +392,7 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], encoded: Encoded, roo
             low = mid + 1
     for i in range(low, len(makers)):
         candidate, dumped = body(i)
-        if len(dumped) * density > room * slack:
+        if len(dumped) * density > room * slack or encoded.estimate(dumped) > room * _SURELY_OVER:
             continue
         opened = None if jsonl else _opened(candidate[0], dumped)
         if opened is None:

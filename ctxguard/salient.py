@@ -51,15 +51,16 @@ TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^
 
 
 def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
-                tokenizer: Tokenizer) -> str | None:
-    """The salient cut of the text within room tokens (marker included), or None."""
+                tokenizer: Tokenizer, structural: bool = True) -> str | None:
+    """The salient cut of the text within room tokens (marker included), or None.
+    structural=False skips the attempt with the type's Tier 2 forms (known not to fit)."""
     try:
         if kind == "json":
             content = _json(encoded, room)
             if content is not None:
                 return content
             kind = "text"
-        content = _structural(encoded, room, kind, name, task, tokenizer)
+        content = _structural(encoded, room, kind, name, task, tokenizer) if structural else None
         if content is None:
             lines, shown, priority, prefix = _PLANS[kind](encoded.text, name, tokenizer, room)
             content = pack(lines, shown, priority, room, tokenizer, encoded.count, prefix, encoded)

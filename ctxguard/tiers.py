@@ -61,13 +61,15 @@ def compress(
 
     tier, content = 1, text
     if raw > room:
-        tier2 = None
+        tier2, tried = None, False
         if raw <= tier2_ratio * budget:
-            tier2 = _tier2(encoded, room, kind, name, task, tokenizer, notes)
+            tier2, tried = _tier2(encoded, room, kind, name, task, tokenizer, notes)
         if tier2 is not None:
             tier, content = 2, tier2
         else:
-            tier, content = 3, _tier3(encoded, room, kind, name, task, tokenizer, tier3)
+            # When every structural form was too big for room, none fits the cut's smaller room
+            # (room less its marker): the cut does not write them again.
+            tier, content = 3, _tier3(encoded, room, kind, name, task, tokenizer, tier3, structural=not tried)
     found = probes.extract(kind, text, name)
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))
@@ -94,11 +96,11 @@ def compress(
 
 
 def _tier3(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
-           tokenizer: Tokenizer, mode: str) -> str:
+           tokenizer: Tokenizer, mode: str, structural: bool = True) -> str:
     if mode == "salient":
         from ctxguard.salient import salient_cut
 
-        content = salient_cut(encoded, room, kind, name, task, tokenizer)
+        content = salient_cut(encoded, room, kind, name, task, tokenizer, structural)
         if content is not None:
             return content
     return head_cut(encoded, room, tokenizer)
@@ -137,8 +139,9 @@ def _tier2(
     task: str | None,
     tokenizer: Tokenizer,
     notes: list[str],
-) -> str | None:
-    """The mildest structural compression that fits and is valid, or None."""
+) -> tuple[str | None, bool]:
+    """The mildest structural compression that fits and is valid, or None; and whether every
+    structural form was written and found too big."""
     text = encoded.text
     ctx = handler_context(encoded, room, name, task)
     density = tokens_per_char(encoded)
@@ -153,15 +156,15 @@ def _tier2(
         if count <= room:
             problem = handler.validate(text, candidate)
             if problem is None:
-                return candidate
+                return candidate, True
             notes.append(f"tier 2 result rejected: {problem}")
-            return None
+            return None, False
         # Too big: the next, stronger candidates are estimated with this one's real density.
         density, slack = count / max(1, len(candidate)), _CLOSE_SLACK
     if not produced and kind in ("diff", "json"):
         notes.append(f"content is not valid {kind}; compressed as text")
         return _tier2(encoded, room, "text", name, task, tokenizer, notes)
-    return None
+    return None, produced and kind != "json"
 
 
 def head_cut(encoded: Encoded, budget: int, tokenizer: Tokenizer) -> str:

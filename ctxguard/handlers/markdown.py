@@ -109,9 +109,10 @@ class MarkdownHandler:
 
     def candidates(self, text: str, ctx: Context) -> Iterator[str]:
         parts = _dedupe(blocks(text))
-        keywords = _keywords(text) | ctx.task_words
+        keywords = keywords_of(text) | ctx.task_words
+        ranked: dict[str, _Ranked] = {}  # each paragraph's sentences ranked once, for every level
         for level in _LEVELS:
-            yield "".join(_render(block, level, keywords) for block in parts)
+            yield "".join(_render(block, level, keywords, ranked) for block in parts)
 
     def validate(self, raw: str, compressed: str) -> str | None:
         missing = [b.text for b in blocks(raw) if b.kind in ("heading", "task") and b.text not in compressed]
@@ -135,13 +136,24 @@ def _dedupe(parts: list[Block]) -> list[Block]:
 
 def _keywords(text: str) -> frozenset[str]:
     """The document's key nouns: its most frequent longer words that are not filler."""
-    counts = Counter(w.lower() for w in _WORD.findall(text) if w.lower() not in _FILLER)
+    counts = Counter(map(str.lower, _WORD.findall(text)))
+    for word in _FILLER.intersection(counts):  # (insertion order, which breaks ties, is kept)
+        del counts[word]
     return frozenset(word for word, _ in counts.most_common(25))
 
 
-def _render(block: Block, level: _Level, keywords: frozenset[str]) -> str:
+keywords_of = RememberLast(_keywords)  # the tier 2 walk and the cut's structural form both ask
+
+# A paragraph's sentences, and their indices from most to least telling.
+_Ranked = tuple[list[str], list[int]]
+
+
+def _render(block: Block, level: _Level, keywords: frozenset[str], ranked: dict[str, _Ranked]) -> str:
     if block.kind == "prose":
-        return _condense("".join(block.lines), level.share, keywords)
+        paragraph = "".join(block.lines)
+        if paragraph not in ranked:
+            ranked[paragraph] = _rank(paragraph, keywords)
+        return _condense(paragraph, *ranked[paragraph], level.share)
     if block.kind == "item" and level.item_sentences is not None:
         line = block.lines[0]
         indent = line[: len(line) - len(line.lstrip())]
@@ -154,14 +166,18 @@ def _render(block: Block, level: _Level, keywords: frozenset[str]) -> str:
     return block.text
 
 
-def _condense(paragraph: str, share: float, keywords: frozenset[str]) -> str:
-    flat = " ".join(paragraph.split())
-    sentences = _SENTENCE.split(flat)
+def _rank(paragraph: str, keywords: frozenset[str]) -> _Ranked:
+    sentences = _SENTENCE.split(" ".join(paragraph.split()))
+    if len(sentences) == 1:
+        return sentences, [0]
+    return sentences, sorted(range(len(sentences)), key=lambda i: (-_score(sentences[i], keywords), i))
+
+
+def _condense(paragraph: str, sentences: list[str], ranking: list[int], share: float) -> str:
     keep_n = max(1, round(len(sentences) * share))
     if keep_n >= len(sentences):
         return paragraph
-    ranked = sorted(range(len(sentences)), key=lambda i: (-_score(sentences[i], keywords), i))
-    chosen = sorted(ranked[:keep_n])
+    chosen = sorted(ranking[:keep_n])
     return " ".join(sentences[i] for i in chosen) + " (…)\n"
 
 
@@ -169,5 +185,8 @@ def _score(sentence: str, keywords: frozenset[str]) -> float:
     words = [w.lower() for w in _WORD.findall(sentence)]
     key = sum(1 for w in words if w in keywords)
     action = sum(1 for w in words if w in _ACTION)
-    facts = sentence.count("`") // 2 + len(re.findall(r"\d", sentence)) / 4
+    facts = sentence.count("`") // 2 + len(_DIGIT.findall(sentence)) / 4
     return key + 2 * action + facts
+
+
+_DIGIT = re.compile(r"\d")

@@ -20,6 +20,7 @@ The marker's N counts the raw tokens not shown (lines not shown, each counted on
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import re
@@ -359,17 +360,17 @@ def _json(encoded: Encoded, room: int) -> str | None:
     if found is None:
         return None
     values, jsonl = found
-    makers = _json_candidates(values, jsonl)
-    content = _json_first_fit(makers, encoded, room, jsonl)
+    content = _json_first_fit(*_json_candidates(values, jsonl), encoded, room, jsonl)
     if content is None:
         top = _merge(values) if jsonl else values[0]
-        content = _json_first_fit(_json_pruned(top), encoded, room, jsonl)
+        content = _json_first_fit(*_json_pruned(top), encoded, room, jsonl)
     return content
 
 
-def _json_first_fit(makers: list[Callable[[], list[Any]]], encoded: Encoded, room: int,
-                    jsonl: bool) -> str | None:
-    """The first candidate that fits with its marker, or None."""
+def _json_first_fit(makers: list[Callable[[], list[Any]]], lengths: Sequence[Callable[[], int] | None],
+                    encoded: Encoded, room: int, jsonl: bool) -> str | None:
+    """The first candidate that fits with its marker, or None. lengths tell the candidates'
+    written lengths without writing them (to within a few %), where they can (else None)."""
     bodies: dict[int, tuple[list[Any], str]] = {}
 
     def body(i: int) -> tuple[list[Any], str]:
@@ -387,13 +388,23 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], encoded: Encoded, roo
     low, high = 0, len(makers) - 1
     while low < high:
         mid = (low + high) // 2
-        if len(body(mid)[1]) * density <= room * slack:
+        size = lengths[mid]
+        if (len(body(mid)[1]) if size is None else size()) * density <= room * slack:
             high = mid
         else:
             low = mid + 1
+    if lengths[low] is not None:  # found from a length worked out: look at the one before too
+        low = max(0, low - 1)
     for i in range(low, len(makers)):
+        size = lengths[i]
+        if size is not None and size() * density > room * slack * _LENGTH_ERROR:
+            continue  # not worth writing
         candidate, dumped = body(i)
-        if len(dumped) * density > room * slack or encoded.estimate(dumped) > room * _SURELY_OVER:
+        if len(dumped) * density > room * slack:
+            continue
+        guess = encoded.estimate(dumped)
+        if guess > room * _SURELY_OVER:  # as after a count: the next are judged by its density
+            density, slack = guess / max(1, len(dumped)), 1.05
             continue
         opened = None if jsonl else _opened(candidate[0], dumped)
         if opened is None:
@@ -443,9 +454,10 @@ def _attach(values: list[Any], note: str, jsonl: bool) -> list[Any]:
     return [[value, note]]
 
 
-def _json_candidates(values: list[Any], jsonl: bool) -> list[Callable[[], list[Any]]]:
+def _json_candidates(values: list[Any], jsonl: bool) -> tuple[list[Callable[[], list[Any]]], list[Callable[[], int] | None]]:
     """Mild to strong: shortened arrays and strings, then skeletons (all keys kept), then fewer
-    keys (_json_pruned). Each is built only when called."""
+    keys (_json_pruned). Each is built only when called. With the written length of those whose
+    length is worked out without writing them (the skeletons; None for the others)."""
     makers: list[Callable[[], list[Any]]] = []
     if jsonl:
         for rows in sorted({len(values), min(10, len(values)), min(2, len(values))}, reverse=True):
@@ -454,23 +466,30 @@ def _json_candidates(values: list[Any], jsonl: bool) -> list[Callable[[], list[A
         values = [_merge(values)]
     else:
         makers.extend(functools.partial(_shrunk_rows, values[:1], level) for level in SHRINK_LEVELS)
+    lengths: list[Callable[[], int] | None] = [None] * len(makers)
     top = values[0]
-    makers.extend(functools.partial(_skeletons, top, fill) for fill in range(_depth(top), -1, -1))
-    return makers
+    fills = range(_depth(top), -1, -1)
+    makers.extend(functools.partial(_skeletons, top, fill) for fill in fills)
+    length = functools.cache(lambda: _skeleton_lengths(top))  # worked out when first asked
+    lengths.extend(functools.partial(lambda fill: length()(fill) + jsonl, fill) for fill in fills)
+    return makers, lengths
 
 
-def _json_pruned(top: Any) -> list[Callable[[], list[Any]]]:
+def _json_pruned(top: Any) -> tuple[list[Callable[[], list[Any]]], list[Callable[[], int] | None]]:
     """When not even every key fits: keys kept breadth-first, each dict saying how many it lost,
-    fewer and fewer, down to an empty container."""
+    fewer and fewer, down to an empty container. With each candidate's written length."""
     skeleton = _skeleton(top, 0)
-    order = _bfs_order(skeleton)
+    order, length = _bfs_order(skeleton)
     makers: list[Callable[[], list[Any]]] = []
+    lengths: list[Callable[[], int] | None] = []
     limit = len(order)
     while limit > 1:
         limit = int(limit * 0.8)
         makers.append(functools.partial(_pruned, skeleton, order, limit))
+        lengths.append(functools.partial(length, limit))
     makers.append(lambda: [{}] if isinstance(top, dict) else [[]])
-    return makers
+    lengths.append(lambda: 3)
+    return makers, lengths
 
 
 def _shrunk_rows(rows: list[Any], level: Any) -> list[Any]:
@@ -485,19 +504,53 @@ def _pruned(skeleton: Any, order: dict[tuple[int, str], int], limit: int) -> lis
     return [_prune(skeleton, order, limit)]
 
 
-def _bfs_order(skeleton: Any) -> dict[tuple[int, str], int]:
-    """Each (dict, key) of the skeleton numbered in breadth-first order."""
+_LENGTH_ERROR = 1.03  # lengths worked out without writing are within this of the written ones
+_MORE_KEYS = len(',"…":"<5 more keys>"')  # the note a dict that lost keys gets, about
+
+
+def _bfs_order(skeleton: Any) -> tuple[dict[tuple[int, str], int], Callable[[int], int]]:
+    """Each (dict, key) of the skeleton numbered in breadth-first order; and the length of the
+    skeleton written compactly (newline included) with the keys numbered below a limit kept, as
+    _prune keeps them, worked out from each key's share without writing it."""
     order: dict[tuple[int, str], int] = {}
-    queue = deque([skeleton])
+    shares = [0]  # running total: what the keys numbered below i add, each with a comma
+    parents: list[int] = []  # per non-empty dict: the number of the key holding it (-1: the top)
+    lasts: list[int] = []  # … and the number of its last key
+    queue = deque([(skeleton, -1)])
     while queue:
-        node = queue.popleft()
+        node, parent = queue.popleft()
         if isinstance(node, dict):
             for key, value in node.items():
                 order[(id(node), key)] = len(order)
-                queue.append(value)
+                shares.append(shares[-1] + len(key) + 4 + _flat_length(value))  # "key":value,
+                queue.append((value, len(order) - 1))
+            if node:
+                parents.append(parent)
+                lasts.append(len(order) - 1)
         elif isinstance(node, list):
-            queue.extend(item for item in node if isinstance(item, (dict, list)))
-    return order
+            queue.extend((item, parent) for item in node if isinstance(item, (dict, list)))
+    parents.sort()
+    top = _flat_length(skeleton) + 1  # its brackets (and a top array's other items), newline
+
+    def length(limit: int) -> int:
+        shown = bisect.bisect_left(parents, limit)  # dicts written: one comma fewer than entries
+        cut = shown - bisect.bisect_left(lasts, limit)  # of those, dicts that lose keys
+        return top + shares[min(limit, len(shares) - 1)] + cut * _MORE_KEYS - shown
+
+    return order, length
+
+
+def _flat_length(value: Any) -> int:
+    """Length of a value written compactly, less its dicts' keys (counted on their own), and
+    strings taken as needing no escapes."""
+    kind = type(value)
+    if kind is str:
+        return len(value) + 2
+    if kind is dict:
+        return 2
+    if kind is list:
+        return 2 + sum(map(_flat_length, value)) + max(0, len(value) - 1)
+    return len(json.dumps(value))
 
 
 def _prune(node: Any, order: dict[tuple[int, str], int], limit: int) -> Any:
@@ -546,6 +599,38 @@ def _merge(items: list[Any]) -> Any:
 
 
 _TYPE = {str: "<string>", int: "<number>", float: "<number>", bool: "<boolean>"}
+
+
+def _skeleton_lengths(top: Any) -> Callable[[int], int]:
+    """The length of _skeleton(top, fill) written compactly (newline included), for any fill,
+    worked out in one walk: the frame (brackets, keys, notes) is the same at every fill, and
+    each value is written as itself above depth fill, as its type name below."""
+    as_value: dict[int, int] = {}  # by depth: the values' lengths written as themselves …
+    as_type: dict[int, int] = {}  # … and as type names
+
+    def frame(value: Any, depth: int) -> int:
+        if isinstance(value, dict):
+            return 1 + sum(len(key) + 4 + frame(item, depth + 1) for key, item in value.items()) + (not value)
+        if isinstance(value, list):
+            if not value:
+                return 2
+            more = len(f',"<{len(value) - 1} more items>"') if len(value) > 1 else 0
+            return 2 + frame(_merge(value), depth + 1) + more
+        if value is None:
+            return 4
+        kind = type(value)  # (strings taken as needing no escapes)
+        written = min(len(value), 41) + 2 if kind is str else len(json.dumps(value))
+        as_value[depth] = as_value.get(depth, 0) + written
+        as_type[depth] = as_type.get(depth, 0) + len(_TYPE.get(kind, "<value>")) + 2
+        return 0
+
+    fixed = frame(top, 0) + 1
+
+    def length(fill: int) -> int:
+        return (fixed + sum(n for depth, n in as_value.items() if depth < fill)
+                + sum(n for depth, n in as_type.items() if depth >= fill))
+
+    return length
 
 
 def _skeleton(value: Any, fill: int, limit: int | None = None, depth: int = 0) -> Any:

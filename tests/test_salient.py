@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -160,3 +162,49 @@ def test_json_marker_is_the_last_entry_of_any_top_level_shape() -> None:
         assert "[TRUNCATED: content exceeds budget" in last(value), name
         if name == "taken.json":
             assert value["_truncated"] == "mine"
+
+
+def _api_like(services: int, escapes: bool = False) -> dict:  # type: ignore[type-arg]
+    quote = 'a "quoted" word\n' if escapes else "a word"
+    return {
+        "version": "2.0",
+        "shapes": {
+            f"Shape{i}": {"type": "structure", "documentation": f"Shape {i} holds {quote} " * (i % 7),
+                          "members": {f"Field{j}": {"shape": "String", "max": j} for j in range(i % 5)},
+                          "tags": [{"k": f"t{j}", "v": j * 1.5} for j in range(i % 4)], "ok": i % 2 == 0,
+                          "gone": None, "empty": {}}
+            for i in range(services)
+        },
+    }
+
+
+def test_skeleton_and_pruned_lengths_are_worked_out_without_writing() -> None:
+    from ctxguard.salient import _bfs_order, _depth, _dump_all, _prune, _skeleton, _skeleton_lengths
+
+    for value in (_api_like(60), [_api_like(5), 1, "x"], {"a": [[{"b": 1}], []]}, [], {}, "s", 5):
+        length = _skeleton_lengths(value)
+        for fill in range(_depth(value) + 1, -1, -1):  # exact when no string needs escapes
+            assert length(fill) == len(_dump_all([_skeleton(value, fill)], False)), (value, fill)
+    escaped = _api_like(60, escapes=True)
+    length = _skeleton_lengths(escaped)
+    for fill in range(_depth(escaped) + 1):
+        written = len(_dump_all([_skeleton(escaped, fill)], False))
+        assert written * 0.97 <= length(fill) <= written
+    skeleton = _skeleton(_api_like(200), 0)
+    order, pruned_length = _bfs_order(skeleton)
+    for limit in (1, 10, len(order) // 3, len(order) // 2, len(order)):
+        written = len(_dump_all([_prune(skeleton, order, limit)], False))
+        assert abs(pruned_length(limit) - written) <= 0.03 * written, limit
+
+
+def test_json_cut_writes_only_the_candidates_worth_counting(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ctxguard.salient as salient
+
+    built: list[int] = []
+    real = salient._pruned
+    monkeypatch.setattr(salient, "_pruned", lambda skeleton, order, limit: built.append(limit) or real(skeleton, order, limit))
+    text = json.dumps(_api_like(3000), indent=2)
+    record = compress_text(text, independent_count(text) // 30, name="api.json")
+    assert record["tier"] == 3 and json.loads(record["content"]) and "<" in record["content"]
+    assert independent_count(record["content"]) <= record["budget"]
+    assert 1 <= len(built) <= 3, built  # of ~40 ways of pruning keys

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ctxguard.definitions import is_definition, language
-from ctxguard.handlers.diff import is_error_line, parse
+from ctxguard.handlers.diff import is_error_line, line_type, parse
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import error_summary, line_templates, scan, strip_ansi, template, templates
 from ctxguard.handlers.markdown import blocks
@@ -123,25 +123,26 @@ def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None
 
 
 def _diff(text: str) -> Iterator[Probe]:
-    patch = parse(text)
-    if patch is None:
+    parsed = parse(text)
+    if parsed is None:
         for line in text.splitlines():
             if line.startswith("+++ b/"):
                 yield Probe("path", line[6:].strip())
         return
-    for patched in patch:
+    for patched, hunks in zip(parsed.files, parsed.bodies):
         yield Probe("path", patched.path)
         lang = language(patched.path)
-        for hunk in patched:
+        for hunk in hunks:
             for line in hunk:
-                if line.line_type not in "+-" or not line.line_type:
+                kind = line_type(line)
+                if kind not in "+-":
                     continue
-                body = line.value
+                body = line[1:]
                 if is_definition(body, lang):
                     name = definition_name(body)
                     if name:
                         yield Probe("definition", name)
-                if line.line_type == "+" and len(body) < 1000 and is_error_line(body):
+                if kind == "+" and len(body) < 1000 and is_error_line(body):
                     yield Probe("error", error_message(body))
 
 

@@ -2,11 +2,13 @@ from __future__ import annotations
 
 import random
 
+from unidiff import PatchSet
+
 from ctxguard import compress_text
 from ctxguard.handlers.base import Context
 from ctxguard.handlers.diff import (
     _LEVELS, ERROR_LINE, DiffHandler, _header, _hunk_header, _keep_short_runs, comment_marker, file_stats,
-    is_error_line, parse,
+    is_error_line, line_type, parse,
 )
 from tests.helpers import budget_for_tier2, independent_count
 
@@ -124,7 +126,7 @@ def test_headers_are_built_exactly_as_unidiff_prints_them(sample) -> None:  # ty
     texts = [sample(name) for name in ("python-change.diff", "go-change.diff", "mode-rename-binary.diff")]
     checked = 0
     for text in [*texts, stamped]:
-        for patched in parse(text):
+        for patched in PatchSet(text):  # unidiff's full parse, printed
             printed = str(patched)
             hunks = "".join(str(h) for h in patched)
             assert _header(patched) == printed[: len(printed) - len(hunks)]
@@ -150,3 +152,34 @@ def test_error_prefilter_agrees_with_the_whole_pattern() -> None:
         assert is_error_line(line) == expected, line
         hits += expected
     assert hits > 1000
+
+
+_TRICKY = [
+    # no newline at the end of either side, inside and after a hunk
+    "diff --git a/x.txt b/x.txt\n--- a/x.txt\n+++ b/x.txt\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n\\ No newline at end of file\n",
+    # blank context lines written without their space, CRLF line ends, a blank line after a hunk
+    "--- a/w.c\n+++ b/w.c\n@@ -1,4 +1,4 @@\n int a;\n\n-int b;\r\n+long b;\r\n int c;\n\n--- a/v.c\n+++ b/v.c\n@@ -3 +3 @@ f\n-x\n+y",
+    # a hunk header inside a commit message is a hunk to unidiff too; lines that look like headers
+    "diff --git a/m.py b/m.py\nindex 1..2 100644\n--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,4 @@ class M:\n--- not a header\n+++ not one either\n def f():\n+    return 1\n     pass\n@@ -10,0 +11,2 @@\n+a\n+b\n",
+]
+
+
+def test_hunk_bodies_are_the_lines_unidiffs_full_parse_reads(sample) -> None:  # type: ignore[no-untyped-def]
+    # unidiff parses headers and ranges (metadata only); the body lines are taken from the text.
+    # They must be exactly the lines unidiff's full parse builds, on every kind of diff.
+    texts = [sample(n) for n in ("python-change.diff", "go-change.diff", "mode-rename-binary.diff")]
+    compared = 0
+    for text in [*texts, *_TRICKY]:
+        parsed = parse(text)
+        full = PatchSet(text)
+        assert parsed is not None and len(parsed.files) == len(full) == len(parsed.bodies)
+        for patched, bodies in zip(full, parsed.bodies):
+            assert len(patched) == len(bodies)
+            for hunk, body in zip(patched, bodies):
+                read = [(line.line_type or " ", line.value) for line in hunk]
+                ours = [(line_type(line), line[1:] or line) for line in body]
+                # unidiff writes the no-newline marker it attaches after a hunk in its own words
+                assert [r for r in read if r[0] != "\\"] == [o for o in ours if o[0] != "\\"], text
+                assert sum(r[0] == "\\" for r in read) == sum(o[0] == "\\" for o in ours)
+                compared += len(body)
+    assert compared >= 40

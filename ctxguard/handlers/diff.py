@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -50,16 +51,71 @@ class FileStat:
     status: str  # added | deleted | renamed | modified | binary
 
 
-def _parse(text: str) -> Any:
-    """A unidiff PatchSet, or None when the text is not a diff unidiff understands."""
-    from unidiff.patch import PatchSet
+@dataclass(frozen=True)
+class ParsedDiff:
+    """A diff as unidiff reads it: its files with their headers and hunks (`files`, a PatchSet),
+    and each hunk's body lines as they stand in the text (`bodies[file][hunk]`).
+
+    unidiff parses in its metadata mode (headers, hunk ranges and +/- counts, checked for
+    consistency, without an object per line: several times faster), and the body lines are
+    then taken from the text with unidiff's own rules: after each hunk header (its pattern),
+    lines until the hunk's ranges are used up, and the no-newline markers and blank lines that
+    follow (unidiff gives those to the hunk before them).
+    """
+
+    files: Any
+    bodies: list[list[list[str]]]
+
+
+def line_type(line: str) -> str:
+    """A hunk body line's type as unidiff gives it: "+", "-", " " or "\\" (blank is context)."""
+    return " " if not line or line[0] in "\r\n" else line[0]
+
+
+def _parse(text: str) -> ParsedDiff | None:
+    """The parsed diff, or None when the text is not a diff unidiff understands."""
     from unidiff.errors import UnidiffParseError
+    from unidiff.patch import PatchSet
 
     try:
-        patch = PatchSet(text)
+        patch = PatchSet(text, metadata_only=True)
     except (UnidiffParseError, ValueError, IndexError):
         return None
-    return patch if len(patch) else None
+    if not len(patch):
+        return None
+    try:
+        return ParsedDiff(patch, _bodies(list(io.StringIO(text)), patch))
+    except IndexError:  # the text ran out where unidiff did not: not read alike, so not read
+        return None
+
+
+def _bodies(lines: list[str], patch: Any) -> list[list[list[str]]]:
+    from unidiff.constants import RE_HUNK_HEADER, RE_NO_NEWLINE_MARKER
+
+    out: list[list[list[str]]] = []
+    i = 0
+    for patched in patch:
+        hunks: list[list[str]] = []
+        for hunk in patched:
+            while not RE_HUNK_HEADER.match(lines[i]):
+                i += 1
+            i += 1
+            source, target = hunk.source_length, hunk.target_length
+            start = i
+            while True:  # as unidiff: take a line, then stop when both ranges are used up
+                kind = line_type(lines[i])
+                i += 1
+                if kind in "- ":
+                    source -= 1
+                if kind in "+ ":
+                    target -= 1
+                if source <= 0 and target <= 0:
+                    break
+            while i < len(lines) and (lines[i] == "\n" or RE_NO_NEWLINE_MARKER.match(lines[i])):
+                i += 1
+            hunks.append(lines[start:i])
+        out.append(hunks)
+    return out
 
 
 parse = RememberLast(_parse)  # one diff is parsed once for the handler, the probes and the cut
@@ -67,8 +123,8 @@ parse = RememberLast(_parse)  # one diff is parsed once for the handler, the pro
 
 def _file_stats(text: str) -> list[FileStat]:
     """Per-file +/- counts, in diff order; empty when the text is not a parseable diff."""
-    patch = parse(text)
-    return [] if patch is None else [_stat(f) for f in patch]
+    parsed = parse(text)
+    return [] if parsed is None else [_stat(f) for f in parsed.files]
 
 
 file_stats = RememberLast(_file_stats)  # the cut and its file list ask more than once
@@ -129,21 +185,22 @@ class DiffHandler:
     name = "diff"
 
     def candidates(self, text: str, ctx: Context) -> Iterator[str]:
-        patch = parse(text)
-        if patch is None:
+        parsed = parse(text)
+        if parsed is None:
             return
         # Each hunk's lines are classified once; the levels only decide what to keep.
-        files = [(_header(f), [(_hunk_header(h), _classify(h, ctx, language(f.path))) for h in f], f.path)
-                 for f in patch]
+        files = [(_header(f), [(_hunk_header(h), _classify(body, ctx, language(f.path)))
+                               for h, body in zip(f, bodies)], f.path)
+                 for f, bodies in zip(parsed.files, parsed.bodies)]
         for level in _LEVELS:
             yield "".join(_render_file(header, hunks, path, level) for header, hunks, path in files)
 
     def validate(self, raw: str, compressed: str) -> str | None:
-        patch = parse(raw)
-        if patch is None:
+        parsed = parse(raw)
+        if parsed is None:
             return "not a parseable diff"
         at = 0  # headers come in order: each is looked for after the last one first
-        for patched in patch:
+        for patched in parsed.files:
             parts = [(_header(patched), "the header"), *((_hunk_header(h), "a hunk header") for h in patched)]
             for part, what in parts:
                 found = compressed.find(part, at)
@@ -179,23 +236,23 @@ def _hunk_header(hunk: Any) -> str:
 _Hunk = tuple[list[str], list[str]]  # (rendered lines, their kinds)
 
 
-def _classify(hunk: Any, ctx: Context, lang: str | None) -> _Hunk:
+def _classify(body: list[str], ctx: Context, lang: str | None) -> _Hunk:
     """A hunk's lines and what each is: key (always kept), decl (a context line that declares),
     plain (a changed body line), drop (context, comments, blanks)."""
     # Blank lines carry nothing a reviewer needs; they go without a marker.
-    hunk_lines = [line for line in hunk if line.line_type == "\\" or line.value.strip()]
-    lines = [line if line.endswith("\n") else line + "\n" for line in map(str, hunk_lines)]
+    kept = [line for line in body if line[1:].strip() or line[:1] == "\\"]
+    lines = [line if line.endswith("\n") else line + "\n" for line in kept]
     kinds: list[str] = []
-    for hunk_line in hunk_lines:
-        body = hunk_line.value
-        kind = hunk_line.line_type
+    for line in kept:
+        value = line[1:]
+        kind = line_type(line)
         if kind == "\\":  # "\ No newline at end of file" belongs to the line before it
             kinds.append("follow")
-        elif is_definition(body, lang) or mentions(body, ctx.task_words):
+        elif is_definition(value, lang) or mentions(value, ctx.task_words):
             kinds.append("decl" if kind == " " else "key")
-        elif kind == " " or is_comment_or_blank(body):
+        elif kind == " " or is_comment_or_blank(value):
             kinds.append("drop")
-        elif is_error_line(body):
+        elif is_error_line(value):
             kinds.append("key")
         else:
             kinds.append("plain")

@@ -61,6 +61,12 @@ _PATTERNS = {language: _pattern(forms) for language, forms in _LANGUAGES.items()
 _DEFINITION_WORD = re.compile(
     r"def|class|interface|enum|type|func|fn|struct|trait|impl|mod|union|macro_rules|record|namespace|template"
 )
+# Languages whose every form holds one of a few words: a line without them skips the pattern.
+_NEEDS = {
+    "python": ("def", "class"),
+    "go": ("func", "type"),
+    "rust": ("fn", "struct", "enum", "trait", "impl", "mod", "union", "macro_rules"),
+}
 
 
 def language(name: str) -> str | None:
@@ -76,8 +82,18 @@ def is_definition(line: str, language: str | None = None) -> bool:
     Remembered: the handler, the probes and the cut of one diff or source file each ask about
     the same lines, and the pattern costs more than the look-up.
     """
-    if len(line) >= 400 or not _may_define(line):
+    if len(line) >= 400:
         return False
+    needs = _NEEDS.get(language) if language else None
+    if needs is None:
+        if not _may_define(line):
+            return False
+    else:
+        for word in needs:  # (a loop: any() over a generator costs more than the checks)
+            if word in line:
+                break
+        else:
+            return False
     return (_PATTERNS.get(language, DEFINITION) if language else DEFINITION).match(line) is not None
 
 

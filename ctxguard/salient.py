@@ -470,8 +470,8 @@ def _json_candidates(values: list[Any], jsonl: bool) -> tuple[list[Callable[[], 
     top = values[0]
     fills = range(_depth(top), -1, -1)
     makers.extend(functools.partial(_skeletons, top, fill) for fill in fills)
-    length = functools.cache(lambda: _skeleton_lengths(top))  # worked out when first asked
-    lengths.extend(functools.partial(lambda fill: length()(fill) + jsonl, fill) for fill in fills)
+    skeleton_length = functools.cache(lambda: _skeleton_lengths(top))  # worked out when first asked
+    lengths.extend(functools.partial(lambda fill: skeleton_length()(fill), fill) for fill in fills)
     return makers, lengths
 
 
@@ -515,7 +515,7 @@ def _bfs_order(skeleton: Any) -> tuple[dict[tuple[int, str], int], Callable[[int
     order: dict[tuple[int, str], int] = {}
     shares = [0]  # running total: what the keys numbered below i add, each with a comma
     parents: list[int] = []  # per non-empty dict: the number of the key holding it (-1: the top)
-    lasts: list[int] = []  # … and the number of its last key
+    lasts: list[int] = []  # … and the number of its last key (rising: keys are numbered in turn)
     queue = deque([(skeleton, -1)])
     while queue:
         node, parent = queue.popleft()

@@ -156,7 +156,7 @@ def _tier2(
         if count <= room:
             problem = handler.validate(text, candidate)
             if problem is None:
-                return candidate, True
+                return candidate, False
             notes.append(f"tier 2 result rejected: {problem}")
             return None, False
         # Too big: the next, stronger candidates are estimated with this one's real density.

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ctxguard.definitions import is_definition, language
-from ctxguard.handlers.diff import is_error_line, line_type, parse
+from ctxguard.handlers.diff import is_error_line, parse
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import error_summary, line_templates, scan, strip_ansi, template, templates
 from ctxguard.handlers.markdown import blocks
@@ -134,8 +134,8 @@ def _diff(text: str) -> Iterator[Probe]:
         lang = language(patched.path)
         for hunk in hunks:
             for line in hunk:
-                kind = line_type(line)
-                if kind not in "+-":
+                kind = line[:1]
+                if kind != "+" and kind != "-":  # (changed lines only; blank lines are context)
                     continue
                 body = line[1:]
                 if is_definition(body, lang):

@@ -34,7 +34,7 @@ from ctxguard.handlers import HANDLERS
 from ctxguard.handlers.base import plural
 from ctxguard.handlers.diff import FileStat, file_stats, is_error_line
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
-from ctxguard.handlers.json import SHRINK_LEVELS, shrink
+from ctxguard.handlers.json import SHRINK_LEVELS, shrink, shrink_lengths
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import EDGE, scan, template
 from ctxguard.handlers.markdown import blocks
@@ -370,7 +370,8 @@ def _json(encoded: Encoded, room: int) -> str | None:
 def _json_first_fit(makers: list[Callable[[], list[Any]]], lengths: Sequence[Callable[[], int] | None],
                     encoded: Encoded, room: int, jsonl: bool) -> str | None:
     """The first candidate that fits with its marker, or None. lengths tell the candidates'
-    written lengths without writing them (to within a few %), where they can (else None)."""
+    written lengths without writing them, where they can (else None): never more than the
+    written length, and within a few % of it."""
     bodies: dict[int, tuple[list[Any], str]] = {}
 
     def body(i: int) -> tuple[list[Any], str]:
@@ -393,11 +394,9 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], lengths: Sequence[Cal
             high = mid
         else:
             low = mid + 1
-    if lengths[low] is not None:  # found from a length worked out: look at the one before too
-        low = max(0, low - 1)
     for i in range(low, len(makers)):
         size = lengths[i]
-        if size is not None and size() * density > room * slack * _LENGTH_ERROR:
+        if size is not None and size() * density > room * slack:
             continue  # not worth writing
         candidate, dumped = body(i)
         if len(dumped) * density > room * slack:
@@ -457,16 +456,18 @@ def _attach(values: list[Any], note: str, jsonl: bool) -> list[Any]:
 def _json_candidates(values: list[Any], jsonl: bool) -> tuple[list[Callable[[], list[Any]]], list[Callable[[], int] | None]]:
     """Mild to strong: shortened arrays and strings, then skeletons (all keys kept), then fewer
     keys (_json_pruned). Each is built only when called. With the written length of those whose
-    length is worked out without writing them (the skeletons; None for the others)."""
+    length is worked out without writing them (all but JSON Lines rows; None for those)."""
     makers: list[Callable[[], list[Any]]] = []
     if jsonl:
         for rows in sorted({len(values), min(10, len(values)), min(2, len(values))}, reverse=True):
             for level in (JSON_LEVELS[1], JSON_LEVELS[3], JSON_LEVELS[-1]):
                 makers.append(functools.partial(_shrunk_rows, values[:rows], level))
         values = [_merge(values)]
+        lengths: list[Callable[[], int] | None] = [None] * len(makers)
     else:
         makers.extend(functools.partial(_shrunk_rows, values[:1], level) for level in SHRINK_LEVELS)
-    lengths: list[Callable[[], int] | None] = [None] * len(makers)
+        shrunk_length = functools.cache(lambda: shrink_lengths(values[0], SHRINK_LEVELS))
+        lengths = [functools.partial(lambda i: shrunk_length()[i] + 1, i) for i in range(len(SHRINK_LEVELS))]
     top = values[0]
     fills = range(_depth(top), -1, -1)
     makers.extend(functools.partial(_skeletons, top, fill) for fill in fills)
@@ -486,7 +487,7 @@ def _json_pruned(top: Any) -> tuple[list[Callable[[], list[Any]]], list[Callable
     while limit > 1:
         limit = int(limit * 0.8)
         makers.append(functools.partial(_pruned, skeleton, order, limit))
-        lengths.append(functools.partial(length, limit))
+        lengths.append(functools.partial(_at_most, length, limit))
     makers.append(lambda: [{}] if isinstance(top, dict) else [[]])
     lengths.append(lambda: 3)
     return makers, lengths
@@ -504,8 +505,14 @@ def _pruned(skeleton: Any, order: dict[tuple[int, str], int], limit: int) -> lis
     return [_prune(skeleton, order, limit)]
 
 
-_LENGTH_ERROR = 1.03  # lengths worked out without writing are within this of the written ones
+# _bfs_order's lengths are within this of the written ones, either way (the notes of dicts that
+# lost keys vary in length); divided by it, they are never more.
+_PRUNED_LENGTH_ERROR = 1.03
 _MORE_KEYS = len(',"…":"<5 more keys>"')  # the note a dict that lost keys gets, about
+
+
+def _at_most(length: Callable[[int], int], limit: int) -> int:
+    return int(length(limit) / _PRUNED_LENGTH_ERROR)
 
 
 def _bfs_order(skeleton: Any) -> tuple[dict[tuple[int, str], int], Callable[[int], int]]:

@@ -91,3 +91,21 @@ def test_an_indented_form_that_may_fit_is_still_tried() -> None:
     density = independent_count(text) / len(text)
     ctx = Context(budget=independent_count(text), name="x.json", task_words=frozenset(), density=density)
     assert "\n  " in next(JsonHandler().candidates(text, ctx))
+
+
+def test_shrink_lengths_are_the_written_lengths_without_writing(sample) -> None:  # type: ignore[no-untyped-def]
+    from ctxguard.handlers.json import SHRINK_LEVELS, _dump, shrink, shrink_lengths
+
+    plain = [
+        json.loads(sample("deep.json")),
+        {"rows": [{"id": i, "name": "n" * (i * 13), "tags": list(range(i)), "ok": i % 2 == 0, "x": None,
+                   "f": i / 3} for i in range(25)], "empty": {}, "none": []},
+        [[1, 2, 3]] * 12, list(range(30)), "s" * 500, 7, None, {}, [],
+    ]
+    for value in plain:  # strings that need no escapes: exact
+        written = [len(_dump(shrink(value, level), None)) for level in SHRINK_LEVELS]
+        assert shrink_lengths(value, SHRINK_LEVELS) == written, value
+    escaped = {"doc": 'say "hi"\n\\' * 40, "items": ['a "b"'] * 3}
+    for level, length in zip(SHRINK_LEVELS, shrink_lengths(escaped, SHRINK_LEVELS)):
+        written = len(_dump(shrink(escaped, level), None))
+        assert written * 0.5 <= length <= written  # escapes only ever make the written text longer

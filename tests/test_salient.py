@@ -179,7 +179,7 @@ def _api_like(services: int, escapes: bool = False) -> dict:  # type: ignore[typ
 
 
 def test_skeleton_and_pruned_lengths_are_worked_out_without_writing() -> None:
-    from ctxguard.salient import _bfs_order, _depth, _dump_all, _prune, _skeleton, _skeleton_lengths
+    from ctxguard.salient import _at_most, _bfs_order, _depth, _dump_all, _prune, _skeleton, _skeleton_lengths
 
     for value in (_api_like(60), [_api_like(5), 1, "x"], {"a": [[{"b": 1}], []]}, [], {}, "s", 5):
         length = _skeleton_lengths(value)
@@ -195,6 +195,7 @@ def test_skeleton_and_pruned_lengths_are_worked_out_without_writing() -> None:
     for limit in (1, 10, len(order) // 3, len(order) // 2, len(order)):
         written = len(_dump_all([_prune(skeleton, order, limit)], False))
         assert abs(pruned_length(limit) - written) <= 0.03 * written, limit
+        assert _at_most(pruned_length, limit) <= written  # what the cut is told: never more
 
 
 def test_json_cut_writes_only_the_candidates_worth_counting(monkeypatch: pytest.MonkeyPatch) -> None:

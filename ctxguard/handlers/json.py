@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -86,6 +87,58 @@ def _shrink_item(item: Any, level: _Level) -> Any:
 
 
 _SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def shrink_lengths(value: Any, levels: tuple[_Level, ...]) -> list[int]:
+    """The length of shrink(value, level) written compactly, for each level, in one walk and
+    without building or writing it. Strings are taken as needing no escapes, so a length can
+    come out short, never long."""
+    chars = [level.max_chars for level in levels]
+    shortest = min(chars)
+    widest = max(level.max_items for level in levels)
+
+    def walk(node: Any) -> int | tuple[int, ...]:
+        # An int when every level writes the node alike, else one length per level.
+        kind = type(node)
+        if kind is str:
+            n = len(node)
+            if n <= shortest:
+                return n + 2
+            return tuple(n + 2 if n <= cut else cut + len(f"... ({n - cut} chars omitted)") + 2 for cut in chars)
+        if kind is dict:
+            fixed, varying = 1 + (not node), None  # "{" and, per entry, "key": and a comma or "}"
+            for key, item in node.items():
+                fixed += len(key) + 4
+                part = walk(item)
+                if type(part) is int:
+                    fixed += part
+                else:
+                    varying = part if varying is None else tuple(map(operator.add, varying, part))
+            return fixed if varying is None else tuple(fixed + n for n in varying)
+        if kind is list:
+            count = len(node)
+            head = node if count <= widest else node[: max(level.head for level in levels)]
+            tail_n = 0 if count <= widest else max(level.tail for level in levels)
+            parts = [walk(item) for item in head]
+            tails = [walk(item) for item in node[count - tail_n :]] if tail_n else []
+            out = []
+            for i, level in enumerate(levels):
+                if count <= level.max_items:
+                    items = parts if count <= widest else None
+                    shown = [p if type(p) is int else p[i] for p in items] if items is not None else []
+                    out.append(2 + sum(shown) + max(0, count - 1))
+                else:
+                    kept = parts[: level.head] + (tails[len(tails) - level.tail :] if level.tail else [])
+                    note = len('{"_truncated":" items omitted"}') + len(str(count - level.head - level.tail))
+                    shown = [p if type(p) is int else p[i] for p in kept]
+                    out.append(2 + sum(shown) + note + len(shown))
+            return tuple(out)
+        if kind is bool:
+            return 4 if node else 5
+        return 4 if node is None else len(json.dumps(node))
+
+    found = walk(value)
+    return [found] * len(levels) if type(found) is int else list(found)
 
 
 def _dump(value: Any, indent: int | str | None, colon: str = ": ") -> str:

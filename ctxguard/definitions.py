@@ -94,7 +94,7 @@ def is_definition(line: str, language: str | None = None) -> bool:
                 break
         else:
             return False
-    return (_PATTERNS.get(language, DEFINITION) if language else DEFINITION).match(line) is not None
+    return _PATTERNS.get(language or "", DEFINITION).match(line) is not None
 
 
 def _may_define(line: str) -> bool:

@@ -95,10 +95,8 @@ def extract(kind: str, text: str, name: str = "") -> list[Probe]:
     the language of a source file (see ctxguard.definitions)."""
     if kind == "json":  # key paths come from a set, so they are distinct already
         return _json(text)
-    if kind in ("diff", "log", "markdown"):
-        found = {"diff": _diff, "log": _log, "markdown": _markdown}[kind](text)
-    else:
-        found = _text(text, language(name))
+    by_kind = {"diff": _diff, "log": _log, "markdown": _markdown}
+    found = by_kind[kind](text) if kind in by_kind else _text(text, language(name))
     seen: set[Probe] = set()
     out = []
     for probe in found:
@@ -108,10 +106,9 @@ def extract(kind: str, text: str, name: str = "") -> list[Probe]:
     return out
 
 
-def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None,
-            name: str = "") -> Retention:
+def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None) -> Retention:
     """Which of raw's probes content keeps."""
-    probes = extract(kind, raw, name) if probes is None else probes
+    probes = extract(kind, raw) if probes is None else probes
     finder = _Finder(kind, content, line_templates(raw) if kind == "log" else {})
     if kind == "json":  # key paths by the thousand: one set lookup each
         parsed, paths = finder.json

@@ -367,11 +367,11 @@ def _json(encoded: Encoded, room: int) -> str | None:
     return content
 
 
-def _json_first_fit(makers: list[Callable[[], list[Any]]], lengths: Sequence[Callable[[], int] | None],
+def _json_first_fit(makers: list[Callable[[], list[Any]]], lengths: Lengths,
                     encoded: Encoded, room: int, jsonl: bool) -> str | None:
-    """The first candidate that fits with its marker, or None. lengths tell the candidates'
-    written lengths without writing them, where they can (else None): never more than the
-    written length, and within a few % of it."""
+    """The first candidate that fits with its marker, or None. lengths(i) tells candidate i's
+    written length without writing it, where it can (else None): never more than the written
+    length, and within a few % of it."""
     bodies: dict[int, tuple[list[Any], str]] = {}
 
     def body(i: int) -> tuple[list[Any], str]:
@@ -389,14 +389,14 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], lengths: Sequence[Cal
     low, high = 0, len(makers) - 1
     while low < high:
         mid = (low + high) // 2
-        size = lengths[mid]
-        if (len(body(mid)[1]) if size is None else size()) * density <= room * slack:
+        size = lengths(mid)
+        if (len(body(mid)[1]) if size is None else size) * density <= room * slack:
             high = mid
         else:
             low = mid + 1
     for i in range(low, len(makers)):
-        size = lengths[i]
-        if size is not None and size() * density > room * slack:
+        size = lengths(i)
+        if size is not None and size * density > room * slack:
             continue  # not worth writing
         candidate, dumped = body(i)
         if len(dumped) * density > room * slack:
@@ -453,44 +453,51 @@ def _attach(values: list[Any], note: str, jsonl: bool) -> list[Any]:
     return [[value, note]]
 
 
-def _json_candidates(values: list[Any], jsonl: bool) -> tuple[list[Callable[[], list[Any]]], list[Callable[[], int] | None]]:
+# A candidate's written length, worked out without writing it, by its index; None if it cannot be.
+Lengths = Callable[[int], int | None]
+
+
+def _json_candidates(values: list[Any], jsonl: bool) -> tuple[list[Callable[[], list[Any]]], Lengths]:
     """Mild to strong: shortened arrays and strings, then skeletons (all keys kept), then fewer
-    keys (_json_pruned). Each is built only when called. With the written length of those whose
-    length is worked out without writing them (all but JSON Lines rows; None for those)."""
+    keys (_json_pruned). Each is built only when called. With their written lengths (all but
+    JSON Lines rows'), each walk done when first asked."""
     makers: list[Callable[[], list[Any]]] = []
     if jsonl:
         for rows in sorted({len(values), min(10, len(values)), min(2, len(values))}, reverse=True):
             for level in (JSON_LEVELS[1], JSON_LEVELS[3], JSON_LEVELS[-1]):
                 makers.append(functools.partial(_shrunk_rows, values[:rows], level))
         values = [_merge(values)]
-        lengths: list[Callable[[], int] | None] = [None] * len(makers)
     else:
         makers.extend(functools.partial(_shrunk_rows, values[:1], level) for level in SHRINK_LEVELS)
-        shrunk_length = functools.cache(lambda: shrink_lengths(values[0], SHRINK_LEVELS))
-        lengths = [functools.partial(lambda i: shrunk_length()[i] + 1, i) for i in range(len(SHRINK_LEVELS))]
+    shrunk = len(makers)
     top = values[0]
     fills = range(_depth(top), -1, -1)
     makers.extend(functools.partial(_skeletons, top, fill) for fill in fills)
-    skeleton_length = functools.cache(lambda: _skeleton_lengths(top))  # worked out when first asked
-    lengths.extend(functools.partial(lambda fill: skeleton_length()(fill), fill) for fill in fills)
-    return makers, lengths
+    shrunk_lengths = functools.cache(lambda: shrink_lengths(values[0], SHRINK_LEVELS))
+    skeleton_length = functools.cache(lambda: _skeleton_lengths(top))
+
+    def length(i: int) -> int | None:
+        if i >= shrunk:
+            return skeleton_length()(fills[i - shrunk])
+        return None if jsonl else shrunk_lengths()[i] + 1  # and its newline
+
+    return makers, length
 
 
-def _json_pruned(top: Any) -> tuple[list[Callable[[], list[Any]]], list[Callable[[], int] | None]]:
+def _json_pruned(top: Any) -> tuple[list[Callable[[], list[Any]]], Lengths]:
     """When not even every key fits: keys kept breadth-first, each dict saying how many it lost,
-    fewer and fewer, down to an empty container. With each candidate's written length."""
+    fewer and fewer, down to an empty container. With their written lengths."""
     skeleton = _skeleton(top, 0)
     order, length = _bfs_order(skeleton)
     makers: list[Callable[[], list[Any]]] = []
-    lengths: list[Callable[[], int] | None] = []
+    limits: list[int] = []
     limit = len(order)
     while limit > 1:
         limit = int(limit * 0.8)
         makers.append(functools.partial(_pruned, skeleton, order, limit))
-        lengths.append(functools.partial(_at_most, length, limit))
+        limits.append(limit)
     makers.append(lambda: [{}] if isinstance(top, dict) else [[]])
-    lengths.append(lambda: 3)
-    return makers, lengths
+    return makers, lambda i: _at_most(length, limits[i]) if i < len(limits) else 3
 
 
 def _shrunk_rows(rows: list[Any], level: Any) -> list[Any]:

@@ -198,19 +198,25 @@ class _TiktokenEncoded:
             return self.count
         if self._last is not None and self._last[0] is text:
             return self._last[1]  # a chosen candidate is asked about again as the content
-        self._last = (text, self._recount(text))
+        segments = clean_segments(_scrub_surrogates(text))  # as the raw text's segments were
+        self._last = (text, self._recount(text, segments, self._new(segments)))
         return self._last[1]
 
     def estimate(self, text: str) -> int:
+        if text == self.text:
+            return self.count
         if self._last is not None and self._last[0] is text:
             return self._last[1]
         segments = clean_segments(_scrub_surrogates(text))
-        known = self.known
-        new = [segment for segment in segments if segment not in known]
-        if sum(map(len, new)) <= SAMPLE_ABOVE:
-            return self.recount(text)
-        exact = sum(known[segment] for segment in segments if segment in known)
+        new = self._new(segments)
+        if sum(map(len, new)) <= SAMPLE_ABOVE:  # little to encode: count it exactly, remembered
+            self._last = (text, self._recount(text, segments, new))
+            return self._last[1]
+        exact = sum(self.known[segment] for segment in segments if segment in self.known)
         return exact + self._sampled("".join(new))
+
+    def _new(self, segments: list[str]) -> list[str]:
+        return [segment for segment in segments if segment not in self.known]
 
     def _sampled(self, text: str) -> int:
         pieces = max(1, int(max(SAMPLE_ABOVE, len(text) * SAMPLE_SHARE) / SAMPLE_PIECE))
@@ -219,10 +225,8 @@ class _TiktokenEncoded:
         tokens = sum(len(self.encode(piece)) for piece in sample)
         return math.ceil(tokens * len(text) / sum(map(len, sample)))
 
-    def _recount(self, text: str) -> int:
+    def _recount(self, text: str, segments: list[str], new: list[str]) -> int:
         known = self.known
-        segments = clean_segments(_scrub_surrogates(text))  # as the raw text's segments were
-        new = [segment for segment in segments if segment not in known]
         if new:  # remembered too: the next candidate or the cut with its marker shares them
             known.update(self.count_each(new))
         total = sum(map(known.__getitem__, segments))

@@ -95,7 +95,9 @@ def shrink_lengths(value: Any, levels: tuple[_Level, ...]) -> list[int]:
     come out short, never long."""
     chars = [level.max_chars for level in levels]
     shortest = min(chars)
-    widest = max(level.max_items for level in levels)
+    widest = max(level.max_items for level in levels)  # longer arrays are cut at every level …
+    heads = max(level.head for level in levels)  # … to at most these first
+    tails = max(level.tail for level in levels)  # … and last items
 
     def walk(node: Any) -> int | tuple[int, ...]:
         # An int when every level writes the node alike, else one length per level.
@@ -110,35 +112,36 @@ def shrink_lengths(value: Any, levels: tuple[_Level, ...]) -> list[int]:
             for key, item in node.items():
                 fixed += len(key) + 4
                 part = walk(item)
-                if type(part) is int:
+                if isinstance(part, int):
                     fixed += part
                 else:
                     varying = part if varying is None else tuple(map(operator.add, varying, part))
             return fixed if varying is None else tuple(fixed + n for n in varying)
         if kind is list:
             count = len(node)
-            head = node if count <= widest else node[: max(level.head for level in levels)]
-            tail_n = 0 if count <= widest else max(level.tail for level in levels)
-            parts = [walk(item) for item in head]
-            tails = [walk(item) for item in node[count - tail_n :]] if tail_n else []
+            cut = count > widest
+            parts = [walk(item) for item in (node[:heads] if cut else node)]
+            ends = [walk(item) for item in node[count - tails :]] if cut and tails else []
             out = []
             for i, level in enumerate(levels):
-                if count <= level.max_items:
-                    items = parts if count <= widest else None
-                    shown = [p if type(p) is int else p[i] for p in items] if items is not None else []
-                    out.append(2 + sum(shown) + max(0, count - 1))
+                if count <= level.max_items:  # (then not cut: parts are all the items)
+                    out.append(2 + sum(_at(p, i) for p in parts) + max(0, count - 1))
                 else:
-                    kept = parts[: level.head] + (tails[len(tails) - level.tail :] if level.tail else [])
+                    kept = parts[: level.head] + (ends[len(ends) - level.tail :] if level.tail else [])
                     note = len('{"_truncated":" items omitted"}') + len(str(count - level.head - level.tail))
-                    shown = [p if type(p) is int else p[i] for p in kept]
-                    out.append(2 + sum(shown) + note + len(shown))
+                    out.append(2 + sum(_at(p, i) for p in kept) + note + len(kept))
             return tuple(out)
         if kind is bool:
             return 4 if node else 5
         return 4 if node is None else len(json.dumps(node))
 
     found = walk(value)
-    return [found] * len(levels) if type(found) is int else list(found)
+    return [found] * len(levels) if isinstance(found, int) else list(found)
+
+
+def _at(length: int | tuple[int, ...], i: int) -> int:
+    """Level i's length of a node: the same at every level (an int), or its own."""
+    return length if isinstance(length, int) else length[i]
 
 
 def _dump(value: Any, indent: int | str | None, colon: str = ": ") -> str:

@@ -25,7 +25,14 @@ from typing import Any, NamedTuple
 from ctxguard.definitions import is_definition, language
 from ctxguard.handlers.diff import is_error_line, parse
 from ctxguard.handlers.json import values as json_values
-from ctxguard.handlers.log import error_summary, line_templates, scan, strip_ansi, template, templates
+from ctxguard.handlers.log import (
+    error_summary,
+    line_templates,
+    scan,
+    strip_ansi,
+    template,
+    templates,
+)
 from ctxguard.handlers.markdown import blocks
 
 _NAME_AFTER_KEYWORD = re.compile(

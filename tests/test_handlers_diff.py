@@ -7,8 +7,17 @@ from unidiff import PatchSet
 from ctxguard import compress_text
 from ctxguard.handlers.base import Context
 from ctxguard.handlers.diff import (
-    _LEVELS, ERROR_LINE, DiffHandler, _header, _hunk_header, _keep_short_runs, comment_marker, file_stats,
-    is_error_line, line_type, parse,
+    _LEVELS,
+    ERROR_LINE,
+    DiffHandler,
+    _header,
+    _hunk_header,
+    _keep_short_runs,
+    comment_marker,
+    file_stats,
+    is_error_line,
+    line_type,
+    parse,
 )
 from tests.helpers import budget_for_tier2, independent_count
 

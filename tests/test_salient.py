@@ -5,7 +5,6 @@ import json
 import re
 
 import pytest
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -179,7 +178,15 @@ def _api_like(services: int, escapes: bool = False) -> dict:  # type: ignore[typ
 
 
 def test_skeleton_and_pruned_lengths_are_worked_out_without_writing() -> None:
-    from ctxguard.salient import _at_most, _bfs_order, _depth, _dump_all, _prune, _skeleton, _skeleton_lengths
+    from ctxguard.salient import (
+        _at_most,
+        _bfs_order,
+        _depth,
+        _dump_all,
+        _prune,
+        _skeleton,
+        _skeleton_lengths,
+    )
 
     for value in (_api_like(60), [_api_like(5), 1, "x"], {"a": [[{"b": 1}], []]}, [], {}, "s", 5):
         length = _skeleton_lengths(value)
@@ -199,7 +206,7 @@ def test_skeleton_and_pruned_lengths_are_worked_out_without_writing() -> None:
 
 
 def test_json_cut_writes_only_the_candidates_worth_counting(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ctxguard.salient as salient
+    from ctxguard import salient
 
     built: list[int] = []
     real = salient._pruned

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
 from ctxguard.definitions import is_definition, language
+from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
 from ctxguard.handlers.text import is_comment_or_blank
 
 ERROR_LINE = re.compile(

@@ -18,9 +18,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, overload
 
 from ctxguard.definitions import is_definition, language
 from ctxguard.handlers.diff import is_error_line, parse
@@ -62,11 +62,16 @@ class Probe(NamedTuple):
 
 @dataclass(frozen=True)
 class Retention:
-    """How many probes a compressed content kept, and which ones it missed."""
+    """How many probes a compressed content kept, and which ones it missed (listed on request:
+    a cut JSON document can miss tens of thousands of key paths)."""
 
     probes: int
     kept: int
-    missed: tuple[Probe, ...] = ()
+    list_missed: Callable[[], tuple[Probe, ...]] = field(default=tuple, repr=False, compare=False)
+
+    @property
+    def missed(self) -> tuple[Probe, ...]:
+        return self.list_missed()
 
     @property
     def score(self) -> float:
@@ -97,10 +102,10 @@ def error_message(line: str) -> str:
     return match.group(1)[1:-1] if match else line.strip()
 
 
-def extract(kind: str, text: str, name: str = "") -> list[Probe]:
-    """The probes of a raw artifact, deduplicated, in the order they appear. The name tells
-    the language of a source file (see ctxguard.definitions)."""
-    if kind == "json":  # key paths come from a set, so they are distinct already
+def extract(kind: str, text: str, name: str = "") -> Sequence[Probe]:
+    """The probes of a raw artifact, deduplicated, in the order they appear (JSON key paths:
+    sorted). The name tells the language of a source file (see ctxguard.definitions)."""
+    if kind == "json":
         return _json(text)
     by_kind = {"diff": _diff, "log": _log, "markdown": _markdown}
     found = by_kind[kind](text) if kind in by_kind else _text(text, language(name))
@@ -113,17 +118,17 @@ def extract(kind: str, text: str, name: str = "") -> list[Probe]:
     return out
 
 
-def measure(kind: str, raw: str, content: str, probes: list[Probe] | None = None) -> Retention:
+def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = None) -> Retention:
     """Which of raw's probes content keeps."""
     probes = extract(kind, raw) if probes is None else probes
     finder = _Finder(kind, content, line_templates(raw) if kind == "log" else {})
-    if kind == "json":  # key paths by the thousand: one set lookup each
+    if isinstance(probes, KeyPaths):  # key paths by the thousand: one set difference
         parsed, paths = finder.json
-        missed = tuple(p for p in probes if (p.value not in paths if p.kind == "key"
-                                              else not parsed if p.kind == "parses" else not finder.has(p)))
-    else:
-        missed = tuple(p for p in probes if not finder.has(p))
-    return Retention(probes=len(probes), kept=len(probes) - len(missed), missed=missed)
+        gone = probes.paths - paths
+        return Retention(probes=len(probes), kept=len(probes) - len(gone) - (not parsed),
+                         list_missed=functools.partial(_missed_paths, parsed, gone))
+    missed = tuple(p for p in probes if not finder.has(p))
+    return Retention(probes=len(probes), kept=len(probes) - len(missed), list_missed=lambda: missed)
 
 
 def _diff(text: str) -> Iterator[Probe]:
@@ -191,12 +196,47 @@ def _parse_any(text: str) -> list[Any] | None:
     return found[0] if found is not None else None
 
 
-def _json(text: str) -> list[Probe]:
+_PARSES = Probe("parses", "output is valid JSON")
+
+
+class KeyPaths(Sequence[Probe]):
+    """A JSON document's probes: that the output parses, and one per distinct key path.
+
+    Held as a set of paths (a big document has tens of thousands): measure compares sets, and
+    the Probe objects, sorted by path, are made only when the probes are listed.
+    """
+
+    def __init__(self, paths: set[str]) -> None:
+        self.paths = frozenset(paths)
+
+    def __len__(self) -> int:
+        return 1 + len(self.paths)
+
+    @overload
+    def __getitem__(self, index: int) -> Probe: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Probe]: ...
+
+    def __getitem__(self, index: int | slice) -> Probe | Sequence[Probe]:
+        return self._listed[index]
+
+    @functools.cached_property
+    def _listed(self) -> list[Probe]:
+        return [_PARSES, *(Probe("key", path) for path in sorted(self.paths))]
+
+
+def _missed_paths(parsed: bool, gone: frozenset[str]) -> tuple[Probe, ...]:
+    return (*(() if parsed else (_PARSES,)), *(Probe("key", path) for path in sorted(gone)))
+
+
+def _json(text: str) -> Sequence[Probe]:
     values = _parse_any(text)
     if values is None:
         return []
-    paths = sorted(_key_paths_of(values))
-    return [Probe("parses", "output is valid JSON"), *[Probe("key", path) for path in paths if path]]
+    paths = _key_paths_of(values)
+    paths.discard("")  # (a top-level key "": nothing to look for)
+    return KeyPaths(paths)
 
 
 def _key_paths_of(values: list[Any]) -> set[str]:

@@ -82,6 +82,20 @@ def test_cut_json_gets_credit_only_for_the_key_paths_it_shows() -> None:
     assert kept.kept == 4 and "parses: output is valid JSON" in [str(p) for p in kept.missed]
 
 
+def test_json_probes_are_key_paths_measured_as_sets_and_listed_in_order() -> None:
+    raw = json.dumps({"z": [{"y": 1}, {"x": 2}], "a": {"": 3, "b": 4}})
+    found = extract("json", raw)
+    assert [str(p) for p in found] == ["parses: output is valid JSON", "key: a", "key: a.", "key: a.b",
+                                       "key: z", "key: z[].x", "key: z[].y"]
+    kept = measure("json", raw, json.dumps({"z": [{"y": 1}], "a": {"b": 4}}), found)
+    assert (kept.probes, kept.kept) == (7, 5)
+    assert kept.to_dict(missed=True)["missed"] == ["key: a.", "key: z[].x"]
+    # Unparseable: no credit for parsing, and only the key paths its text shows.
+    cut = measure("json", raw, raw[:12], found)
+    assert cut.kept == 2 and [str(p) for p in cut.missed][:2] == ["parses: output is valid JSON", "key: a"]
+    assert extract("json", '{"": 1}')[1:] == [] and len(extract("json", '{"": 1}')) == 1
+
+
 def test_probes_are_found_in_any_order_and_whole_words_only() -> None:
     # The finder looks after its last hit first; a probe shown earlier must still count.
     raw = "".join(f"diff --git a/{n}_m.py b/{n}_m.py\n--- a/{n}_m.py\n+++ b/{n}_m.py\n@@ -1 +1 @@\n-x\n+def {n}(a):\n"

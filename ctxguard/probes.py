@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
 from ctxguard.definitions import is_definition, language
-from ctxguard.handlers.diff import is_error_line, parse
+from ctxguard.handlers.diff import CONTEXT, DEFINES, ERROR, classified
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import (
     error_summary,
@@ -132,27 +132,24 @@ def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = 
 
 
 def _diff(text: str) -> Iterator[Probe]:
-    parsed = parse(text)
-    if parsed is None:
+    files = classified(text)  # the handler's reading of the lines, shared
+    if files is None:
         for line in text.splitlines():
             if line.startswith("+++ b/"):
                 yield Probe("path", line[6:].strip())
         return
-    for patched, hunks in zip(parsed.files, parsed.bodies):
+    for patched in files:
         yield Probe("path", patched.path)
-        lang = language(patched.path)
-        for hunk in hunks:
-            for line in hunk:
-                kind = line[:1]
-                if kind != "+" and kind != "-":  # (changed lines only; blank lines are context)
-                    continue
-                body = line[1:]
-                if is_definition(body, lang):
-                    name = definition_name(body)
-                    if name:
-                        yield Probe("definition", name)
-                if kind == "+" and len(body) < 1000 and is_error_line(body):
-                    yield Probe("error", error_message(body))
+        for hunk in patched.hunks:
+            for line, bit in zip(hunk.lines, hunk.bits):
+                if bit & (DEFINES | ERROR) and not bit & CONTEXT:
+                    body = line[1:]
+                    if bit & DEFINES:
+                        name = definition_name(body)
+                        if name:
+                            yield Probe("definition", name)
+                    if bit & ERROR and line[0] == "+" and len(body) < 1000:
+                        yield Probe("error", error_message(body))
 
 
 def _edges(lines: list[str]) -> Iterator[Probe]:

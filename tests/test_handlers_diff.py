@@ -192,3 +192,27 @@ def test_hunk_bodies_are_the_lines_unidiffs_full_parse_reads(sample) -> None:  #
                 assert sum(r[0] == "\\" for r in read) == sum(o[0] == "\\" for o in ours)
                 compared += len(body)
     assert compared >= 40
+
+
+def test_levels_sure_not_to_fit_are_passed_over_unwritten(sample, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ctxguard.handlers import diff
+
+    text = sample("python-change.diff") + sample("go-change.diff")
+    every = list(DiffHandler().candidates(text, Context(budget=10, name="x.diff", task_words=frozenset())))
+    assert len(every) == len(_LEVELS) and len(set(map(len, every))) > 2
+    written = []
+    render = diff._render_file
+    monkeypatch.setattr(diff, "_render_file", lambda *args: (written.append(args[-1]), render(*args))[1])
+    density = 0.3
+    for budget in (1, *(int(len(c) * density / diff._SURELY_TOO_LONG) for c in every), 10**6):
+        written.clear()
+        ctx = Context(budget=budget, name="x.diff", task_words=frozenset(), density=density)
+        given = list(DiffHandler().candidates(text, ctx))
+        fits = [i for i, c in enumerate(every) if len(c) * density <= budget * diff._SURELY_TOO_LONG]
+        # The levels that may fit, in order, as without the skipping; only the strongest (to be
+        # turned down) when none may, and then only the mildest and the strongest are written.
+        assert given == ([every[i] for i in fits] if fits else every[-1:])
+        files = len(written) // len(set(written))
+        assert len(written) == len(set(written)) * files  # each level written at most once
+        if not fits:
+            assert set(written) == {_LEVELS[0], _LEVELS[-1]}

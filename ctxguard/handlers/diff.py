@@ -170,6 +170,10 @@ class _Level:
     body_keep: int  # lines kept at the start of a longer run
 
 
+# A level this much longer than the budget (in tokens estimated from the raw text's density) is
+# sure not to fit: the tiers turn down such candidates without counting them (_ESTIMATE_SLACK).
+_SURELY_TOO_LONG = 1.3
+
 _LEVELS = (
     _Level(context=True, body_run=10**9, body_keep=0),
     _Level(context=True, body_run=12, body_keep=4),
@@ -179,21 +183,125 @@ _LEVELS = (
 )
 
 
+# What a hunk body line is, as bits: read once per diff, for the handler and the probes alike.
+FOLLOW = 1  # "\\ No newline at end of file": belongs to the line before it
+CONTEXT = 2  # a context line (else a changed one)
+DEFINES = 4  # declares something (a function, class, struct …)
+COMMENT = 8  # a changed line holding only a comment (asked only when it does not declare)
+ERROR = 16  # raises, throws, panics or logs an error (asked of changed lines that are neither
+#             a definition nor a comment, and of every added line: the probes want those)
+
+
+@dataclass(frozen=True)
+class ClassifiedHunk:
+    header: str  # the hunk header as unidiff prints it
+    lines: list[str]  # the body lines that are not blank, each ending in a line break
+    bits: list[int]  # what each of them is
+
+
+@dataclass(frozen=True)
+class ClassifiedFile:
+    header: str
+    path: str
+    hunks: list[ClassifiedHunk]
+
+
+def _classified(text: str) -> list[ClassifiedFile] | None:
+    """Every hunk line of a diff read once, or None when the text is not a parseable diff."""
+    parsed = parse(text)
+    if parsed is None:
+        return None
+    return [ClassifiedFile(_header(f), f.path, [_classify(_hunk_header(h), body, language(f.path))
+                                                for h, body in zip(f, bodies)])
+            for f, bodies in zip(parsed.files, parsed.bodies)]
+
+
+classified = RememberLast(_classified)
+
+
+def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
+    lines: list[str] = []
+    bits: list[int] = []
+    for line in body:
+        first, value = line[:1], line[1:]
+        if first == "\\":
+            bit = FOLLOW
+        elif not value.strip():
+            continue  # blank lines carry nothing a reviewer needs; they go without a marker
+        elif first == " ":
+            bit = CONTEXT | DEFINES if is_definition(value, lang) else CONTEXT
+        elif is_definition(value, lang):
+            bit = DEFINES | ERROR if first == "+" and is_error_line(value) else DEFINES
+        elif is_comment_or_blank(value):
+            bit = COMMENT | ERROR if first == "+" and is_error_line(value) else COMMENT
+        else:
+            bit = ERROR if is_error_line(value) else 0
+        lines.append(line if line.endswith("\n") else line + "\n")
+        bits.append(bit)
+    return ClassifiedHunk(header, lines, bits)
+
+
+def _kinds(hunk: ClassifiedHunk, task_words: frozenset[str]) -> list[str]:
+    """What the levels do with each line: key (always kept), decl (a context line that
+    declares: kept while levels keep context), plain (a changed body line), drop (context,
+    comments), follow (as the line before it)."""
+    kinds = [_KIND[bit] for bit in hunk.bits]
+    if task_words:  # lines that name the task's words count as declaring
+        for i, line in enumerate(hunk.lines):
+            if kinds[i] != "follow" and mentions(line[1:], task_words):
+                kinds[i] = "decl" if hunk.bits[i] & CONTEXT else "key"
+    return kinds
+
+
+def _kind(bit: int) -> str:
+    if bit & FOLLOW:
+        return "follow"
+    if bit & CONTEXT:
+        return "decl" if bit & DEFINES else "drop"
+    if bit & DEFINES:
+        return "key"
+    if bit & COMMENT:
+        return "drop"
+    return "key" if bit & ERROR else "plain"
+
+
+_KIND = {bit: _kind(bit) for bit in range(32)}
+
+
 class DiffHandler:
     """Keeps headers exactly; within hunks keeps what a reviewer needs to see first."""
 
     name = "diff"
 
     def candidates(self, text: str, ctx: Context) -> Iterator[str]:
-        parsed = parse(text)
-        if parsed is None:
+        files = classified(text)
+        if files is None:
             return
         # Each hunk's lines are classified once; the levels only decide what to keep.
-        files = [(_header(f), [(_hunk_header(h), _classify(body, ctx, language(f.path)))
-                               for h, body in zip(f, bodies)], f.path)
-                 for f, bodies in zip(parsed.files, parsed.bodies)]
-        for level in _LEVELS:
-            yield "".join(_render_file(header, hunks, path, level) for header, hunks, path in files)
+        hunks = [[(h.header, (h.lines, _kinds(h, ctx.task_words))) for h in f.hunks] for f in files]
+
+        def render(level: _Level) -> str:
+            return "".join(_render_file(f.header, kept, f.path, level) for f, kept in zip(files, hunks))
+
+        if ctx.density is None:
+            yield from map(render, _LEVELS)
+            return
+        rendered = functools.cache(lambda i: render(_LEVELS[i]))
+        density, budget = ctx.density, ctx.budget
+
+        def too_long(i: int) -> bool:
+            return len(rendered(i)) * density > budget * _SURELY_TOO_LONG
+
+        # Levels shrink from mild to strong; those sure not to fit (as the tiers judge length)
+        # are passed over, and when the mildest is, the strongest is looked at next: when it
+        # is too, none can fit and the others are not written at all.
+        if too_long(0) and too_long(len(_LEVELS) - 1):
+            yield rendered(len(_LEVELS) - 1)  # only the strongest, to be turned down
+            return
+        for i in range(len(_LEVELS)):
+            if i == len(_LEVELS) - 1 or not too_long(i):
+                yield rendered(i)
+
 
     def validate(self, raw: str, compressed: str) -> str | None:
         parsed = parse(raw)
@@ -234,29 +342,6 @@ def _hunk_header(hunk: Any) -> str:
 
 
 _Hunk = tuple[list[str], list[str]]  # (rendered lines, their kinds)
-
-
-def _classify(body: list[str], ctx: Context, lang: str | None) -> _Hunk:
-    """A hunk's lines and what each is: key (always kept), decl (a context line that declares),
-    plain (a changed body line), drop (context, comments, blanks)."""
-    # Blank lines carry nothing a reviewer needs; they go without a marker.
-    kept = [line for line in body if line[1:].strip() or line[:1] == "\\"]
-    lines = [line if line.endswith("\n") else line + "\n" for line in kept]
-    kinds: list[str] = []
-    for line in kept:
-        value = line[1:]
-        kind = line_type(line)
-        if kind == "\\":  # "\ No newline at end of file" belongs to the line before it
-            kinds.append("follow")
-        elif is_definition(value, lang) or mentions(value, ctx.task_words):
-            kinds.append("decl" if kind == " " else "key")
-        elif kind == " " or is_comment_or_blank(value):
-            kinds.append("drop")
-        elif is_error_line(value):
-            kinds.append("key")
-        else:
-            kinds.append("plain")
-    return lines, kinds
 
 
 def _render_file(header: str, hunks: list[tuple[str, _Hunk]], path: str, level: _Level) -> str:

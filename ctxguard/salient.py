@@ -403,7 +403,7 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], lengths: Lengths,
             continue
         guess = encoded.estimate(dumped)
         if guess > room * _SURELY_OVER:  # as after a count: the next are judged by its density
-            density, slack = guess / max(1, len(dumped)), 1.05
+            density, slack = guess / max(1, len(dumped)), _SURELY_OVER
             continue
         opened = None if jsonl else _opened(candidate[0], dumped)
         if opened is None:

@@ -140,7 +140,7 @@ def pack(lines: list[str], shown: list[str], priority: list[tuple[float, int]], 
     else:
         raw_counts = [tokenizer.count(line) for line in lines]
     counts = [c if s is line else tokenizer.count(s) for c, s, line in zip(raw_counts, shown, lines)]
-    order = sorted(range(n), key=lambda i: (priority[i], i))
+    order = sorted(range(n), key=priority.__getitem__)  # (a stable sort: ties in line order)
     gap_cost = tokenizer.count(_gap(max(n, 2)))
     limit = room - tokenizer.count(prefix) - tokenizer.count(marker(total)) - 1
     for _ in range(4):

@@ -31,7 +31,7 @@ from typing import Any
 from ctxguard.collect import GENERATED, is_excluded
 from ctxguard.definitions import is_definition, language
 from ctxguard.handlers import HANDLERS
-from ctxguard.handlers.base import plural
+from ctxguard.handlers.base import ESTIMATE_SLACK, plural
 from ctxguard.handlers.diff import FileStat, file_stats, is_error_line
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import SHRINK_LEVELS, shrink, shrink_lengths
@@ -82,7 +82,7 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     density = tokens_per_char(encoded)
     prefix = _file_list(text, tokenizer, room // 2) if kind == "diff" else ""
     reserve = tokenizer.count("\n" + marker(encoded.count)) + tokenizer.count(prefix)
-    slack = 1.3
+    slack = ESTIMATE_SLACK
     for candidate in HANDLERS[kind].candidates(text, ctx):
         if len(candidate) * density > (room - reserve) * slack:
             continue
@@ -385,7 +385,7 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], lengths: Lengths,
     # dozens; from there on, as a linear walk would: count, and estimate the next ones with
     # the density of the last one counted.
     density = tokens_per_char(encoded)
-    slack = 1.3
+    slack = ESTIMATE_SLACK
     low, high = 0, len(makers) - 1
     while low < high:
         mid = (low + high) // 2

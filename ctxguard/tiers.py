@@ -9,7 +9,7 @@ from __future__ import annotations
 from ctxguard import probes
 from ctxguard.classify import classify, is_jsonl_name
 from ctxguard.handlers import HANDLERS, Context
-from ctxguard.handlers.base import task_words
+from ctxguard.handlers.base import ESTIMATE_SLACK, task_words
 from ctxguard.record import Record
 from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
 
@@ -17,8 +17,6 @@ MIN_BUDGET = 32  # room for the marker and some content
 OFFLINE_MIN_BUDGET = 64  # when tokens are estimated, the warning line must fit too
 TIER2_RATIO = 1.5
 TIER3_MODES = ("salient", "head")
-# A candidate whose estimated size is this far over budget is not worth an exact count.
-_ESTIMATE_SLACK = 1.3
 _CLOSE_SLACK = 1.05  # once a candidate was counted, its density predicts the next ones well
 
 
@@ -147,7 +145,7 @@ def _tier2(
     density = tokens_per_char(encoded)
     handler = HANDLERS[kind]
     produced = False
-    slack = _ESTIMATE_SLACK
+    slack = ESTIMATE_SLACK
     for candidate in handler.candidates(text, ctx):
         produced = True
         if candidate == text or len(candidate) * density > room * slack:

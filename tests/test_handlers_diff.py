@@ -5,7 +5,7 @@ import random
 from unidiff import PatchSet
 
 from ctxguard import compress_text
-from ctxguard.handlers.base import Context
+from ctxguard.handlers.base import ESTIMATE_SLACK, Context
 from ctxguard.handlers.diff import (
     _LEVELS,
     ERROR_LINE,
@@ -204,11 +204,11 @@ def test_levels_sure_not_to_fit_are_passed_over_unwritten(sample, monkeypatch) -
     render = diff._render_file
     monkeypatch.setattr(diff, "_render_file", lambda *args: (written.append(args[-1]), render(*args))[1])
     density = 0.3
-    for budget in (1, *(int(len(c) * density / diff._SURELY_TOO_LONG) for c in every), 10**6):
+    for budget in (1, *(int(len(c) * density / ESTIMATE_SLACK) for c in every), 10**6):
         written.clear()
         ctx = Context(budget=budget, name="x.diff", task_words=frozenset(), density=density)
         given = list(DiffHandler().candidates(text, ctx))
-        fits = [i for i, c in enumerate(every) if len(c) * density <= budget * diff._SURELY_TOO_LONG]
+        fits = [i for i, c in enumerate(every) if len(c) * density <= budget * ESTIMATE_SLACK]
         # The levels that may fit, in order, as without the skipping; only the strongest (to be
         # turned down) when none may, and then only the mildest and the strongest are written.
         assert given == ([every[i] for i in fits] if fits else every[-1:])

@@ -28,6 +28,12 @@ class Context:
     density: float | None = None  # tokens per character of the raw text, when known
 
 
+# A candidate whose length, in tokens estimated from the raw text's density, is this far over
+# budget is sure not to fit: the tiers turn it down without counting it, and a handler that
+# knows the density may pass over it without writing it.
+ESTIMATE_SLACK = 1.3
+
+
 class Handler(Protocol):
     """A type-aware Tier 2 strategy: candidates from mild to strong, and a validity check."""
 

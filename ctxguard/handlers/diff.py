@@ -10,7 +10,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from ctxguard.definitions import is_definition, language
-from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
+from ctxguard.handlers.base import ESTIMATE_SLACK, Context, RememberLast, collapse, mentions, plural
 from ctxguard.handlers.text import is_comment_or_blank
 
 ERROR_LINE = re.compile(
@@ -170,10 +170,6 @@ class _Level:
     body_keep: int  # lines kept at the start of a longer run
 
 
-# A level this much longer than the budget (in tokens estimated from the raw text's density) is
-# sure not to fit: the tiers turn down such candidates without counting them (_ESTIMATE_SLACK).
-_SURELY_TOO_LONG = 1.3
-
 _LEVELS = (
     _Level(context=True, body_run=10**9, body_keep=0),
     _Level(context=True, body_run=12, body_keep=4),
@@ -290,7 +286,7 @@ class DiffHandler:
         density, budget = ctx.density, ctx.budget
 
         def too_long(i: int) -> bool:
-            return len(rendered(i)) * density > budget * _SURELY_TOO_LONG
+            return len(rendered(i)) * density > budget * ESTIMATE_SLACK
 
         # Levels shrink from mild to strong; those sure not to fit (as the tiers judge length)
         # are passed over, and when the mildest is, the strongest is looked at next: when it
@@ -301,7 +297,6 @@ class DiffHandler:
         for i in range(len(_LEVELS)):
             if i == len(_LEVELS) - 1 or not too_long(i):
                 yield rendered(i)
-
 
     def validate(self, raw: str, compressed: str) -> str | None:
         parsed = parse(raw)

@@ -94,9 +94,8 @@ def evaluate(artifacts: Sequence[Artifact], ratios: Sequence[float], methods: di
                 content = fn(artifact.text, artifact.kind, artifact.name, budget)
                 kept = probes.measure(artifact.kind, artifact.text, content, found)
                 parses = None
-                if artifact.kind == "json":
-                    parses = not any(p.kind == "parses" for p in kept.missed) and any(
-                        p.kind == "parses" for p in found)
+                if artifact.kind == "json":  # the raw text was JSON (it has key paths) and still is
+                    parses = isinstance(found, probes.KeyPaths) and probes.is_json(content)
                 tokens = count(content)
                 rows.append(Row(artifact.name, artifact.kind, method, ratio, budget, raw, tokens,
                                 tokens <= budget, kept.score, parses))

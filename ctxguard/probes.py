@@ -187,6 +187,11 @@ def key_paths(value: Any) -> set[str]:
     return paths
 
 
+def is_json(text: str) -> bool:
+    """Whether a text parses as a JSON document or JSON Lines (the "parses" probe's test)."""
+    return _parse_any(text) is not None
+
+
 def _parse_any(text: str) -> list[Any] | None:
     """A JSON document, or JSON Lines, as a list of values; None if neither parses."""
     found = json_values(text)
@@ -294,9 +299,6 @@ class _Finder:
                 stripped = "\n".join([line.strip() for line in self.content.splitlines()])
                 self._templates = templates(stripped)
             return probe.value in self._templates
-        if probe.kind in ("parses", "key"):
-            parsed, paths = self.json
-            return parsed if probe.kind == "parses" else probe.value in paths
         return self._find(probe.value, word=probe.kind == "definition")
 
     def _find(self, value: str, word: bool) -> bool:

@@ -31,7 +31,7 @@ from typing import Any
 from ctxguard.collect import GENERATED, is_excluded
 from ctxguard.definitions import is_definition, language
 from ctxguard.handlers import HANDLERS
-from ctxguard.handlers.base import ESTIMATE_SLACK, plural
+from ctxguard.handlers.base import CLOSE_SLACK, ESTIMATE_SLACK, plural
 from ctxguard.handlers.diff import FileStat, file_stats, is_error_line
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import SHRINK_LEVELS, shrink, shrink_lengths
@@ -90,7 +90,7 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
         if shown + reserve <= room:
             joint = "" if candidate.endswith("\n") else "\n"
             return prefix + candidate + joint + marker(max(1, encoded.count - shown))
-        density, slack = shown / max(1, len(candidate)), 1.05
+        density, slack = shown / max(1, len(candidate)), CLOSE_SLACK
     return None
 
 
@@ -416,7 +416,7 @@ def _json_first_fit(makers: list[Callable[[], list[Any]]], lengths: Lengths,
             content = opened + _marker_entry(candidate[0], marker(max(1, encoded.count - shown)))
         if encoded.recount(content) <= room:
             return content
-        density, slack = shown / max(1, len(dumped)), 1.05
+        density, slack = shown / max(1, len(dumped)), CLOSE_SLACK
     return None
 
 

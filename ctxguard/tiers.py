@@ -9,7 +9,7 @@ from __future__ import annotations
 from ctxguard import probes
 from ctxguard.classify import classify, is_jsonl_name
 from ctxguard.handlers import HANDLERS, Context
-from ctxguard.handlers.base import ESTIMATE_SLACK, task_words
+from ctxguard.handlers.base import CLOSE_SLACK, ESTIMATE_SLACK, task_words
 from ctxguard.record import Record
 from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
 
@@ -17,7 +17,6 @@ MIN_BUDGET = 32  # room for the marker and some content
 OFFLINE_MIN_BUDGET = 64  # when tokens are estimated, the warning line must fit too
 TIER2_RATIO = 1.5
 TIER3_MODES = ("salient", "head")
-_CLOSE_SLACK = 1.05  # once a candidate was counted, its density predicts the next ones well
 
 
 def marker(omitted: int) -> str:
@@ -158,7 +157,7 @@ def _tier2(
             notes.append(f"tier 2 result rejected: {problem}")
             return None, False
         # Too big: the next, stronger candidates are estimated with this one's real density.
-        density, slack = count / max(1, len(candidate)), _CLOSE_SLACK
+        density, slack = count / max(1, len(candidate)), CLOSE_SLACK
     if not produced and kind in ("diff", "json"):
         notes.append(f"content is not valid {kind}; compressed as text")
         return _tier2(encoded, room, "text", name, task, tokenizer, notes)

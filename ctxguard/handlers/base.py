@@ -32,6 +32,9 @@ class Context:
 # budget is sure not to fit: the tiers turn it down without counting it, and a handler that
 # knows the density may pass over it without writing it.
 ESTIMATE_SLACK = 1.3
+# Once a candidate was counted, its density predicts the next ones well: they are judged by it
+# with this margin.
+CLOSE_SLACK = 1.05
 
 
 class Handler(Protocol):

@@ -8,6 +8,7 @@ from typing import Any
 from ctxguard.classify import classify
 from ctxguard.read import Loaded, read_artifact
 from ctxguard.record import Record, error_record
+from ctxguard.redact import note
 from ctxguard.redact import redact as redact_secrets
 from ctxguard.tiers import TIER2_RATIO, compress, min_budget
 from ctxguard.tokens import get_tokenizer
@@ -86,7 +87,7 @@ def compress_loaded(
         task=task, tier2_ratio=tier2_ratio, tier3=tier3, missed=missed,
     )
     if counts:
-        record = replace(record, extra={**record.extra, "redacted": counts})
+        record = replace(record, extra={**record.extra, "redacted": counts}, notes=(*record.notes, note(counts)))
     return replace(record, notes=loaded.notes + record.notes) if loaded.notes else record
 
 

@@ -1,4 +1,9 @@
-"""Pure allocation of budgets: margin, a total cap scaled by priority, and surplus handed on."""
+"""Pure allocation of budgets: margin, a total cap scaled by priority, and surplus handed on.
+
+A configured budget is a cap. Surplus (budget an artifact does not need) goes first to the other
+files of the same entry, whose sum stays within the entry's budget, and then only to artifacts
+that opted in with `share_surplus: true`.
+"""
 from __future__ import annotations
 
 import math
@@ -19,6 +24,8 @@ class Request:
     budget: int
     need: int
     priority: str = "normal"
+    group: str = ""  # the config entry: its files share its budget
+    shares: bool = False  # share_surplus: may take other entries' surplus beyond its budget
 
 
 def capacity(requests: Sequence[Request], total: int | None = None, margin: float = 1.0,
@@ -73,18 +80,29 @@ def _cap(asked: list[int], priorities: list[str], cap: int, floor: int) -> list[
 
 
 def _hand_on_surplus(given: list[int], requests: Sequence[Request], floor: int) -> list[int]:
-    """Tokens an artifact does not need go to artifacts over budget, high priority first."""
+    """Tokens an artifact does not need go to artifacts over budget: first within its own entry,
+    then to entries that share surplus; high priority first, by deficit within a priority."""
     out = list(given)
-    spare = 0
+    spare: dict[str, int] = {}
     for i, r in enumerate(requests):
         need = max(floor, r.need)
         if need < out[i]:
-            spare += out[i] - need
+            spare[r.group] = spare.get(r.group, 0) + out[i] - need
             out[i] = need
+    for group in sorted(spare):  # within an entry: its sum stays within its budget
+        members = [i for i, r in enumerate(requests) if r.group == group]
+        spare[group] = _give(out, requests, members, spare[group])
+    sharers = [i for i, r in enumerate(requests) if r.shares]
+    _give(out, requests, sharers, sum(spare.values()))
+    return out
+
+
+def _give(out: list[int], requests: Sequence[Request], members: list[int], spare: int) -> int:
+    """Hand spare tokens to the members still short of their need; return what is left."""
     for priority in ORDER:
         if spare <= 0:
             break
-        over = [i for i, r in enumerate(requests) if r.priority == priority and r.need > out[i]]
+        over = [i for i in members if requests[i].priority == priority and requests[i].need > out[i]]
         deficit = sum(requests[i].need - out[i] for i in over)
         if not over:
             continue
@@ -97,4 +115,4 @@ def _hand_on_surplus(given: list[int], requests: Sequence[Request], floor: int) 
         for i, share in zip(over, shares):
             out[i] += share
         spare -= sum(shares)
-    return out
+    return spare

@@ -37,6 +37,7 @@ class Artifact:
     task: str | None = None
     priority: str = "normal"
     max_raw_tokens: int | None = None
+    shares: bool = False  # share_surplus: may take other entries' unused budget
     notes: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     stream: Path | None = None  # a big file read in one pass instead of whole (ctxguard.stream)
@@ -132,7 +133,7 @@ def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str) -> tuple[list[Artif
         notes.append(f"excluded from the diff (generated or lock files): {', '.join(excluded)}")
     extra = {"diff": mode, "excluded_files": excluded} if excluded else {"diff": mode}
     common = dict(entry=spec.name, type="diff", task=spec.task, priority=spec.priority,
-                  max_raw_tokens=spec.max_raw_tokens, notes=tuple(notes))
+                  max_raw_tokens=spec.max_raw_tokens, shares=spec.share_surplus, notes=tuple(notes))
     if not kept:
         return [Artifact(name=spec.name, budget=spec.budget, text=NO_CHANGES, extra=extra, **common)], result  # type: ignore[arg-type]
     if spec.split == "file":
@@ -146,8 +147,8 @@ def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str) -> tuple[list[Artif
 
 
 def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
-    common: dict[str, Any] = dict(entry=spec.name, type=spec.type, task=spec.task,
-                                  priority=spec.priority, max_raw_tokens=spec.max_raw_tokens)
+    common: dict[str, Any] = dict(entry=spec.name, type=spec.type, task=spec.task, priority=spec.priority,
+                                  max_raw_tokens=spec.max_raw_tokens, shares=spec.share_surplus)
     matches: list[Path] = []
     problems: list[str] = []
     resolved_top = top.resolve()

@@ -39,6 +39,7 @@ class ArtifactSpec:
     max_raw_tokens: int | None = None
     tier3: str | None = None  # None: the config's
     min_retention: float | None = None  # None: the config's
+    share_surplus: bool = False  # may take other entries' unused budget beyond its own
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,8 @@ class Config:
 _TOP = {"version", "encoding", "total_budget", "output", "margin", "fail_on", "tier2_ratio", "tier3",
         "min_retention", "redact", "artifacts"}
 _ENTRY = {"name", "source", "diff", "paths", "type", "budget", "task", "exclude",
-          "include_generated", "split", "priority", "max_raw_tokens", "tier3", "min_retention"}
+          "include_generated", "split", "priority", "max_raw_tokens", "tier3", "min_retention",
+          "share_surplus"}
 
 
 class _Loader(yaml.SafeLoader):
@@ -243,6 +245,14 @@ class _Validator:
             return default
         return value
 
+    def boolean(self, data: dict[str, Any], key: str, path: str) -> bool:
+        """true or false, default false."""
+        value = data.get(key, False)
+        if not isinstance(value, bool):
+            self._err(path, f"must be true or false (got {value!r})")
+            return False
+        return value
+
     def strings(self, data: dict[str, Any], key: str, path: str) -> tuple[str, ...]:
         value = data.get(key, [])
         if isinstance(value, str):
@@ -273,10 +283,8 @@ class _Validator:
         if kind is not None and kind not in TYPES:
             self._err(f"{path}.type", f"must be one of {', '.join(TYPES)} (got {kind!r})")
             kind = None
-        include = entry.get("include_generated", False)
-        if not isinstance(include, bool):
-            self._err(f"{path}.include_generated", f"must be true or false (got {include!r})")
-            include = False
+        include = self.boolean(entry, "include_generated", f"{path}.include_generated")
+        shares = self.boolean(entry, "share_surplus", f"{path}.share_surplus")
         max_raw = self.integer(entry, "max_raw_tokens", f"{path}.max_raw_tokens", None, minimum=1)
         spec = ArtifactSpec(
             name=name or "?", budget=budget or MIN_BUDGET, source=source, diff=diff, paths=paths,
@@ -287,5 +295,6 @@ class _Validator:
             max_raw_tokens=max_raw,
             tier3=self.choice(entry, "tier3", f"{path}.tier3", (*TIER3_MODES, None), None),
             min_retention=self.optional_number(entry, "min_retention", f"{path}.min_retention"),
+            share_surplus=shares,
         )
         return spec

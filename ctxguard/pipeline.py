@@ -11,7 +11,7 @@ from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
 from ctxguard.handlers.diff import FileStat, file_stats
 from ctxguard.record import Record, error_record
-from ctxguard.redact import redact
+from ctxguard.redact import note, redact
 from ctxguard.tiers import compress, min_budget, overhead
 from ctxguard.tokens import Encoded, Tokenizer
 
@@ -48,7 +48,7 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     needs = [e.count + extra_tokens if e is not None else 0 for e in encoded]
     for i, (state, _) in streams.items():
         needs[i] = state.tokens + extra_tokens
-    requests = [Request(a.budget, need, a.priority) for a, need in zip(artifacts, needs)]
+    requests = [Request(a.budget, need, a.priority, a.entry, a.shares) for a, need in zip(artifacts, needs)]
     # The digest's widest possible status lines, to reserve its room before the budgets exist.
     placeholders = [replace(error_record(a.name, a.error or "", artifact_type="text", budget=0, encoding=""),
                             retention={"probes": 999_999, "kept": 999_999}) for a in artifacts]
@@ -98,7 +98,8 @@ def _redacted(artifact: Artifact) -> Artifact:
     found = redact(artifact.text)
     if not found.counts:
         return artifact
-    return replace(artifact, text=found.text, extra={**artifact.extra, "redacted": found.counts})
+    return replace(artifact, text=found.text, extra={**artifact.extra, "redacted": found.counts},
+                   notes=(*artifact.notes, note(found.counts)))
 
 
 def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: Encoded | None,

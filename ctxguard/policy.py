@@ -1,14 +1,16 @@
 """Policies `ctxguard check` enforces: fail_on, max_raw_tokens and min_retention."""
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from ctxguard.config import Config
 from ctxguard.record import Record
 
 
-def failures(records: Sequence[Record], config: Config) -> list[str]:
-    """One sentence per failed policy, naming the artifact and the numbers."""
+def failures(records: Sequence[Record], config: Config, written: int | None = None) -> list[str]:
+    """One sentence per failed policy, naming the artifact and the numbers. `written` is the
+    token count of the bundle file as written, checked against total_budget."""
     limits = {spec.name: spec.max_raw_tokens for spec in config.artifacts}
     floors = {spec.name: spec.min_retention if spec.min_retention is not None else config.min_retention
               for spec in config.artifacts}
@@ -29,7 +31,28 @@ def failures(records: Sequence[Record], config: Config) -> list[str]:
         elif config.fail_on == "truncated" and record.truncated:
             problems.append(f"{record.artifact_name} was truncated: {record.raw_tokens} raw tokens "
                             f"for a budget of {record.budget}")
-        elif config.fail_on == "over_budget" and record.raw_tokens > record.budget:
-            problems.append(f"{record.artifact_name} is over budget: {record.raw_tokens} raw tokens "
-                            f"for a budget of {record.budget}")
+    if config.fail_on == "over_budget":
+        problems += _over_budget(records, config, written)
+    return problems
+
+
+def _over_budget(records: Sequence[Record], config: Config, written: int | None) -> list[str]:
+    """Entries whose raw text is over their configured budget, caps or a total not met."""
+    problems = []
+    for spec in config.artifacts:
+        mine = [r for r in records if r.extra.get("entry", r.artifact_name) == spec.name and not r.error]
+        if not mine:
+            continue
+        cap = math.floor(spec.budget * config.margin)
+        raw = sum(r.raw_tokens for r in mine)
+        shown = sum(r.compacted_tokens for r in mine)
+        if shown > cap and not spec.share_surplus:
+            problems.append(f"{spec.name}: its budget of {cap} cannot be met: {len(mine)} records need at "
+                            f"least {shown} tokens; raise its budget or narrow its paths")
+        elif raw > cap:
+            problems.append(f"{spec.name} is over budget: {raw} raw tokens for a budget of {cap}")
+    total = config.total_budget
+    if total is not None and written is not None and written > math.floor(total * config.margin):
+        problems.append(f"the written bundle has {written} tokens, over total_budget {total}"
+                        + (f" x margin {config.margin}" if config.margin != 1 else ""))
     return problems

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import codecs
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,13 +41,32 @@ def read_artifact(path: str | Path) -> Loaded:
     """Read a file as an artifact; every failure becomes a reason, never an exception."""
     p = Path(path)
     try:
-        if not p.exists():
-            return Loaded(None, error=f"artifact not found at {path}")
-        if p.is_dir():
-            return Loaded(None, error=f"{path} is a directory, not a file")
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        return Loaded(None, error=f"artifact not found at {path}")
+    except PermissionError:
+        return Loaded(None, error=f"cannot read {path}: permission denied")
+    except OSError as exc:
+        return Loaded(None, error=f"cannot read {path}: {exc.strerror or exc}")
+    if not stat.S_ISREG(mode):
+        # Reading a FIFO, socket or device could block forever or never end: refuse at once.
+        return Loaded(None, error=f"{path} is {_what(mode)}, not a regular file"
+                      + ("; to compress piped output, pipe it to `ctxguard compress -`"
+                         if stat.S_ISFIFO(mode) else ""))
+    try:
         data = p.read_bytes()
     except PermissionError:
         return Loaded(None, error=f"cannot read {path}: permission denied")
     except OSError as exc:
         return Loaded(None, error=f"cannot read {path}: {exc.strerror or exc}")
     return decode(data)
+
+
+def _what(mode: int) -> str:
+    """What kind of file system entry a stat mode describes."""
+    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a file"

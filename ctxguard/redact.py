@@ -1,10 +1,12 @@
 """Secret redaction, before anything is counted, compressed, written or offloaded.
 
 A match becomes `[REDACTED:<kind>]`; only the counts per kind are reported, never the values.
-Patterns are anchored on what makes a secret recognisable (a vendor prefix, a PEM block, a key
-name with a literal value), not on entropy, so lockfile hashes, UUIDs, commit ids and base64
-test data pass untouched. The replacement holds no quote or backslash, so a redacted JSON
-string is still a valid JSON string.
+A replacement never changes a text's structure: every line keeps its place and its line ending,
+so a redacted diff still parses and a redacted JSON string is still a JSON string (the
+replacement holds no quote or backslash). Detectors come from the vendors' documented formats
+(`ctxguard.secrets`), plus assignments to secret-looking names; random-looking values are
+redacted only where a name says they are secret, so lockfile hashes, UUIDs, commit ids and
+base64 test data pass untouched.
 """
 from __future__ import annotations
 
@@ -12,39 +14,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-_KEYWORDS = (r"(?:password|passwd|pwd|passphrase|secret|client_secret|secret_key|token|auth_token"
-             r"|access_token|refresh_token|api_key|apikey|api-key|access_key|private_key)")
-# Values that are references or placeholders, not literal secrets.
-_NOT_LITERAL = re.compile(r"^(?:\d+$|\$|\{|<|%|\(|\[|\*{3}|x{3,}$|null$|none$|true$|false$|undefined$|changeme$|write$|read$|redacted|\[REDACTED)", re.I)
-# An unquoted value that names something (`source.token`, `self.api_key`) is code, not a secret.
-_REFERENCE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")
-
-# Order matters: the more specific vendor patterns run before the generic ones.
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("private_key", re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
-        re.S)),
-    ("aws_access_key", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Z0-9])")),
-    ("google_api_key", re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])")),
-    ("github_token", re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})(?![\w])")),
-    ("gitlab_token", re.compile(r"(?<![\w-])glpat-[A-Za-z0-9_-]{20,}(?![\w-])")),
-    ("slack_token", re.compile(r"(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}(?![\w-])")),
-    ("slack_webhook", re.compile(r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+")),
-    ("anthropic_key", re.compile(r"(?<![\w-])sk-ant-[a-z]+\d*-[A-Za-z0-9_-]{32,}(?![\w-])")),
-    ("stripe_key", re.compile(r"(?<![\w])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}(?![\w])|(?<![\w])whsec_[A-Za-z0-9]{24,}(?![\w])")),
-    ("openai_key", re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}(?![\w-])")),
-    ("jwt", re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?![\w-])")),
-    ("url_password", re.compile(r"(?<=://)[^/\s:@\"']+:([^/\s@\"']{3,})@")),
-)
-# `password = "literal"`, `"api_key": "literal"`, `token: 'literal'` anywhere on a line.
-_QUOTED = re.compile(
-    rf"""(?ix)(\b[\w.-]*{_KEYWORDS}["']?\s*[:=]\s*)(["'])((?:(?!\2)[^\\\n]|\\.){{4,}}?)\2""")
-# `DB_PASSWORD=literal`, `password: literal` (env files, YAML, INI), also on a diff's +/- lines.
-_UNQUOTED = re.compile(
-    rf"""(?imx)^([+\- ]?\s*(?:export\s+)?[\w.-]*{_KEYWORDS}\s*[:=]\s*)([^\s"'\#,;]{{4,}})\s*$""")
-
-
-_HINTS = ("pass", "pwd", "secret", "token", "key")
+from ctxguard.secrets import (ASSIGNED, HINTS, PEM_BEGIN, PEM_END, RULES, Rule, looks_random, placeholder,
+                              reference)
 
 
 @dataclass(frozen=True)
@@ -55,64 +26,150 @@ class Redacted:
     counts: dict[str, int]
 
 
-# A literal each pattern's matches contain: a pattern runs only when its literal is present.
-_LITERALS = {
-    "private_key": ("PRIVATE KEY",), "aws_access_key": ("AKIA", "ASIA", "ABIA", "ACCA"),
-    "google_api_key": ("AIza",), "github_token": ("gh", "github_pat_"), "gitlab_token": ("glpat-",),
-    "slack_token": ("xox",), "slack_webhook": ("hooks.slack.com",), "anthropic_key": ("sk-ant-",),
-    "stripe_key": ("_live_", "_test_", "whsec_"), "openai_key": ("sk-",), "jwt": ("eyJ",),
-    "url_password": ("://",),
-}
+def note(counts: dict[str, int]) -> str:
+    """One sentence for a record's notes: how many values of which kinds were redacted."""
+    total = sum(counts.values())
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
+    return f"redacted {total} secret value{'s' if total != 1 else ''} ({kinds})"
+
+
+def marker(kind: str) -> str:
+    """What a secret of this kind is replaced by."""
+    return f"[REDACTED:{kind}]"
 
 
 def redact(text: str) -> Redacted:
-    """Replace every recognised secret with [REDACTED:<kind>]."""
+    """Replace every recognised secret with [REDACTED:<kind>], line structure unchanged."""
     counts: Counter[str] = Counter()
-
-    def url(match: re.Match[str]) -> str:
-        counts["url_password"] += 1
-        return match.group(0)[: match.start(1) - match.start(0)] + "[REDACTED:url_password]@"
-
-    for kind, pattern in _PATTERNS:
-        if not any(literal in text for literal in _LITERALS[kind]):
+    if "PRIVATE KEY" in text:
+        text = _private_keys(text, counts)
+    for rule in RULES:
+        if not any(literal in text for literal in rule.literals):
             continue
-        if kind == "url_password":
-            text = pattern.sub(url, text)
-            continue
-        text, n = pattern.subn(f"[REDACTED:{kind}]", text)
-        if n:
-            counts[kind] += n
 
-    def assignment(match: re.Match[str]) -> str:
-        value = match.group(3)
-        if _NOT_LITERAL.match(value) or "[REDACTED:" in value:
-            return match.group(0)
-        counts[_kind(match.group(1))] += 1
-        return f"{match.group(1)}{match.group(2)}[REDACTED:{_kind(match.group(1))}]{match.group(2)}"
+        def replace(match: re.Match[str], rule: Rule = rule) -> str:
+            kind, group, value = rule.kind, rule.group, match.group(rule.group)
+            if (group and placeholder(value)) or (rule.check is not None and not rule.check(value)):
+                return match.group(0)
+            counts[kind] += 1
+            start, end = match.span(group)
+            return match.group(0)[: start - match.start()] + marker(kind) + match.group(0)[end - match.start():]
 
-    def bare(match: re.Match[str]) -> str:
-        value = match.group(2)
-        if _NOT_LITERAL.match(value) or "[REDACTED:" in value or "(" in value or _REFERENCE.match(value):
-            return match.group(0)
-        counts[_kind(match.group(1))] += 1
-        return f"{match.group(1)}[REDACTED:{_kind(match.group(1))}]"
+        text = rule.pattern.sub(replace, text)
+    if any(hint in text.lower() for hint in HINTS):
+        text = _assignments(text, counts)
+    return Redacted(text, dict(sorted(counts.items())))
 
-    # Assignments never span lines: only lines naming a key word are searched.
+
+_ENDING = re.compile(r"(?:\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])\Z")
+
+
+def _split(line: str) -> tuple[str, str]:
+    """A line (as splitlines keeps it) as its body and its line ending."""
+    found = _ENDING.search(line)
+    return (line[: found.start()], found.group(0)) if found else (line, "")
+
+
+def _assignments(text: str, counts: Counter[str]) -> str:
+    """Values assigned to secret-looking names, one line body at a time (endings kept aside)."""
     lines = text.splitlines(keepends=True)
     for i, line in enumerate(lines):
         lowered = line.lower()
-        if any(word in lowered for word in _HINTS):
-            lines[i] = _UNQUOTED.sub(bare, _QUOTED.sub(assignment, line))
-    return Redacted("".join(lines), dict(sorted(counts.items())))
+        if not any(hint in lowered for hint in HINTS):
+            continue
+        body, ending = _split(line)
+        for pattern, random_only, mid_line in ASSIGNED:
+            body = pattern.sub(lambda m, r=random_only, w=mid_line: _assigned(m, counts, r, w), body)
+        lines[i] = body + ending
+    return "".join(lines)
 
 
-def _kind(key: str) -> str:
-    lowered = key.lower()
-    for word in ("password", "passwd", "pwd", "passphrase"):
-        if word in lowered:
-            return "password"
-    if "api" in lowered and "key" in lowered:
+_LAST_WORD = re.compile(r"[._-]")
+_WORD = re.compile(r"[a-z_]+")
+
+
+def _assigned(match: re.Match[str], counts: Counter[str], random_only: bool, mid_line: bool) -> str:
+    """Replace the value of one `name = value` match, if it is a literal secret."""
+    name, value = match.group("name"), match.group("value")
+    kind = _kind(name)
+    if kind is None or placeholder(value) or value.lower() == _LAST_WORD.split(name.lower())[-1]:
+        return match.group(0)  # `self.token = token` is code
+    if match.groupdict().get("q") is None and reference(value):  # unquoted: `token = new_token` is code
+        return match.group(0)
+    if mid_line and _WORD.fullmatch(value):  # `f(secrets=redact, …)`: a keyword argument
+        return match.group(0)
+    if kind == "secret?" or random_only:  # then only a random-looking value counts
+        if not looks_random(value):
+            return match.group(0)
+        kind = "secret" if kind == "secret?" else kind
+    counts[kind] += 1
+    start, end = match.span("value")
+    return match.group(0)[: start - match.start()] + marker(kind) + match.group(0)[end - match.start():]
+
+
+_PASSWORD = re.compile(r"passw(?:or)?d|pwd|passphrase|passcode", re.I)
+_API_KEY = re.compile(r"api[_.-]?key", re.I)
+_TOKEN = re.compile(r"token", re.I)
+_SECRET = re.compile(r"secret|private[_.-]?key|access[_.-]?key", re.I)
+_MAYBE = re.compile(r"key|auth|cred|signature|salt|session|cookie|private", re.I)
+_NOT_SECRET = re.compile(r"public|hash|sha\d*|digest|checksum|integrity|fingerprint|etag|commit|tokeni[sz]|"
+                         r"continuation|pagination|next_?token|page_?token|"
+                         r"revision|id$|ids$|type$|name$|url$|uri$|path$|file$|count$|len|size$|max|min", re.I)
+
+
+def _kind(name: str) -> str | None:
+    """The kind of secret a name holds: a sure kind, "secret?" (only if random-looking), or None."""
+    if _NOT_SECRET.search(name):
+        return None
+    if _PASSWORD.search(name):
+        return "password"
+    if _API_KEY.search(name):
         return "api_key"
-    if "token" in lowered:
+    if _TOKEN.search(name):
         return "token"
-    return "secret"
+    if _SECRET.search(name):
+        return "secret"
+    return "secret?" if _MAYBE.search(name) else None
+
+
+def _private_keys(text: str, counts: Counter[str]) -> str:
+    """PEM private-key blocks: the BEGIN line's tag becomes the marker, the base64 runs of the
+    lines after it are removed up to the END tag (or, without one, while lines hold base64), and
+    everything else on those lines (a diff mark, a log prefix, a closing quote) and every line
+    ending stays."""
+    lines = text.splitlines(keepends=True)
+    i = 0
+    while i < len(lines):
+        body, ending = _split(lines[i])
+        begin = PEM_BEGIN.search(body)
+        if begin is None:
+            i += 1
+            continue
+        counts["private_key"] += 1
+        end = PEM_END.search(body, begin.end())
+        if end is not None:  # the whole block on one line (a JSON string, an env value)
+            lines[i] = body[: begin.start()] + marker("private_key") + body[end.end():] + ending
+            continue  # the same line may hold another block
+        lines[i] = body[: begin.start()] + marker("private_key") + ending
+        closing = next((j for j in range(i + 1, min(len(lines), i + 400)) if PEM_END.search(lines[j])), None)
+        mark = body[0] if body[:1] in ("+", "-", " ") and begin.start() > 0 else ""  # in a diff
+        j = i + 1
+        while j < len(lines) and (closing is None or j <= closing):
+            inner, inner_ending = _split(lines[j])
+            if j == closing:
+                found = PEM_END.search(inner)
+                assert found is not None
+                inner = inner[: found.start()] + inner[found.end():]
+            elif closing is None and not (_BASE64_RUN.search(inner) or not inner.strip()):
+                break  # no END line: the block ends with its last base64-looking line
+            kept = mark if mark and inner.startswith(mark) else ""
+            emptied = kept + _BASE64_RUN.sub("", inner[len(kept):])
+            if not emptied and (not inner_ending or (lines[j - 1].endswith("\r") and inner_ending.startswith("\n"))):
+                emptied = " "  # an empty last line would vanish; after a bare \r, join the \n
+            lines[j] = emptied + inner_ending
+            j += 1
+        i = j
+    return "".join(lines)
+
+
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")

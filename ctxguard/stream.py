@@ -28,7 +28,7 @@ from ctxguard.handlers.base import plural
 from ctxguard.handlers.diff import FileStat
 from ctxguard.handlers.log import EDGE, Lines, strip_ansi, template
 from ctxguard.record import Record
-from ctxguard.redact import redact
+from ctxguard.redact import note, redact
 from ctxguard.salient import DiffReader, file_listing
 from ctxguard.tiers import marker
 from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer, last_clean_break
@@ -407,6 +407,8 @@ def finish(state: Scan, sink: LogSink | DiffSink, path: Path, name: str, budget:
     if state.replaced:
         notes.append(f"{state.replaced} invalid UTF-8 sequences replaced with U+FFFD")
     notes += sink.notes()
+    if state.redacted:
+        notes.append(note(state.redacted))
     extra: dict[str, object] = {"redacted": state.redacted} if state.redacted else {}
     if isinstance(sink, DiffSink):
         extra["files"] = [{"path": s.path, "added": s.added, "removed": s.removed, "status": s.status}

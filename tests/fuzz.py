@@ -7,7 +7,7 @@ cut, duplicated or shuffled, special-token text and control characters inserted,
 truncated anywhere). Each runs through `compress` at random budgets with both tier 3 modes;
 the invariants: no exception, the record validates against the bundle schema, content within
 budget, tier 1 is the identity, a marker only with truncated, salient JSON output parses when
-the raw JSON did. A failing input is saved to tests/samples/regressions/ (named by its hash),
+the raw JSON did, redaction keeps every line and its ending. A failing input is saved to tests/samples/regressions/ (named by its hash),
 where tests/test_properties.py replays it forever after.
 """
 from __future__ import annotations
@@ -25,9 +25,11 @@ import jsonschema
 
 from ctxguard.api import compress_text
 from ctxguard.read import decode
+from ctxguard.redact import redact
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = [p for p in sorted((ROOT / "tests/samples").iterdir()) if p.is_file()] + \
+          [p for p in sorted((ROOT / "tests/samples/secrets").iterdir()) if p.suffix == ".txt"] + \
           [p for p in sorted((ROOT / "examples/artifacts").iterdir()) if p.is_file()]
 REGRESSIONS = ROOT / "tests/samples/regressions"
 SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
@@ -60,8 +62,14 @@ def mutate(text: str, rng: random.Random) -> str:
     return "".join(lines)
 
 
+def endings(text: str) -> list[str]:
+    """Each line's ending, in order."""
+    return [line[len(line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")):] for line in text.splitlines(True)]
+
+
 def check(text: str, name: str, budget: int, tier3: str) -> None:
     """Raise AssertionError (or anything else) when an invariant breaks."""
+    assert endings(redact(text).text) == endings(text), "redaction changed the line structure"
     record = compress_text(text, budget, name=name, tier3=tier3)
     jsonschema.validate(record, RECORD)
     assert record["compacted_tokens"] <= budget, "over budget"

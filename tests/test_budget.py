@@ -2,18 +2,39 @@ from __future__ import annotations
 
 import pytest
 
-from ctxguard.budget import Request, allocate
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ctxguard.budget import ORDER, Request, allocate
 from ctxguard.errors import ConfigError
 
 
-def test_without_total_each_keeps_its_budget_and_surplus_moves_on() -> None:
-    requests = [Request(1000, 200), Request(1000, 1500), Request(500, 400)]
+def test_a_budget_is_a_cap_other_entries_surplus_does_not_raise_it() -> None:
+    requests = [Request(1000, 200, group="a"), Request(1000, 1500, group="b"), Request(500, 400, group="c")]
+    assert allocate(requests) == [200, 1000, 400]
+
+
+def test_share_surplus_opts_in_to_other_entries_unused_budget() -> None:
+    requests = [Request(1000, 200, group="a"), Request(1000, 1500, group="b", shares=True),
+                Request(500, 400, group="c")]
     # 800 spare from the first and 100 from the third go to the second, which needs 500 more.
     assert allocate(requests) == [200, 1500, 400]
 
 
+def test_files_of_one_entry_pass_surplus_among_themselves_within_its_budget() -> None:
+    # Three logs of one entry (budget 3000, 1000 each); another entry has 900 spare.
+    requests = [Request(1000, 100, group="logs"), Request(1000, 5000, group="logs"),
+                Request(1000, 1500, group="logs"), Request(1000, 100, group="plan")]
+    out = allocate(requests)
+    assert out[0] == 100 and out[3] == 100
+    assert sum(out[:3]) == 3000  # the entry's 900 spare moved inside it, the plan's did not
+    assert out[1] > 1000 and out[2] > 1000
+
+
 def test_surplus_runs_out_and_is_shared_by_deficit() -> None:
-    requests = [Request(1000, 100), Request(1000, 2000), Request(1000, 3000)]
+    requests = [Request(1000, 100), Request(1000, 2000, shares=True), Request(1000, 3000, shares=True)]
     out = allocate(requests)
     assert out[0] == 100 and sum(out) == 3000
     assert out[1] == 1000 + 900 * 1000 // 3000 and out[2] == 1000 + 900 * 2000 // 3000
@@ -46,3 +67,51 @@ def test_deterministic() -> None:
 def test_total_too_small_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="raise total_budget"):
         allocate([Request(100, 100)] * 5, total=100)
+
+
+@given(st.lists(st.tuples(st.integers(32, 5000), st.integers(0, 20000), st.sampled_from(ORDER),
+                          st.sampled_from("abc"), st.booleans()), min_size=1, max_size=12),
+       st.one_of(st.none(), st.integers(400, 60000)))
+def test_no_artifact_passes_its_cap_nor_an_entry_its_budget(rows: list[tuple[int, int, str, str, bool]],
+                                                             total: int | None) -> None:
+    requests = [Request(budget, need, priority, group, shares) for budget, need, priority, group, shares in rows]
+    try:
+        out = allocate(requests, total=total)
+    except ConfigError:
+        return
+    for group in "abc":
+        members = [i for i, r in enumerate(requests) if r.group == group]
+        if not any(requests[i].shares for i in members):
+            assert sum(out[i] for i in members) <= sum(max(32, requests[i].budget) for i in members)
+    for i, r in enumerate(requests):
+        assert out[i] >= 32
+        if not r.shares and all(q.group != r.group or q is r for q in requests):
+            assert out[i] <= max(32, r.budget)
+    if total is not None:
+        assert sum(out) <= total
+
+
+def test_a_budget_holds_in_a_bundle_and_over_budget_fails_when_raw_exceeds_it(tmp_path: Path,
+                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from ctxguard.main import main
+    from tests.gitrepo import Repo
+
+    repo = Repo(tmp_path / "repo")
+    config = ("version: 1\nfail_on: over_budget\nartifacts:\n  - {name: diff, budget: 300}\n"
+              "  - {name: log, paths: [ci.log], budget: 5000}\n")
+    repo.write(".ctxguard.yaml", config)
+    repo.write("ci.log", "INFO ok\n")
+    repo.commit("initial")
+    repo.write("app.py", "".join(f"def handler_{i}(request):\n    return respond({i}, request)\n" for i in range(150)))
+    repo.add("app.py")
+    out = tmp_path / "bundle.json"
+    assert main(["bundle", "--repo", str(repo.path), "--output", str(out), "--check"]) == 1
+    diff = json.loads(out.read_text())["artifacts"][0]
+    assert diff["budget"] == 300 and diff["compacted_tokens"] <= 300 < diff["raw_tokens"]
+    assert f"diff is over budget: {diff['raw_tokens']} raw tokens for a budget of 300" in capsys.readouterr().err
+    repo.write(".ctxguard.yaml", config.replace("budget: 300}", "budget: 300, share_surplus: true}"))
+    assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) == 0
+    shared = json.loads(out.read_text())["artifacts"][0]
+    assert shared["budget"] > 300 and shared["compacted_tokens"] > 300  # the log's unused budget

@@ -114,3 +114,36 @@ def test_bundle_of_a_merge_commit_validates(tmp_path: Path) -> None:
     record = compress_file(tmp_path / "merge.diff", 100)
     jsonschema.validate(record, RECORD)
     assert record["compacted_tokens"] <= 100 and re.search(r"\[TRUNCATED: ", record["content"])
+
+
+def test_a_named_pipe_gets_an_error_record_at_once(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    fifo = tmp_path / "build.log"
+    os.mkfifo(fifo)
+    # In a child process with a timeout: a read that blocks fails the test instead of hanging it.
+    done = subprocess.run([sys.executable, "-m", "ctxguard", "compress", str(fifo), "--budget", "100"],
+                          capture_output=True, text=True, timeout=60)
+    record = json.loads(done.stdout)
+    assert done.returncode == 2 and record["tier"] == 0
+    assert "named pipe (FIFO), not a regular file" in record["error"] and "compress -" in record["error"]
+
+
+def test_a_config_glob_matching_a_named_pipe_does_not_block(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    repo = Repo(tmp_path / "repo")
+    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n"
+                                 "  - {name: logs, paths: ['logs/*.log'], budget: 400}\n")
+    repo.write("logs/ok.log", "INFO started\nERROR boom\n")
+    repo.commit("initial")
+    os.mkfifo(repo.path / "logs" / "live.log")
+    out = tmp_path / "bundle.json"
+    done = subprocess.run([sys.executable, "-m", "ctxguard", "bundle", "--repo", str(repo.path), "--output", str(out)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    records = {r["artifact_name"]: r for r in json.loads(out.read_text())["artifacts"]}
+    assert "named pipe" in records["logs/live.log"]["error"]
+    assert records["logs/ok.log"]["content"] == "INFO started\nERROR boom\n"

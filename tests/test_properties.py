@@ -107,3 +107,24 @@ def test_regression_samples_exist() -> None:
 @pytest.mark.parametrize("tier3", ["salient", "head"])
 def test_regressions(name: str, budget: int, tier3: str) -> None:
     check((REGRESSIONS / name).read_text(encoding="utf-8", errors="surrogatepass"), name, budget, tier3)
+
+
+_SECRET_LINES = [
+    "password = 'hunter2-prod'", "SECRET_KEY=abcdef123456", "  password: hunter2hunter",
+    "Authorization: Bearer " + "Ab1_" * 8, "-----BEGIN " + "PRIVATE KEY-----", "MIIEvQIBADANBgkqhkiG9w0BAQEF",
+    "-----END " + "PRIVATE KEY-----", "+DB_PASSWORD=s3cr3t-value", "url=postgres://u:pa55word@h/db",
+    '{"api_key": "k-1234567890"}', "ghp_" + "A1b2C3d4" * 4 + "E5f6",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.sampled_from(_SECRET_LINES), st.text(max_size=40)),
+                          st.sampled_from(["\n", "\r\n", "\r", ""])), max_size=12))
+def test_redaction_never_changes_the_line_structure(lines: list[tuple[str, str]]) -> None:
+    from ctxguard.redact import redact
+
+    text = "".join(body + ending for body, ending in lines)
+    out = redact(text).text
+    ends = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+    assert [line[len(line.rstrip(ends)):] for line in out.splitlines(True)] == \
+        [line[len(line.rstrip(ends)):] for line in text.splitlines(True)]

@@ -102,3 +102,76 @@ def test_bundle_redacts_before_offload_and_digest(tmp_path: Path, capsys: pytest
     capsys.readouterr()
     assert main(["bundle", "--repo", str(repo.path), "--stdout"]) == 0
     assert FAKE["github_token"] in capsys.readouterr().out  # redact: false keeps it
+
+
+# --- structure: a replacement never joins, splits or re-ends a line -------------------------
+
+SECRET_SAMPLES = Path(__file__).parent / "samples" / "secrets"
+EXPECTED = json.loads((SECRET_SAMPLES / "expected.json").read_text(encoding="utf-8"))
+
+
+def endings(text: str) -> list[str]:
+    """Each line's ending, in order: what redaction must leave exactly as it was."""
+    return [line[len(line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")):] for line in text.splitlines(True)]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_kind_of_fake_secret_is_redacted_and_lines_stay(name: str) -> None:
+    text = (SECRET_SAMPLES / name).read_text(encoding="utf-8")
+    found = redact(text)
+    assert EXPECTED[name]["secret"] not in found.text
+    assert found.counts and "[REDACTED:" in found.text
+    assert endings(found.text) == endings(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("A=1\nSECRET_KEY=abcdef123456\nB=2\n", "A=1\nSECRET_KEY=[REDACTED:secret]\nB=2\n"),
+    ("A=1\r\nSECRET_KEY=abcdef123456\r\nB=2\r\n", "A=1\r\nSECRET_KEY=[REDACTED:secret]\r\nB=2\r\n"),
+    ("db:\n  password: hunter2hunter\n  host: x\n", "db:\n  password: [REDACTED:password]\n  host: x\n"),
+    ("+API_TOKEN=abcdefgh1234\n+PORT=8080\n", "+API_TOKEN=[REDACTED:token]\n+PORT=8080\n"),
+    ('{"password": "hunter2-prod",\n "user": "bob"}\n', '{"password": "[REDACTED:password]",\n "user": "bob"}\n'),
+    ("export DB_PASSWORD='s3cr3t value'\n", "export DB_PASSWORD='[REDACTED:password]'\n"),
+    ("ts=1 user=bob password=hunter2 ok\n", "ts=1 user=bob password=[REDACTED:password] ok\n"),
+    ("run(secrets=redact, missed=missed)\n", "run(secrets=redact, missed=missed)\n"),
+    ("self.tokenizer = tokenizer\n", "self.tokenizer = tokenizer\n"),
+])
+def test_assignments_keep_their_line_and_its_ending(text: str, expected: str) -> None:
+    assert redact(text).text == expected
+
+
+def test_a_private_key_in_a_diff_keeps_the_hunk_parseable() -> None:
+    from unidiff import PatchSet
+
+    body = "\n".join(f"+{'AbCd0123' * 8}" for _ in range(5))
+    diff = ("diff --git a/deploy/key.pem b/deploy/key.pem\nnew file mode 100644\n--- /dev/null\n"
+            "+++ b/deploy/key.pem\n@@ -0,0 +1,7 @@\n+-----BEGIN " "RSA PRIVATE KEY-----\n"
+            f"{body}\n+-----END RSA " "PRIVATE KEY-----\n")
+    found = redact(diff)
+    assert "AbCd0123" not in found.text and found.counts == {"private_key": 1}
+    patch = PatchSet(found.text)
+    assert [f.path for f in patch] == ["deploy/key.pem"] and patch[0].added == 7
+
+
+def test_a_staged_env_file_stays_a_diff_with_its_file_list(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    budget: 2000\n")
+    repo.write("app.py", "x = 1\n")
+    repo.commit("initial")
+    repo.write(".env", "API_TOKEN=abcdefgh12345678\r\nPORT=8080\r\nDEBUG=false\r\n")
+    repo.add(".env")
+    out = tmp_path / "bundle.json"
+    assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) == 0
+    bundle = json.loads(out.read_text())
+    record = bundle["artifacts"][0]
+    assert "abcdefgh12345678" not in out.read_text()
+    assert "+API_TOKEN=[REDACTED:token]\r\n+PORT=8080" in record["content"]
+    assert [f["path"] for f in record["files"]] == [".env"]
+    assert "Files changed (1)" in bundle["digest"]["content"]
+    assert "redacted 1 secret value (1 token)" in record["notes"]
+
+
+def test_each_record_says_how_many_values_of_which_kinds_were_redacted() -> None:
+    text = f"a {FAKE['stripe_key']} b {FAKE['github_token']}\npassword = 'hunter2-prod'\n"
+    record = compress_text(text, 500, name="deploy.log")
+    assert record["redacted"] == {"github_token": 1, "password": 1, "stripe_key": 1}
+    assert "redacted 3 secret values (1 github_token, 1 password, 1 stripe_key)" in record["notes"]

@@ -14,6 +14,7 @@ from typing import Any
 from ctxguard import __version__
 from ctxguard.collect import Source
 from ctxguard.record import CONTRACT_FIELDS, Record
+from ctxguard.report import LEVELS, level
 from ctxguard.tokens import Tokenizer
 
 SCHEMA = "ctxguard.bundle/v1"
@@ -32,7 +33,7 @@ def build(
         "encoding": encoding,
         "total_budget": total_budget,
         "margin": margin,
-        "budget_bounds": "compacted_tokens + digest.tokens",
+        "budget_bounds": "written bundle",
         "totals": {
             "artifacts": len(records),
             "raw_tokens": sum(r.raw_tokens for r in records),
@@ -43,6 +44,7 @@ def build(
             "errors": sum(1 for r in records if r.error),
             "bundle_tokens": 0,
         },
+        "usage": _usage(records, digest_tokens, capacity),
         "source": {"repository": source.repository, "head": source.head, "base": source.base,
                    "diff": source.diff},
         "digest": {"content": digest, "tokens": digest_tokens},
@@ -75,23 +77,43 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def offload(record: Record, raw: str, directory: Path) -> Record:
-    """Keep a truncated artifact's full text beside the bundle and name it in the record."""
+def _usage(records: Sequence[Record], digest_tokens: int, capacity: int | None) -> dict[str, Any]:
+    """What the bundle uses of its capacity, its level and the thresholds the level comes from."""
+    used = sum(r.compacted_tokens for r in records) + digest_tokens
+    cap = capacity if capacity is not None else sum(r.budget for r in records)
+    return {"tokens": used, "capacity": cap, "share": round(used / cap, 4) if cap else 1.0,
+            "level": level(used, cap),
+            "thresholds": {name: limit for limit, name in LEVELS} | {"CRITICAL": 1.0}}
+
+
+_SUFFIX = {"diff": "diff", "json": "json", "log": "log", "markdown": "md"}
+
+
+def offload_reference(record: Record, raw: str, directory: Path) -> Record:
+    """Name where a cut artifact's full text will be kept beside the bundle (nothing written)."""
     digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
-    suffix = {"diff": "diff", "json": "json", "log": "log", "markdown": "md"}.get(record.type, "txt")
-    target = directory / f"{digest}.{suffix}"
-    if not target.exists():
-        write_atomic(target, raw)
-    os.utime(target)
-    _prune(directory)
-    extra = dict(record.extra, offload={"path": str(target), "sha256": digest})
-    return replace(record, extra=extra)
+    target = directory / f"{digest}.{_SUFFIX.get(record.type, 'txt')}"
+    return replace(record, extra=dict(record.extra, offload={"path": str(target), "sha256": digest}))
 
 
-def _prune(directory: Path) -> None:
+def write_offloads(items: Sequence[tuple[Record, str]], directory: Path) -> None:
+    """Write the full texts the records name; prune the oldest files, never one named now."""
+    named = set()
+    for record, raw in items:
+        target = Path(record.extra["offload"]["path"])
+        if not target.exists():
+            write_atomic(target, raw)
+        os.utime(target)
+        named.add(target.name)
+    if items:
+        _prune(directory, named)
+
+
+def _prune(directory: Path, keep: set[str]) -> None:
     files = sorted(directory.glob("*.*"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    for old in files[OFFLOAD_KEEP:]:
-        old.unlink(missing_ok=True)
+    old = [p for p in files if p.name not in keep][max(0, OFFLOAD_KEEP - len(keep)):]
+    for path in old:
+        path.unlink(missing_ok=True)
 
 
 def split_records(records: Sequence[Record], directory: Path) -> list[Path]:
@@ -117,6 +139,8 @@ def to_markdown(bundle: dict[str, Any]) -> str:
         + (f", base `{source['base']}`" if source["base"] else "") + ".",
         f"{totals['artifacts']} artifacts, {totals['compacted_tokens']} of {totals['raw_tokens']} "
         f"raw tokens shown ({bundle['encoding']}); {totals['truncated']} truncated.",
+        f"Budget usage: {bundle['usage']['tokens']} of {bundle['usage']['capacity']} tokens, "
+        f"{bundle['usage']['level']} (GREEN < 25 %, YELLOW < 50 %, ORANGE < 75 %, RED < 85 %, CRITICAL above).",
         "",
         bundle["digest"]["content"].rstrip("\n"),
         "",
@@ -135,5 +159,7 @@ def to_markdown(bundle: dict[str, Any]) -> str:
         lines += ["", f"### {a['artifact_name']}", ""]
         for note in a.get("notes", []):
             lines.append(f"> {note}")
+        if "offload" in a:
+            lines.append(f"> full text: `{a['offload']['path']}` (sha256 `{a['offload']['sha256']}`)")
         lines += [f"{fence}{lang}", a["content"].rstrip("\n"), fence]
     return "\n".join(lines) + "\n"

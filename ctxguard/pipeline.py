@@ -1,15 +1,18 @@
 """collect -> count -> reserve the digest -> allocate -> compress: what a bundle is made of."""
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ctxguard import digest, stream
 from ctxguard.budget import Request, allocate, capacity
+from ctxguard.errors import ConfigError
 from ctxguard.classify import classify
 from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
-from ctxguard.handlers.diff import FileStat, file_stats
+from ctxguard.handlers.diff import FileStat, file_coverage, file_stats
 from ctxguard.record import Record, error_record
 from ctxguard.redact import note, redact
 from ctxguard.tiers import compress, min_budget, overhead
@@ -26,11 +29,22 @@ class Result:
     capacity: int  # the budget the whole bundle may use: what usage levels are measured against
     digest: str = ""
     digest_tokens: int = 0
+    overhead: int = 0  # tokens reserved for the written bundle's own fields, escaping and lists
+
+
+# The written bundle's size in tokens, from its records, digest (text, tokens), source, artifacts
+# and capacity: what the command writes, in its format.
+Written = Callable[[Sequence[Record], str, int, Source, Sequence[Artifact], int], int]
 
 
 def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | None = None,
-        missed: bool = False) -> Result:
-    """Collect every artifact, reserve the digest, allocate budgets, compress each one."""
+        missed: bool = False, written: Written | None = None) -> Result:
+    """Collect every artifact, reserve the digest, allocate budgets, compress each one.
+
+    With a total_budget and `written`, the bundle as written (fields, JSON escaping, file lists)
+    is measured and, while it is over the total, that overhead is reserved and the budgets are
+    allocated again, so the written file is what total_budget bounds.
+    """
     artifacts, source = collect(config, repo, diff_override)
     if config.redact:  # before anything is counted, compressed, summarised or offloaded
         artifacts = [_redacted(a) for a in artifacts]
@@ -53,19 +67,40 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     placeholders = [replace(error_record(a.name, a.error or "", artifact_type="text", budget=0, encoding=""),
                             retention={"probes": 999_999, "kept": 999_999}) for a in artifacts]
     reserved = tokenizer.count(digest.render(found, placeholders, worst=True))
-    for _ in range(3):  # once, unless the real digest outgrows its reserve (then with more room)
-        budgets = allocate(requests, config.total_budget, config.margin, reserved, min_budget(tokenizer))
+    floor = min_budget(tokenizer)
+    bundle_part = 0  # reserved for the written bundle's own fields, escaping and lists
+    listed: int | None = None  # files listed per diff record, once the lists must shrink to fit
+    for _ in range(16):
+        budgets = allocate(requests, config.total_budget, config.margin, reserved + bundle_part, floor)
         records = [_streamed(config, a, kind, b, streams[i], tokenizer, missed) if i in streams
-                   else _record(config, a, kind, b, e, tokenizer, missed, stats.get(a.name))
+                   else _record(config, a, kind, b, e, tokenizer, missed, stats.get(a.name), listed)
                    for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))]
         text = digest.render(found, records)
         used = tokenizer.count(text)
-        if used <= reserved:
+        if used > reserved:  # the real digest outgrew its reserve: again, with more room
+            reserved = used + 16
+            continue
+        if written is None or config.total_budget is None:
             break
-        reserved = used + 16
+        size = written(records, text, used, source, artifacts,
+                       capacity(requests, config.total_budget, config.margin, reserved, floor))
+        over = size - math.floor(config.total_budget * config.margin)
+        if over <= 0:
+            break
+        # JSON escaping grows with the content, so reserve a little more than the excess.
+        grown = bundle_part + over + max(16, over // 8)
+        try:
+            allocate(requests, config.total_budget, config.margin, reserved + grown, floor)
+        except ConfigError:  # the bundle's fixed part alone is over the total
+            longest = max((len(r.extra.get("files", ())) for r in records), default=0)
+            if longest == 0:
+                break  # nothing left to shorten: `check` reports the written size
+            listed = longest // 2  # list fewer files per record (the digest still lists 100)
+            continue
+        bundle_part = grown
     return Result(records, artifacts, source,
-                  capacity(requests, config.total_budget, config.margin, reserved, min_budget(tokenizer)),
-                  text, used)
+                  capacity(requests, config.total_budget, config.margin, reserved, floor),
+                  text, used, bundle_part)
 
 
 def _tier3(config: Config, entry: str) -> str:
@@ -103,7 +138,8 @@ def _redacted(artifact: Artifact) -> Artifact:
 
 
 def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: Encoded | None,
-            tokenizer: Tokenizer, missed: bool, stats: list[FileStat] | None) -> Record:
+            tokenizer: Tokenizer, missed: bool, stats: list[FileStat] | None,
+            listed: int | None = None) -> Record:
     if artifact.text is None or tokens is None:
         record = error_record(artifact.name, artifact.error or "unreadable", artifact_type=kind,
                               budget=budget, encoding=tokenizer.name)
@@ -114,7 +150,10 @@ def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: 
     extra = dict(artifact.extra)
     if artifact.entry != artifact.name:
         extra["entry"] = artifact.entry
-    if stats is not None:
-        extra["files"] = [{"path": s.path, "added": s.added, "removed": s.removed, "status": s.status}
-                          for s in stats]
+    if stats is not None and artifact.text is not None:
+        shown = file_coverage(artifact.text, record.content) if record.tier > 1 else {}
+        extra["files"] = [{"path": s.path, "added": s.added, "removed": s.removed, "status": s.status,
+                           "shown": shown.get(s.path, "whole")} for s in stats[:listed]]
+        if listed is not None and len(stats) > listed:
+            extra["files_not_listed"] = len(stats) - listed
     return replace(record, notes=artifact.notes + record.notes, extra=extra)

@@ -75,7 +75,9 @@ def build(repo: Path) -> None:
     shutil.copy(HERE / "artifacts/judge-result.json", repo / "build/judge-result.json")
     config = (HERE / "configs/reviewer.yaml").read_text()
     # A small total, so the demo shows all three tiers on small artifacts.
-    config = config.replace("total_budget: 60000", "total_budget: 1600")
+    config = config.replace("total_budget: 60000", "total_budget: 2400")
+    # The log may take what the others leave unused (budgets are otherwise caps).
+    config = config.replace("    type: log\n", "    type: log\n    share_surplus: true\n")
     config += "  - name: results\n    paths: [\"build/*.json\"]\n    budget: 1000\n"
     (repo / ".ctxguard.yaml").write_text(config)
 

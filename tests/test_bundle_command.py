@@ -26,6 +26,7 @@ artifacts:
     paths: ["reports/**/*.log"]
     type: log
     budget: 600
+    share_surplus: true
     max_raw_tokens: 100000
   - name: plan
     paths: ["docs/plan.md"]
@@ -64,7 +65,7 @@ def test_bundle_is_written_inside_the_git_dir_and_validates(repo: Repo, capsys: 
     names = [a["artifact_name"] for a in data["artifacts"]]
     assert names == ["diff", "reports/unit/run.log", "docs/plan.md", "build/outcomes.json"]
     diff = data["artifacts"][0]
-    assert diff["files"] == [{"path": "app.py", "added": 1, "removed": 1, "status": "modified"}]
+    assert diff["files"] == [{"path": "app.py", "added": 1, "removed": 1, "status": "modified", "shown": "whole"}]
     assert data["source"]["diff"] == "staged" and data["source"]["head"] == repo.git.head.commit.hexsha
     for record in data["artifacts"]:
         assert independent_count(record["content"]) == record["compacted_tokens"] <= record["budget"]
@@ -92,11 +93,14 @@ def test_bundle_is_byte_identical_across_runs(repo: Repo) -> None:
     assert (repo.path / ".git/ctxguard/bundle.json").read_bytes() == first
 
 
-def test_surplus_goes_to_the_log_that_needs_it(repo: Repo) -> None:
+def test_surplus_goes_to_the_log_that_shares_it_and_never_past_a_cap(repo: Repo) -> None:
     data = _bundle(repo)
     log = data["artifacts"][1]
     assert log["budget"] > 600  # the diff, plan and outcomes need far less than they were given
     assert log["budget"] + sum(a["budget"] for a in data["artifacts"] if a is not log) <= 6000
+    repo.write(".ctxguard.yaml", CONFIG.replace("    share_surplus: true\n", ""))
+    capped = _bundle(repo)["artifacts"][1]
+    assert capped["budget"] == 600 and capped["compacted_tokens"] <= 600 and capped["truncated"]
 
 
 def test_truncated_artifact_is_offloaded(repo: Repo) -> None:
@@ -256,3 +260,46 @@ def test_config_output_inside_the_repository(repo: Repo) -> None:
     repo.write(".ctxguard.yaml", "output: review/bundle.json\n" + CONFIG)
     assert main(["bundle", "--repo", str(repo.path)]) == 0
     assert (repo.path / "review/bundle.json").is_file()
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_total_budget_bounds_the_written_bundle_with_many_files_and_artifacts(tmp_path: Path, fmt: str) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write(".ctxguard.yaml", "version: 1\ntotal_budget: 3000\nfail_on: over_budget\nartifacts:\n"
+                                 "  - {name: diff, budget: 4000}\n  - {name: logs, paths: ['logs/*.log'], budget: 3000}\n")
+    repo.write("a.py", "x = 1\n")
+    repo.commit("initial")
+    for i in range(40):  # 40 changed files: their list alone would not fit with the digest
+        repo.write(f"src/m{i}.py", "".join(f'def fn_{i}_{j}(a):\n    """Say "hi" {j}."""\n    return {{"k": a * {j}}}\n'
+                                           for j in range(30)))
+    repo.add("src")
+    for i in range(3):
+        repo.write(f"logs/r{i}.log", "".join(f'2026-01-01 INFO step {j} "quoted" ok\n' for j in range(400)))
+    out, split = tmp_path / f"bundle.{fmt}", tmp_path / "split"
+    code = main(["bundle", "--repo", str(repo.path), "--output", str(out), "--format", fmt, "--split", str(split), "--check"])
+    written = independent_count(out.read_text(encoding="utf-8"))
+    assert written <= 3000
+    assert sum(independent_count(p.read_text(encoding="utf-8")) for p in split.iterdir()) <= 3000
+    assert code == 1  # the entries' raw text is over their budgets: over_budget says so, not the total
+    if fmt == "json":
+        diff = json.loads(out.read_text())["artifacts"][0]
+        assert diff["files_not_listed"] + len(diff["files"]) == 40
+        assert {f["shown"] for f in diff["files"]} <= {"whole", "cut", "omitted"}
+
+
+def test_offloads_named_in_a_run_are_never_pruned_and_markdown_names_them(tmp_path: Path) -> None:
+    from ctxguard import bundle
+    from ctxguard.record import Record
+
+    folder = tmp_path / "offload"
+    records = [bundle.offload_reference(Record(f"f{i}.log", 900, 32, True, "[TRUNCATED: …]", "log", 3, 32,
+                                               "o200k_base"), f"raw text {i}\n", folder) for i in range(250)]
+    bundle.write_offloads([(r, f"raw text {i}\n") for i, r in enumerate(records)], folder)
+    assert all(Path(r.extra["offload"]["path"]).exists() for r in records)  # 250 > the 200 kept
+    page = bundle.to_markdown({"source": {"repository": "r", "diff": "staged", "head": "h", "base": None},
+                               "totals": {"artifacts": 1, "compacted_tokens": 32, "raw_tokens": 900, "truncated": 1},
+                               "encoding": "o200k_base", "digest": {"content": ""},
+                               "usage": {"tokens": 32, "capacity": 32, "level": "CRITICAL"},
+                               "artifacts": [records[0].to_dict()]})
+    sha = records[0].extra["offload"]["sha256"]
+    assert f"> full text: `{records[0].extra['offload']['path']}` (sha256 `{sha}`)" in page

@@ -71,8 +71,9 @@ def diff_override(args: argparse.Namespace, environ: Mapping[str, str] = os.envi
     return None
 
 
-def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
-    from ctxguard import git, pipeline
+def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """The repository, the config with the command line's overrides, and the tokenizer."""
+    from ctxguard import git
     from ctxguard.commands.common import check_tokenizer
     from ctxguard.config import CONFIG_NAME, load_config
     from ctxguard.tokens import get_tokenizer
@@ -86,9 +87,7 @@ def _prepare(args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     ) if value is not None}
     config = replace(config, **overrides)
     check_tokenizer(config.encoding, args.strict)
-    tokenizer = get_tokenizer(config.encoding)
-    result = pipeline.run(config, repo, tokenizer, diff_override(args), missed=args.missed)
-    return repo, config, tokenizer, result
+    return repo, config, get_tokenizer(config.encoding)
 
 
 def _report_failures(problems: list[str]) -> int:
@@ -110,10 +109,10 @@ def _confined(top: Path, value: str) -> Path:
 
 
 def run_bundle(args: argparse.Namespace) -> int:
-    from ctxguard import bundle, git, report
+    from ctxguard import bundle, git, pipeline, report
     from ctxguard.policy import failures
 
-    repo, config, tokenizer, result = _prepare(args)
+    repo, config, tokenizer = _setup(args)
     top = git.root(repo)
     if args.output:
         output = Path(args.output)
@@ -121,34 +120,53 @@ def run_bundle(args: argparse.Namespace) -> int:
         output = _confined(top, config.output)
     else:
         output = git.git_path(repo, "ctxguard") / ("bundle.md" if args.format == "markdown" else "bundle.json")
-    records = list(result.records)
-    for i, (record, artifact) in enumerate(zip(records, result.artifacts)):
-        if record.truncated and artifact.text is not None and not args.stdout:
-            records[i] = bundle.offload(record, artifact.text, output.parent / "offload")
-    data = bundle.build(records, source=result.source, encoding=tokenizer.name,
-                        total_budget=config.total_budget, margin=config.margin, tokenizer=tokenizer,
-                        capacity=result.capacity, digest=result.digest, digest_tokens=result.digest_tokens)
-    text = bundle.to_markdown(data) if args.format == "markdown" else bundle.dumps(data)
+    offloads = None if args.stdout else output.parent / "offload"
+
+    def assemble(result: pipeline.Result) -> tuple[dict[str, Any], str, list[Any]]:
+        """The bundle as data and as written text, and the records it names offloads for."""
+        records = list(result.records)
+        named = []
+        for i, (record, artifact) in enumerate(zip(records, result.artifacts)):
+            if record.truncated and artifact.text is not None and offloads is not None:
+                records[i] = bundle.offload_reference(record, artifact.text, offloads)
+                named.append((records[i], artifact.text))
+        data = bundle.build(records, source=result.source, encoding=tokenizer.name,
+                            total_budget=config.total_budget, margin=config.margin, tokenizer=tokenizer,
+                            capacity=result.capacity, digest=result.digest, digest_tokens=result.digest_tokens)
+        return data, bundle.to_markdown(data) if args.format == "markdown" else bundle.dumps(data), named
+
+    def written(records: Any, digest: str, digest_tokens: int, source: Any, artifacts: Any, capacity: int) -> int:
+        draft = pipeline.Result(list(records), artifacts, source, capacity, digest, digest_tokens)
+        return int(tokenizer.count(assemble(draft)[1]))
+
+    result = pipeline.run(config, repo, tokenizer, diff_override(args), missed=args.missed, written=written)
+    data, text, named = assemble(result)
+    size = tokenizer.count(text)
     if args.stdout:
         sys.stdout.write(text)
     else:
+        if offloads is not None:
+            bundle.write_offloads(named, offloads)
         bundle.write_atomic(output, text)
     if args.split:
-        bundle.split_records(records, Path(args.split))
+        bundle.split_records(result.records, Path(args.split))
     print(report.table(data), file=sys.stderr)
+    print(report.written_line(size, args.format, config.total_budget, data), file=sys.stderr)
     if not args.stdout:
         print(f"ctxguard: wrote {output}", file=sys.stderr)
     if args.github:
         from ctxguard import github
 
         github.publish(data, None if args.stdout else output)
-    return _report_failures(failures(result.records, config)) if args.check else EXIT_OK
+    return _report_failures(failures(result.records, config, size)) if args.check else EXIT_OK
 
 
 def run_check(args: argparse.Namespace) -> int:
+    from ctxguard import pipeline
     from ctxguard.policy import failures
 
-    _, config, _, result = _prepare(args)
+    repo, config, tokenizer = _setup(args)
+    result = pipeline.run(config, repo, tokenizer, diff_override(args), missed=args.missed)
     code = _report_failures(failures(result.records, config))
     if code == EXIT_OK:
         print(f"ctxguard: check passed ({len(result.records)} artifacts)", file=sys.stderr)

@@ -372,3 +372,32 @@ def _keep_short_runs(marks: list[bool | None], level: _Level) -> list[bool]:
         run += 1
         keep.append(length <= level.body_run or run <= level.body_keep)
     return keep
+
+
+def file_coverage(raw: str, content: str) -> dict[str, str]:
+    """How much of each changed file a cut diff shows: "whole" (every hunk line, in order),
+    "cut" (its header, or one of its changed lines found nowhere else in the diff) or
+    "omitted". A file whose lines all occur in other files too, with no header shown, counts
+    as omitted: the claim is never more than the content proves."""
+    parsed = parse(raw)
+    if parsed is None:
+        return {}
+    shown = set(content.splitlines())
+    seen: dict[str, int] = {}
+    for hunks in parsed.bodies:
+        for body in hunks:
+            for line in body:
+                if line[:1] in ("+", "-"):
+                    key = line.rstrip("\r\n")
+                    seen[key] = seen.get(key, 0) + 1
+    coverage = {}
+    for patched, hunks in zip(parsed.files, parsed.bodies):
+        path = patched.path
+        if all("".join(body) in content for body in hunks):
+            coverage[path] = "whole"
+            continue
+        lines = [line.rstrip("\r\n") for body in hunks for line in body if line[:1] in ("+", "-")]
+        header = f"+++ b/{path}" in shown or any(f"diff --git a/{path} " in line for line in shown)
+        unique = any(seen[line] == 1 and line in shown for line in lines)
+        coverage[path] = "cut" if header or unique else "omitted"
+    return coverage

@@ -10,6 +10,7 @@ base64 test data pass untouched.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -79,7 +80,8 @@ def _assignments(text: str, counts: Counter[str]) -> str:
             continue
         body, ending = _split(line)
         for pattern, random_only, mid_line in ASSIGNED:
-            body = pattern.sub(lambda m, r=random_only, w=mid_line: _assigned(m, counts, r, w), body)
+            body = pattern.sub(functools.partial(_assigned, counts=counts, random_only=random_only,
+                                                 mid_line=mid_line), body)
         lines[i] = body + ending
     return "".join(lines)
 

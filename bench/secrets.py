@@ -27,6 +27,7 @@ from fake_secrets import CONTEXTS, HELD_OUT, KINDS, NEUTRAL, PREFIXED, core, sec
 
 from ctxguard.read import read_artifact  # noqa: E402
 from ctxguard.redact import redact  # noqa: E402
+from tests.fuzz import endings  # noqa: E402
 
 
 def _places(kind: str, value: str, held_out: bool) -> list[str]:
@@ -51,9 +52,7 @@ def recall(rounds: int, seed: int, held_out: bool = False) -> tuple[dict[str, tu
                 out = redact(text).text
                 tried += 1
                 caught += core(kind, value) not in out
-                if [line[len(line.rstrip("\r\n")):] for line in out.splitlines(True)] != \
-                        [line[len(line.rstrip("\r\n")):] for line in text.splitlines(True)]:
-                    broken += 1
+                broken += endings(out) != endings(text)
         scores[kind] = (caught, tried)
     return scores, broken
 

@@ -36,6 +36,12 @@ def capacity(requests: Sequence[Request], total: int | None = None, margin: floa
     return min(asked, math.floor(total * margin)) if total is not None else asked
 
 
+def too_small(count: int, total: int | None, margin: float, reserved: int, floor: int) -> bool:
+    """True when total x margin, less what is reserved, leaves under `floor` tokens each for
+    `count` artifacts (allocate refuses such a total)."""
+    return total is not None and count * floor > math.floor(total * margin) - reserved
+
+
 def allocate(requests: Sequence[Request], total: int | None = None, margin: float = 1.0,
              reserved: int = 0, floor: int = MIN_BUDGET) -> list[int]:
     """Budgets for each request: deterministic, each at least `floor` (the smallest budget the
@@ -43,7 +49,7 @@ def allocate(requests: Sequence[Request], total: int | None = None, margin: floa
     total x margin."""
     asked = [max(floor, math.floor(r.budget * margin)) for r in requests]
     cap = math.floor(total * margin) - reserved if total is not None else None
-    if cap is not None and len(requests) * floor > cap:
+    if too_small(len(requests), total, margin, reserved, floor):
         raise ConfigError(
             f"total_budget {total} (x margin {margin}, less {reserved} tokens for the digest) leaves "
             f"less than {floor} tokens for each of {len(requests)} artifacts; raise "

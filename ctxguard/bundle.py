@@ -7,15 +7,18 @@ import os
 import re
 import tempfile
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctxguard import __version__
 from ctxguard.collect import Source
 from ctxguard.record import CONTRACT_FIELDS, Record
-from ctxguard.report import LEVELS, level
+from ctxguard.report import LEVELS, usage
 from ctxguard.tokens import Tokenizer
+
+if TYPE_CHECKING:
+    from ctxguard.pipeline import Result
 
 SCHEMA = "ctxguard.bundle/v1"
 OFFLOAD_KEEP = 200  # offloaded raw texts kept; older ones are pruned
@@ -27,6 +30,8 @@ def build(
     digest_tokens: int = 0,
 ) -> dict[str, Any]:
     """The bundle as data. `bundle_tokens` is the count of the serialized bundle itself."""
+    if capacity is None:
+        capacity = sum(r.budget for r in records)
     bundle: dict[str, Any] = {
         "schema": SCHEMA,
         "ctxguard": __version__,
@@ -39,17 +44,20 @@ def build(
             "raw_tokens": sum(r.raw_tokens for r in records),
             "compacted_tokens": sum(r.compacted_tokens for r in records),
             "budget": sum(r.budget for r in records),
-            "capacity": capacity if capacity is not None else sum(r.budget for r in records),
+            "capacity": capacity,
             "truncated": sum(1 for r in records if r.truncated),
             "errors": sum(1 for r in records if r.error),
             "bundle_tokens": 0,
         },
-        "usage": _usage(records, digest_tokens, capacity),
+        "usage": {},
         "source": {"repository": source.repository, "head": source.head, "base": source.base,
                    "diff": source.diff},
         "digest": {"content": digest, "tokens": digest_tokens},
         "artifacts": [r.to_dict() for r in records],
     }
+    used, _, level_name = usage(bundle)
+    bundle["usage"] = {"tokens": used, "capacity": capacity, "share": round(used / capacity, 4) if capacity else 1.0,
+                       "level": level_name, "thresholds": {name: limit for limit, name in LEVELS} | {"CRITICAL": 1.0}}
     # The count is part of what it counts: settle it (two passes at most in practice).
     for _ in range(4):
         count = tokenizer.count(dumps(bundle))
@@ -77,13 +85,36 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def _usage(records: Sequence[Record], digest_tokens: int, capacity: int | None) -> dict[str, Any]:
-    """What the bundle uses of its capacity, its level and the thresholds the level comes from."""
-    used = sum(r.compacted_tokens for r in records) + digest_tokens
-    cap = capacity if capacity is not None else sum(r.budget for r in records)
-    return {"tokens": used, "capacity": cap, "share": round(used / cap, 4) if cap else 1.0,
-            "level": level(used, cap),
-            "thresholds": {name: limit for limit, name in LEVELS} | {"CRITICAL": 1.0}}
+@dataclass(frozen=True)
+class Written:
+    """A bundle as it is written: its data, its text in the chosen format and that text's token
+    count, the full texts it names offloads for, and the records it was assembled from."""
+
+    data: dict[str, Any]
+    text: str
+    tokens: int
+    offloads: list[tuple[Record, str]]
+    source_records: Sequence[Record]
+
+
+def assemble(result: Result, *, fmt: str, offloads: Path | None, total_budget: int | None,
+             margin: float, tokenizer: Tokenizer) -> Written:
+    """A pipeline result as the bundle file: offload references named (nothing written yet),
+    the bundle built, rendered in `fmt` (json or markdown) and counted."""
+    records = list(result.records)
+    named = []
+    for i, (record, artifact) in enumerate(zip(records, result.artifacts)):
+        if record.truncated and artifact.text is not None and offloads is not None:
+            records[i] = offload_reference(record, artifact.text, offloads)
+            named.append((records[i], artifact.text))
+    data = build(records, source=result.source, encoding=tokenizer.name, total_budget=total_budget,
+                 margin=margin, tokenizer=tokenizer, capacity=result.capacity, digest=result.digest,
+                 digest_tokens=result.digest_tokens)
+    if fmt == "markdown":
+        text = to_markdown(data)
+        return Written(data, text, tokenizer.count(text), named, result.records)
+    # build() settled bundle_tokens to the count of exactly this text: no second count.
+    return Written(data, dumps(data), data["totals"]["bundle_tokens"], named, result.records)
 
 
 _SUFFIX = {"diff": "diff", "json": "json", "log": "log", "markdown": "md"}
@@ -128,6 +159,10 @@ def split_records(records: Sequence[Record], directory: Path) -> list[Path]:
     return written
 
 
+# `GREEN < 25 %, …, CRITICAL above`, from the thresholds the levels come from.
+_LEVELS_TEXT = ", ".join(f"{name} < {round(limit * 100)} %" for limit, name in LEVELS) + ", CRITICAL above"
+
+
 def to_markdown(bundle: dict[str, Any]) -> str:
     """The same bundle as one prompt-ready markdown document."""
     totals = bundle["totals"]
@@ -140,7 +175,7 @@ def to_markdown(bundle: dict[str, Any]) -> str:
         f"{totals['artifacts']} artifacts, {totals['compacted_tokens']} of {totals['raw_tokens']} "
         f"raw tokens shown ({bundle['encoding']}); {totals['truncated']} truncated.",
         f"Budget usage: {bundle['usage']['tokens']} of {bundle['usage']['capacity']} tokens, "
-        f"{bundle['usage']['level']} (GREEN < 25 %, YELLOW < 50 %, ORANGE < 75 %, RED < 85 %, CRITICAL above).",
+        f"{bundle['usage']['level']} ({_LEVELS_TEXT}).",
         "",
         bundle["digest"]["content"].rstrip("\n"),
         "",

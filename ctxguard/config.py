@@ -162,10 +162,7 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
     ratio = v.number(data, "tier2_ratio", "tier2_ratio", TIER2_RATIO, low=1.0, high=10.0)
     tier3 = v.choice(data, "tier3", "tier3", TIER3_MODES, "salient")
     min_retention = v.optional_number(data, "min_retention", "min_retention")
-    redact = data.get("redact", True)
-    if not isinstance(redact, bool):
-        errors.add(lines.get("redact", 1), "redact", f"must be true or false (got {redact!r})")
-        redact = True
+    redact = v.boolean(data, "redact", "redact", default=True)
     entries = data.get("artifacts")
     specs: list[ArtifactSpec] = []
     if not isinstance(entries, list) or not entries:
@@ -245,12 +242,12 @@ class _Validator:
             return default
         return value
 
-    def boolean(self, data: dict[str, Any], key: str, path: str) -> bool:
-        """true or false, default false."""
-        value = data.get(key, False)
+    def boolean(self, data: dict[str, Any], key: str, path: str, default: bool = False) -> bool:
+        """true or false."""
+        value = data.get(key, default)
         if not isinstance(value, bool):
             self._err(path, f"must be true or false (got {value!r})")
-            return False
+            return default
         return value
 
     def strings(self, data: dict[str, Any], key: str, path: str) -> tuple[str, ...]:

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from ctxguard import digest, stream
-from ctxguard.budget import Request, allocate, capacity
-from ctxguard.errors import ConfigError
+from ctxguard.budget import Request, allocate, capacity, too_small
 from ctxguard.classify import classify
 from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
@@ -29,12 +28,10 @@ class Result:
     capacity: int  # the budget the whole bundle may use: what usage levels are measured against
     digest: str = ""
     digest_tokens: int = 0
-    overhead: int = 0  # tokens reserved for the written bundle's own fields, escaping and lists
 
 
-# The written bundle's size in tokens, from its records, digest (text, tokens), source, artifacts
-# and capacity: what the command writes, in its format.
-Written = Callable[[Sequence[Record], str, int, Source, Sequence[Artifact], int], int]
+# The token count of the bundle the command would write from a result, in its format.
+Written = Callable[[Result], int]
 
 
 def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | None = None,
@@ -82,16 +79,15 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
             continue
         if written is None or config.total_budget is None:
             break
-        size = written(records, text, used, source, artifacts,
-                       capacity(requests, config.total_budget, config.margin, reserved, floor))
-        over = size - math.floor(config.total_budget * config.margin)
+        draft = Result(records, artifacts, source,
+                       capacity(requests, config.total_budget, config.margin, reserved, floor), text, used)
+        over = written(draft) - math.floor(config.total_budget * config.margin)
         if over <= 0:
             break
         # JSON escaping grows with the content, so reserve a little more than the excess.
         grown = bundle_part + over + max(16, over // 8)
-        try:
-            allocate(requests, config.total_budget, config.margin, reserved + grown, floor)
-        except ConfigError:  # the bundle's fixed part alone is over the total
+        if too_small(len(requests), config.total_budget, config.margin, reserved + grown, floor):
+            # The bundle's fixed part alone is over the total.
             longest = max((len(r.extra.get("files", ())) for r in records), default=0)
             if longest == 0:
                 break  # nothing left to shorten: `check` reports the written size
@@ -99,8 +95,7 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
             continue
         bundle_part = grown
     return Result(records, artifacts, source,
-                  capacity(requests, config.total_budget, config.margin, reserved, floor),
-                  text, used, bundle_part)
+                  capacity(requests, config.total_budget, config.margin, reserved, floor), text, used)
 
 
 def _tier3(config: Config, entry: str) -> str:
@@ -152,8 +147,7 @@ def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: 
         extra["entry"] = artifact.entry
     if stats is not None and artifact.text is not None:
         shown = file_coverage(artifact.text, record.content) if record.tier > 1 else {}
-        extra["files"] = [{"path": s.path, "added": s.added, "removed": s.removed, "status": s.status,
-                           "shown": shown.get(s.path, "whole")} for s in stats[:listed]]
+        extra["files"] = [{**s.to_dict(), "shown": shown.get(s.path, "whole")} for s in stats[:listed]]
         if listed is not None and len(stats) > listed:
             extra["files_not_listed"] = len(stats) - listed
     return replace(record, notes=artifact.notes + record.notes, extra=extra)

@@ -42,19 +42,14 @@ def read_artifact(path: str | Path) -> Loaded:
     p = Path(path)
     try:
         mode = os.stat(p).st_mode
+        if not stat.S_ISREG(mode):
+            # Reading a FIFO, socket or device could block forever or never end: refuse at once.
+            return Loaded(None, error=f"{path} is {_what(mode)}, not a regular file"
+                          + ("; to compress piped output, pipe it to `ctxguard compress -`"
+                             if stat.S_ISFIFO(mode) else ""))
+        data = p.read_bytes()
     except FileNotFoundError:
         return Loaded(None, error=f"artifact not found at {path}")
-    except PermissionError:
-        return Loaded(None, error=f"cannot read {path}: permission denied")
-    except OSError as exc:
-        return Loaded(None, error=f"cannot read {path}: {exc.strerror or exc}")
-    if not stat.S_ISREG(mode):
-        # Reading a FIFO, socket or device could block forever or never end: refuse at once.
-        return Loaded(None, error=f"{path} is {_what(mode)}, not a regular file"
-                      + ("; to compress piped output, pipe it to `ctxguard compress -`"
-                         if stat.S_ISFIFO(mode) else ""))
-    try:
-        data = p.read_bytes()
     except PermissionError:
         return Loaded(None, error=f"cannot read {path}: permission denied")
     except OSError as exc:

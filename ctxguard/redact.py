@@ -49,17 +49,24 @@ def redact(text: str) -> Redacted:
             continue
 
         def replace(match: re.Match[str], rule: Rule = rule) -> str:
-            kind, group, value = rule.kind, rule.group, match.group(rule.group)
-            if (group and placeholder(value)) or (rule.check is not None and not rule.check(value)):
+            value = match.group(rule.group)
+            if (rule.group and placeholder(value)) or (rule.check is not None and not rule.check(value)):
                 return match.group(0)
-            counts[kind] += 1
-            start, end = match.span(group)
-            return match.group(0)[: start - match.start()] + marker(kind) + match.group(0)[end - match.start():]
+            return _splice(match, rule.group, rule.kind, counts)
 
         text = rule.pattern.sub(replace, text)
-    if any(hint in text.lower() for hint in HINTS):
+    lowered = text.lower()
+    if any(hint in lowered for hint in HINTS):
         text = _assignments(text, counts)
     return Redacted(text, dict(sorted(counts.items())))
+
+
+def _splice(match: re.Match[str], group: int | str, kind: str, counts: Counter[str]) -> str:
+    """The match with its `group` replaced by the marker, counted."""
+    counts[kind] += 1
+    start, end = match.span(group)
+    whole = match.group(0)
+    return whole[: start - match.start()] + marker(kind) + whole[end - match.start():]
 
 
 _ENDING = re.compile(r"(?:\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])\Z")
@@ -73,15 +80,16 @@ def _split(line: str) -> tuple[str, str]:
 
 def _assignments(text: str, counts: Counter[str]) -> str:
     """Values assigned to secret-looking names, one line body at a time (endings kept aside)."""
+    replacers = [(pattern, functools.partial(_assigned, counts=counts, random_only=random_only, mid_line=mid_line))
+                 for pattern, random_only, mid_line in ASSIGNED]
     lines = text.splitlines(keepends=True)
     for i, line in enumerate(lines):
         lowered = line.lower()
         if not any(hint in lowered for hint in HINTS):
             continue
         body, ending = _split(line)
-        for pattern, random_only, mid_line in ASSIGNED:
-            body = pattern.sub(functools.partial(_assigned, counts=counts, random_only=random_only,
-                                                 mid_line=mid_line), body)
+        for pattern, replacer in replacers:
+            body = pattern.sub(replacer, body)
         lines[i] = body + ending
     return "".join(lines)
 
@@ -104,9 +112,7 @@ def _assigned(match: re.Match[str], counts: Counter[str], random_only: bool, mid
         if not looks_random(value):
             return match.group(0)
         kind = "secret" if kind == "secret?" else kind
-    counts[kind] += 1
-    start, end = match.span("value")
-    return match.group(0)[: start - match.start()] + marker(kind) + match.group(0)[end - match.start():]
+    return _splice(match, "value", kind, counts)
 
 
 _PASSWORD = re.compile(r"passw(?:or)?d|pwd|passphrase|passcode", re.I)

@@ -40,7 +40,6 @@ def table(bundle: dict[str, Any]) -> str:
 
 def written_line(size: int, fmt: str, total: int | None, bundle: dict[str, Any]) -> str:
     """The written file's size next to the content it carries, and the total it must keep to."""
-    content = bundle["totals"]["compacted_tokens"] + bundle["digest"]["tokens"]
-    bound = f" of total_budget {total}" + (" (OVER)" if total is not None and size > total else "")
-    return (f"written bundle: {size} tokens ({fmt}){bound if total is not None else ''}; "
-            f"content and digest {content}, the rest is the bundle's fields and escaping")
+    bound = "" if total is None else f" of total_budget {total}" + (" (OVER)" if size > total else "")
+    return (f"written bundle: {size} tokens ({fmt}){bound}; content and digest {usage(bundle)[0]}, "
+            "the rest is the bundle's fields and escaping")

@@ -411,8 +411,7 @@ def finish(state: Scan, sink: LogSink | DiffSink, path: Path, name: str, budget:
         notes.append(note(state.redacted))
     extra: dict[str, object] = {"redacted": state.redacted} if state.redacted else {}
     if isinstance(sink, DiffSink):
-        extra["files"] = [{"path": s.path, "added": s.added, "removed": s.removed, "status": s.status}
-                          for s in sink.files[:1000]]
+        extra["files"] = [s.to_dict() for s in sink.files[:1000]]
     return Record(
         artifact_name=name, raw_tokens=state.tokens, compacted_tokens=tokenizer.count(content),
         truncated=True, content=content, type=kind, tier=3, budget=budget, encoding=tokenizer.name,

@@ -96,14 +96,12 @@ def test_a_budget_holds_in_a_bundle_and_over_budget_fails_when_raw_exceeds_it(tm
     import json
 
     from ctxguard.main import main
-    from tests.gitrepo import Repo
+    from tests.gitrepo import configured
 
-    repo = Repo(tmp_path / "repo")
     config = ("version: 1\nfail_on: over_budget\nartifacts:\n  - {name: diff, budget: 300}\n"
               "  - {name: log, paths: [ci.log], budget: 5000}\n")
-    repo.write(".ctxguard.yaml", config)
+    repo = configured(tmp_path / "repo", config)
     repo.write("ci.log", "INFO ok\n")
-    repo.commit("initial")
     repo.write("app.py", "".join(f"def handler_{i}(request):\n    return respond({i}, request)\n" for i in range(150)))
     repo.add("app.py")
     out = tmp_path / "bundle.json"

@@ -11,7 +11,7 @@ import pytest
 from ctxguard.main import main
 from ctxguard.report import level
 from tests.generate import log_of
-from tests.gitrepo import Repo
+from tests.gitrepo import Repo, configured
 from tests.helpers import independent_count
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/bundle.schema.json").read_text())
@@ -264,11 +264,8 @@ def test_config_output_inside_the_repository(repo: Repo) -> None:
 
 @pytest.mark.parametrize("fmt", ["json", "markdown"])
 def test_total_budget_bounds_the_written_bundle_with_many_files_and_artifacts(tmp_path: Path, fmt: str) -> None:
-    repo = Repo(tmp_path / "repo")
-    repo.write(".ctxguard.yaml", "version: 1\ntotal_budget: 3000\nfail_on: over_budget\nartifacts:\n"
-                                 "  - {name: diff, budget: 4000}\n  - {name: logs, paths: ['logs/*.log'], budget: 3000}\n")
-    repo.write("a.py", "x = 1\n")
-    repo.commit("initial")
+    repo = configured(tmp_path / "repo", "version: 1\ntotal_budget: 3000\nfail_on: over_budget\nartifacts:\n"
+                      "  - {name: diff, budget: 4000}\n  - {name: logs, paths: ['logs/*.log'], budget: 3000}\n")
     for i in range(40):  # 40 changed files: their list alone would not fit with the digest
         repo.write(f"src/m{i}.py", "".join(f'def fn_{i}_{j}(a):\n    """Say "hi" {j}."""\n    return {{"k": a * {j}}}\n'
                                            for j in range(30)))

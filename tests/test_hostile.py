@@ -13,7 +13,7 @@ import pytest
 from ctxguard.api import compress_file
 from ctxguard.main import main
 from tests.conftest import ROOT
-from tests.gitrepo import Repo
+from tests.gitrepo import Repo, configured
 from tests.helpers import independent_count
 
 SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
@@ -134,11 +134,9 @@ def test_a_config_glob_matching_a_named_pipe_does_not_block(tmp_path: Path) -> N
     import os
     import sys
 
-    repo = Repo(tmp_path / "repo")
-    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n"
-                                 "  - {name: logs, paths: ['logs/*.log'], budget: 400}\n")
+    repo = configured(tmp_path / "repo", "version: 1\nfail_on: never\nartifacts:\n"
+                                         "  - {name: logs, paths: ['logs/*.log'], budget: 400}\n")
     repo.write("logs/ok.log", "INFO started\nERROR boom\n")
-    repo.commit("initial")
     os.mkfifo(repo.path / "logs" / "live.log")
     out = tmp_path / "bundle.json"
     done = subprocess.run([sys.executable, "-m", "ctxguard", "bundle", "--repo", str(repo.path), "--output", str(out)],

@@ -9,7 +9,8 @@ import pytest
 from ctxguard.api import compress_text
 from ctxguard.main import main
 from ctxguard.redact import redact
-from tests.gitrepo import Repo
+from tests.fuzz import endings
+from tests.gitrepo import Repo, configured
 
 # Built from pieces so that this file itself does not look like it leaks anything.
 FAKE = {
@@ -110,11 +111,6 @@ SECRET_SAMPLES = Path(__file__).parent / "samples" / "secrets"
 EXPECTED = json.loads((SECRET_SAMPLES / "expected.json").read_text(encoding="utf-8"))
 
 
-def endings(text: str) -> list[str]:
-    """Each line's ending, in order: what redaction must leave exactly as it was."""
-    return [line[len(line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")):] for line in text.splitlines(True)]
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_every_kind_of_fake_secret_is_redacted_and_lines_stay(name: str) -> None:
     text = (SECRET_SAMPLES / name).read_text(encoding="utf-8")
@@ -153,10 +149,7 @@ def test_a_private_key_in_a_diff_keeps_the_hunk_parseable() -> None:
 
 
 def test_a_staged_env_file_stays_a_diff_with_its_file_list(tmp_path: Path) -> None:
-    repo = Repo(tmp_path / "repo")
-    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    budget: 2000\n")
-    repo.write("app.py", "x = 1\n")
-    repo.commit("initial")
+    repo = configured(tmp_path / "repo", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    budget: 2000\n")
     repo.write(".env", "API_TOKEN=abcdefgh12345678\r\nPORT=8080\r\nDEBUG=false\r\n")
     repo.add(".env")
     out = tmp_path / "bundle.json"

@@ -121,32 +121,23 @@ def run_bundle(args: argparse.Namespace) -> int:
     else:
         output = git.git_path(repo, "ctxguard") / ("bundle.md" if args.format == "markdown" else "bundle.json")
     offloads = None if args.stdout else output.parent / "offload"
+    last: list[bundle.Written] = []  # the bundle as last measured: written as is when it is the final one
 
-    def assemble(result: pipeline.Result) -> tuple[dict[str, Any], str, list[Any]]:
-        """The bundle as data and as written text, and the records it names offloads for."""
-        records = list(result.records)
-        named = []
-        for i, (record, artifact) in enumerate(zip(records, result.artifacts)):
-            if record.truncated and artifact.text is not None and offloads is not None:
-                records[i] = bundle.offload_reference(record, artifact.text, offloads)
-                named.append((records[i], artifact.text))
-        data = bundle.build(records, source=result.source, encoding=tokenizer.name,
-                            total_budget=config.total_budget, margin=config.margin, tokenizer=tokenizer,
-                            capacity=result.capacity, digest=result.digest, digest_tokens=result.digest_tokens)
-        return data, bundle.to_markdown(data) if args.format == "markdown" else bundle.dumps(data), named
+    def measure(result: pipeline.Result) -> int:
+        last[:] = [bundle.assemble(result, fmt=args.format, offloads=offloads, total_budget=config.total_budget,
+                                   margin=config.margin, tokenizer=tokenizer)]
+        return last[0].tokens
 
-    def written(records: Any, digest: str, digest_tokens: int, source: Any, artifacts: Any, capacity: int) -> int:
-        draft = pipeline.Result(list(records), artifacts, source, capacity, digest, digest_tokens)
-        return int(tokenizer.count(assemble(draft)[1]))
-
-    result = pipeline.run(config, repo, tokenizer, diff_override(args), missed=args.missed, written=written)
-    data, text, named = assemble(result)
-    size = tokenizer.count(text)
+    result = pipeline.run(config, repo, tokenizer, diff_override(args), missed=args.missed, written=measure)
+    if not last or last[0].source_records is not result.records:
+        measure(result)
+    out = last[0]
+    data, text, size = out.data, out.text, out.tokens
     if args.stdout:
         sys.stdout.write(text)
     else:
         if offloads is not None:
-            bundle.write_offloads(named, offloads)
+            bundle.write_offloads(out.offloads, offloads)
         bundle.write_atomic(output, text)
     if args.split:
         bundle.split_records(result.records, Path(args.split))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import io
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -49,6 +50,10 @@ class FileStat:
     added: int
     removed: int
     status: str  # added | deleted | renamed | modified | binary
+
+    def to_dict(self) -> dict[str, str | int]:
+        """The file as an entry of a record's `files` list."""
+        return {"path": self.path, "added": self.added, "removed": self.removed, "status": self.status}
 
 
 @dataclass(frozen=True)
@@ -374,6 +379,18 @@ def _keep_short_runs(marks: list[bool | None], level: _Level) -> list[bool]:
     return keep
 
 
+def _changed_line_counts(raw: str) -> Counter[str]:
+    """How often each changed (+/-) line occurs in a diff, line endings left out."""
+    parsed = parse(raw)
+    bodies = parsed.bodies if parsed is not None else []
+    return Counter(line.rstrip("\r\n") for hunks in bodies for body in hunks for line in body
+                   if line[:1] in ("+", "-"))
+
+
+# Asked once per bundle attempt about the same raw diff: counted once.
+changed_line_counts = RememberLast(_changed_line_counts)
+
+
 def file_coverage(raw: str, content: str) -> dict[str, str]:
     """How much of each changed file a cut diff shows: "whole" (every hunk line, in order),
     "cut" (its header, or one of its changed lines found nowhere else in the diff) or
@@ -383,21 +400,24 @@ def file_coverage(raw: str, content: str) -> dict[str, str]:
     if parsed is None:
         return {}
     shown = set(content.splitlines())
-    seen: dict[str, int] = {}
-    for hunks in parsed.bodies:
-        for body in hunks:
-            for line in body:
-                if line[:1] in ("+", "-"):
-                    key = line.rstrip("\r\n")
-                    seen[key] = seen.get(key, 0) + 1
+    segments = set(content.split("\n"))
+    headers = [line for line in shown if "diff --git a/" in line]
+    seen = changed_line_counts(raw)
     coverage = {}
     for patched, hunks in zip(parsed.files, parsed.bodies):
         path = patched.path
-        if all("".join(body) in content for body in hunks):
+        if all(_may_hold(segments, body) and "".join(body) in content for body in hunks):
             coverage[path] = "whole"
             continue
         lines = [line.rstrip("\r\n") for body in hunks for line in body if line[:1] in ("+", "-")]
-        header = f"+++ b/{path}" in shown or any(f"diff --git a/{path} " in line for line in shown)
+        header = f"+++ b/{path}" in shown or any(f"diff --git a/{path} " in line for line in headers)
         unique = any(seen[line] == 1 and line in shown for line in lines)
         coverage[path] = "cut" if header or unique else "omitted"
     return coverage
+
+
+def _may_hold(segments: set[str], body: list[str]) -> bool:
+    """A cheap necessary condition for "".join(body) to be in the content: a body line between
+    two line feeds must be one of the content's line-feed-separated segments."""
+    return all(line[:-1] in segments for before, line in zip(body, body[1:])
+               if before.endswith("\n") and line.endswith("\n"))

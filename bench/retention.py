@@ -11,21 +11,78 @@ same process:
     chars4     the literal cut: budget x 4 characters, back to a blank line, plus the marker
 
 Compliance counts content tokens with tiktoken directly (not ctxguard's tokenizer); retention
-is probes kept / probes (ctxguard.probes). Prints a table per type and budget, then the
-ratios the targets are stated in.
+is probes kept / probes (ctxguard.probes). Probe retention saturates, so two more figures stand
+beside it:
+
+    recall       the share of the raw text's distinct 5-word shingles (words are \\w+ runs)
+                 still in the content; a head cut at x of the tokens scores about x
+    utilization  content tokens / budget, where the raw text is over budget (median and min)
+
+Prints a table per type and budget, then the retention ratios against the head cut, then
+probe retention, recall and utilization per type and ratio for every method.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
-from ctxguard.evaluate import ctxguard_method, evaluate, load, table
+from ctxguard.evaluate import Method, Row, ctxguard_method, evaluate, load, table
 from ctxguard.tiers import marker
 from ctxguard.tokens import get_tokenizer
+
+
+_WORD = re.compile(r"\w+")
+
+
+def shingles(text: str) -> set[int]:
+    """The distinct 5-word shingles of a text (hashed)."""
+    words = _WORD.findall(text)
+    return {hash(" ".join(words[i:i + 5])) for i in range(len(words) - 4)}
+
+
+class Recall:
+    """Wraps eval methods so each content's recall of its raw text is kept beside the rows."""
+
+    def __init__(self) -> None:
+        self.raw: dict[str, set[int]] = {}
+        self.found: dict[tuple[str, str, int], float] = {}
+
+    def wrap(self, method: str, fn: Method) -> Method:
+        def run(text: str, kind: str, name: str, budget: int) -> str:
+            content = fn(text, kind, name, budget)
+            if name not in self.raw:
+                self.raw[name] = shingles(text)
+            raw = self.raw[name]
+            self.found[(name, method, budget)] = len(raw & shingles(content)) / len(raw) if raw else 1.0
+            return content
+        return run
+
+
+def figures(rows: list[Row], recall: Recall, ratios: list[float]) -> str:
+    """Probe retention, recall and utilization (median, min) per type, ratio and method."""
+    groups: dict[tuple[str, float, str], list[Row]] = defaultdict(list)
+    for row in rows:
+        groups[(row.kind, row.ratio, row.method)].append(row)
+    header = (f"{'type':<9} {'ratio':>5}  {'method':<9} {'retention':>9} {'recall':>7} "
+              f"{'util med':>8} {'util min':>8}")
+    lines = [header, "-" * len(header)]
+    for kind in sorted({r.kind for r in rows}):
+        for ratio in sorted(ratios, reverse=True):
+            for method in ("ctxguard", "head", "chars4"):
+                group = groups.get((kind, ratio, method), [])
+                if not group:
+                    continue
+                over = [r.tokens / r.budget for r in group if r.raw > r.budget]
+                util = f"{statistics.median(over):>8.3f} {min(over):>8.3f}" if over else f"{'-':>8} {'-':>8}"
+                lines.append(f"{kind:<9} {ratio:>5.2f}  {method:<9} "
+                             f"{statistics.mean(r.retention for r in group):>9.3f} "
+                             f"{statistics.mean(recall.found[(r.name, method, r.budget)] for r in group):>7.3f} {util}")
+    return "\n".join(lines)
 
 
 def chars4(text: str, kind: str, name: str, budget: int) -> str:
@@ -51,10 +108,11 @@ def main() -> None:
     artifacts, skipped = load(args.corpus)
     artifacts = [a for a in artifacts if not a.name.endswith(("LICENSE", "manifest.json"))]
     start = time.perf_counter()
+    recall = Recall()
     rows = evaluate(artifacts, ratios, {
-        "ctxguard": ctxguard_method(tokenizer),
-        "head": ctxguard_method(tokenizer, tier3="head"),
-        "chars4": chars4,
+        "ctxguard": recall.wrap("ctxguard", ctxguard_method(tokenizer)),
+        "head": recall.wrap("head", ctxguard_method(tokenizer, tier3="head")),
+        "chars4": recall.wrap("chars4", chars4),
     }, tokenizer)
     print(f"{len(artifacts)} artifacts, ratios {ratios}, {time.perf_counter() - start:.1f}s")
     print(table(rows))
@@ -69,6 +127,8 @@ def main() -> None:
             head = statistics.mean(means[(kind, ratio, "head")])
             parts.append(f"{ratio:.0%}: {ours:.3f}/{head:.3f} = {ours / head if head else float('inf'):.2f}x")
         print(f"  {kind:<9} " + "   ".join(parts))
+    print("\nprobe retention, recall and utilization (content / budget where raw > budget):")
+    print(figures(rows, recall, ratios))
 
 
 if __name__ == "__main__":

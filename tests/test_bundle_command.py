@@ -300,3 +300,24 @@ def test_offloads_named_in_a_run_are_never_pruned_and_markdown_names_them(tmp_pa
                                "artifacts": [records[0].to_dict()]})
     sha = records[0].extra["offload"]["sha256"]
     assert f"> full text: `{records[0].extra['offload']['path']}` (sha256 `{sha}`)" in page
+
+
+def test_check_and_bundle_check_allocate_alike_under_a_total(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The diff fits total_budget as content, but not once written as JSON (fields, escaping):
+    # `check` must see the cut `bundle --check` makes, not pass what the bundle then fails.
+    repo = configured(tmp_path / "repo", "version: 1\nfail_on: truncated\nartifacts:\n  - {name: diff, budget: 9000}\n")
+    repo.write("quotes.py", "".join(f'MESSAGES["k{i}"] = {{"text": "say \\"hi\\" {i}", "tags": ["a", "b"]}}\n'
+                                    for i in range(60)))
+    repo.add("quotes.py")
+    assert main(["bundle", "--repo", str(repo.path), "--stdout"]) == 0
+    raw = json.loads(capsys.readouterr().out)
+    content_and_digest = raw["artifacts"][0]["raw_tokens"] + raw["digest"]["tokens"]
+    repo.write(".ctxguard.yaml", f"version: 1\ntotal_budget: {content_and_digest + 40}\nfail_on: truncated\n"
+                                 "artifacts:\n  - {name: diff, budget: 9000}\n")
+    bundled = main(["bundle", "--repo", str(repo.path), "--check"])
+    bundle_err = capsys.readouterr().err
+    checked = main(["check", "--repo", str(repo.path)])
+    check_err = capsys.readouterr().err
+    assert bundled == checked == 1
+    failed = [line for line in bundle_err.splitlines() if line.startswith("ctxguard: check failed")]
+    assert failed and failed == [line for line in check_err.splitlines() if line.startswith("ctxguard: check failed")]

@@ -108,57 +108,72 @@ def _confined(top: Path, value: str) -> Path:
     return path
 
 
-def run_bundle(args: argparse.Namespace) -> int:
-    from ctxguard import bundle, git, pipeline, report
-    from ctxguard.policy import failures
+def _output(args: argparse.Namespace, config: Any, repo: Any, fmt: str) -> Path:
+    """Where the bundle goes: --output, else the config's output, else inside the git directory."""
+    from ctxguard import git
 
-    repo, config, tokenizer = _setup(args)
-    top = git.root(repo)
-    if args.output:
-        output = Path(args.output)
-    elif config.output:
-        output = _confined(top, config.output)
-    else:
-        output = git.git_path(repo, "ctxguard") / ("bundle.md" if args.format == "markdown" else "bundle.json")
-    offloads = None if args.stdout else output.parent / "offload"
-    last: list[bundle.Written] = []  # the bundle as last measured: written as is when it is the final one
+    if getattr(args, "output", None):
+        return Path(args.output)
+    if config.output:
+        return _confined(git.root(repo), config.output)
+    return Path(git.git_path(repo, "ctxguard")) / ("bundle.md" if fmt == "markdown" else "bundle.json")
+
+
+def _run(args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str,
+         offloads: Path | None) -> tuple[Any, Any]:
+    """The pipeline's result, with total_budget bounding the bundle as written in fmt, and that
+    bundle (the one last measured, or assembled now when none was)."""
+    from ctxguard import bundle, pipeline
+
+    last: list[bundle.Written] = []
 
     def measure(result: pipeline.Result) -> int:
-        last[:] = [bundle.assemble(result, fmt=args.format, offloads=offloads, total_budget=config.total_budget,
+        last[:] = [bundle.assemble(result, fmt=fmt, offloads=offloads, total_budget=config.total_budget,
                                    margin=config.margin, tokenizer=tokenizer)]
         return last[0].tokens
 
     result = pipeline.run(config, repo, tokenizer, diff_override(args), missed=args.missed, written=measure)
     if not last or last[0].source_records is not result.records:
         measure(result)
-    out = last[0]
-    data, text, size = out.data, out.text, out.tokens
+    return result, last[0]
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    from ctxguard import bundle, report
+    from ctxguard.policy import failures
+
+    repo, config, tokenizer = _setup(args)
+    output = _output(args, config, repo, args.format)
+    offloads = None if args.stdout else output.parent / "offload"
+    result, out = _run(args, repo, config, tokenizer, args.format, offloads)
     if args.stdout:
-        sys.stdout.write(text)
+        sys.stdout.write(out.text)
     else:
         if offloads is not None:
             bundle.write_offloads(out.offloads, offloads)
-        bundle.write_atomic(output, text)
+        bundle.write_atomic(output, out.text)
     if args.split:
         bundle.split_records(result.records, Path(args.split))
-    print(report.table(data), file=sys.stderr)
-    print(report.written_line(size, args.format, config.total_budget, data), file=sys.stderr)
+    print(report.table(out.data), file=sys.stderr)
+    print(report.written_line(out.tokens, args.format, config.total_budget, out.data), file=sys.stderr)
     if not args.stdout:
         print(f"ctxguard: wrote {output}", file=sys.stderr)
     if args.github:
         from ctxguard import github
 
-        github.publish(data, None if args.stdout else output)
-    return _report_failures(failures(result.records, config, size)) if args.check else EXIT_OK
+        github.publish(out.data, None if args.stdout else output)
+    return _report_failures(failures(result.records, config, out.tokens)) if args.check else EXIT_OK
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from ctxguard import pipeline
     from ctxguard.policy import failures
 
     repo, config, tokenizer = _setup(args)
-    result = pipeline.run(config, repo, tokenizer, diff_override(args), missed=args.missed)
-    code = _report_failures(failures(result.records, config))
+    # Allocated and measured as `ctxguard bundle` writes its default (JSON) bundle, so both
+    # commands give the same verdict; nothing is written.
+    output = _output(args, config, repo, "json")
+    result, out = _run(args, repo, config, tokenizer, "json", output.parent / "offload")
+    code = _report_failures(failures(result.records, config, out.tokens))
     if code == EXIT_OK:
         print(f"ctxguard: check passed ({len(result.records)} artifacts)", file=sys.stderr)
     return code

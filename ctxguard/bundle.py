@@ -45,7 +45,8 @@ def build(
             "compacted_tokens": sum(r.compacted_tokens for r in records),
             "budget": sum(r.budget for r in records),
             "capacity": capacity,
-            "truncated": sum(1 for r in records if r.truncated),
+            "truncated": sum(1 for r in records if r.truncated and r.read == "required"),
+            "references": sum(1 for r in records if r.read == "reference"),
             "errors": sum(1 for r in records if r.error),
             "bundle_tokens": 0,
         },
@@ -163,6 +164,12 @@ def split_records(records: Sequence[Record], directory: Path) -> list[Path]:
 _LEVELS_TEXT = ", ".join(f"{name} < {round(limit * 100)} %" for limit, name in LEVELS) + ", CRITICAL above"
 
 
+def _cut(record: dict[str, Any]) -> str:
+    if record.get("read") == "reference":
+        return "reference: not included"
+    return "yes" if record["truncated"] else "no"
+
+
 def to_markdown(bundle: dict[str, Any]) -> str:
     """The same bundle as one prompt-ready markdown document."""
     totals = bundle["totals"]
@@ -186,7 +193,7 @@ def to_markdown(bundle: dict[str, Any]) -> str:
     ]
     for a in bundle["artifacts"]:
         lines.append(f"| {a['artifact_name']} | {a['type']} | {a['tier']} | {a['raw_tokens']} → "
-                     f"{a['compacted_tokens']} / {a['budget']} | {'yes' if a['truncated'] else 'no'} |")
+                     f"{a['compacted_tokens']} / {a['budget']} | {_cut(a)} |")
     for a in bundle["artifacts"]:
         longest = max((len(run) for run in re.findall(r"`{3,}", a["content"])), default=2)
         fence = "`" * (longest + 1)

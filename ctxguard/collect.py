@@ -41,6 +41,7 @@ class Artifact:
     notes: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     stream: Path | None = None  # a big file read in one pass instead of whole (ctxguard.stream)
+    reference: Path | None = None  # a file described, not included (ctxguard.reference)
 
 
 @dataclass(frozen=True)
@@ -175,6 +176,10 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
 
     for path in matches:
         rel = path.relative_to(top).as_posix()
+        if spec.reference:  # described by the pipeline, never read here
+            out.append(Artifact(name=rel, budget=share, text=None, reference=path, notes=tuple(problems),
+                                **common))
+            continue
         kind = streamable(path, rel, spec.type)
         if kind is not None:
             out.append(Artifact(name=rel, budget=share, text=None, stream=path, notes=tuple(problems),

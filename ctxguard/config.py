@@ -40,6 +40,7 @@ class ArtifactSpec:
     tier3: str | None = None  # None: the config's
     min_retention: float | None = None  # None: the config's
     share_surplus: bool = False  # may take other entries' unused budget beyond its own
+    reference: bool = False  # list each file (path, size, tokens, sha256, preview), not its content
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ _TOP = {"version", "encoding", "total_budget", "output", "margin", "fail_on", "t
         "min_retention", "redact", "artifacts"}
 _ENTRY = {"name", "source", "diff", "paths", "type", "budget", "task", "exclude",
           "include_generated", "split", "priority", "max_raw_tokens", "tier3", "min_retention",
-          "share_surplus"}
+          "share_surplus", "reference"}
 
 
 class _Loader(yaml.SafeLoader):
@@ -282,6 +283,9 @@ class _Validator:
             kind = None
         include = self.boolean(entry, "include_generated", f"{path}.include_generated")
         shares = self.boolean(entry, "share_surplus", f"{path}.share_surplus")
+        reference = self.boolean(entry, "reference", f"{path}.reference")
+        if reference and source != "files":
+            self._err(f"{path}.reference", "applies to files artifacts (`paths:`); a git diff is always read")
         max_raw = self.integer(entry, "max_raw_tokens", f"{path}.max_raw_tokens", None, minimum=1)
         spec = ArtifactSpec(
             name=name or "?", budget=budget or MIN_BUDGET, source=source, diff=diff, paths=paths,
@@ -292,6 +296,6 @@ class _Validator:
             max_raw_tokens=max_raw,
             tier3=self.choice(entry, "tier3", f"{path}.tier3", (*TIER3_MODES, None), None),
             min_retention=self.optional_number(entry, "min_retention", f"{path}.min_retention"),
-            share_surplus=shares,
+            share_surplus=shares, reference=reference,
         )
         return spec

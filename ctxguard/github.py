@@ -79,13 +79,19 @@ def summary(bundle: dict[str, Any]) -> str:
     for a in bundle["artifacts"]:
         name = a["artifact_name"].replace("|", "\\|")
         lines.append(f"| `{name}` | {a['type']} | {a['tier']} | {a['raw_tokens']} | "
-                     f"{a['compacted_tokens']} | {a['budget']} | {'**yes**' if a['truncated'] else 'no'} |")
+                     f"{a['compacted_tokens']} | {a['budget']} | {_cut(a)} |")
     return "\n".join(lines) + "\n"
+
+
+def _cut(record: dict[str, Any]) -> str:
+    if record.get("read") == "reference":
+        return "reference"
+    return "**yes**" if record["truncated"] else "no"
 
 
 def warnings(bundle: dict[str, Any]) -> list[str]:
     """`::warning` lines for truncated artifacts, at most MAX_WARNINGS (the rest counted)."""
-    cut = [a for a in bundle["artifacts"] if a["truncated"]]
+    cut = [a for a in bundle["artifacts"] if a["truncated"] and a.get("read") != "reference"]
     lines = [
         f"::warning title={escape_property('ctxguard: ' + a['artifact_name'])}::"
         + escape_data(f"{a['artifact_name']} was truncated: {a['raw_tokens']} raw tokens for a budget "

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ctxguard import digest, stream
+from ctxguard import digest, reference, stream
 from ctxguard.budget import Request, allocate, capacity, too_small
 from ctxguard.classify import classify
 from ctxguard.collect import Artifact, Source, collect
@@ -45,9 +45,14 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     artifacts, source = collect(config, repo, diff_override)
     if config.redact:  # before anything is counted, compressed, summarised or offloaded
         artifacts = [_redacted(a) for a in artifacts]
+    described = _described(artifacts, tokenizer, config.redact)
+    refs = {i: d for i, d in described.items() if isinstance(d, reference.Described)}
+    artifacts = [replace(a, error=d) if isinstance(d := described.get(i), str) else a
+                 for i, a in enumerate(artifacts)]
     # Encoded once: the counts drive allocation and the same token arrays drive the cuts.
     encoded = [tokenizer.encode(a.text) if a.text is not None else None for a in artifacts]
-    kinds = [classify(a.name, a.text or "", a.type) for a in artifacts]
+    kinds = [classify(a.name, "".join(refs[i].preview) if i in refs else a.text or "", a.type)
+             for i, a in enumerate(artifacts)]
     # Big files: one streaming pass each, which counts them and keeps what their cut may show.
     streams = {i: stream.prepare(a.stream, tokenizer, kinds[i], _tier3(config, a.entry), config.redact,
                                  head_budget=a.budget)
@@ -59,6 +64,8 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     needs = [e.count + extra_tokens if e is not None else 0 for e in encoded]
     for i, (state, _) in streams.items():
         needs[i] = state.tokens + extra_tokens
+    for i, ref in refs.items():
+        needs[i] = reference.need(ref, tokenizer)
     requests = [Request(a.budget, need, a.priority, a.entry, a.shares) for a, need in zip(artifacts, needs)]
     # The digest's widest possible status lines, to reserve its room before the budgets exist.
     placeholders = [replace(error_record(a.name, a.error or "", artifact_type="text", budget=0, encoding=""),
@@ -70,6 +77,7 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     for _ in range(16):
         budgets = allocate(requests, config.total_budget, config.margin, reserved + bundle_part, floor)
         records = [_streamed(config, a, kind, b, streams[i], tokenizer, missed) if i in streams
+                   else _referenced(a, refs[i], kind, b, tokenizer) if i in refs
                    else _record(config, a, kind, b, e, tokenizer, missed, stats.get(a.name), listed)
                    for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))]
         text = digest.render(found, records)
@@ -122,6 +130,22 @@ def _streamed(config: Config, artifact: Artifact, kind: str, budget: int,
     return replace(record, notes=artifact.notes + record.notes, extra={**record.extra, **extra})
 
 
+def _described(artifacts: list[Artifact], tokenizer: Tokenizer,
+               secrets: bool) -> dict[int, reference.Described | str]:
+    """The files of `reference: true` entries, by index: their facts or why they cannot be read."""
+    return {i: reference.describe(a.reference, a.name, tokenizer, secrets)
+            for i, a in enumerate(artifacts) if a.reference is not None}
+
+
+def _referenced(artifact: Artifact, found: reference.Described, kind: str, budget: int,
+                tokenizer: Tokenizer) -> Record:
+    record = reference.record(found, budget, tokenizer, kind)
+    extra = dict(artifact.extra, **record.extra)
+    if artifact.entry != artifact.name:
+        extra["entry"] = artifact.entry
+    return replace(record, notes=artifact.notes + record.notes, extra=extra)
+
+
 def _redacted(artifact: Artifact) -> Artifact:
     if artifact.text is None:
         return artifact
@@ -138,6 +162,8 @@ def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: 
     if artifact.text is None or tokens is None:
         record = error_record(artifact.name, artifact.error or "unreadable", artifact_type=kind,
                               budget=budget, encoding=tokenizer.name)
+        if artifact.reference is not None:
+            record = replace(record, read="reference")
     else:
         record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name,
                           artifact_type=kind, task=artifact.task, tier2_ratio=config.tier2_ratio,

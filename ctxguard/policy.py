@@ -28,7 +28,7 @@ def failures(records: Sequence[Record], config: Config, written: int | None = No
                             f"max_raw_tokens of {limit}: split the change into smaller commits")
         if record.error:
             problems.append(f"{record.artifact_name} could not be read: {record.error}")
-        elif config.fail_on == "truncated" and record.truncated:
+        elif config.fail_on == "truncated" and record.truncated and record.read == "required":
             problems.append(f"{record.artifact_name} was truncated: {record.raw_tokens} raw tokens "
                             f"for a budget of {record.budget}")
     if config.fail_on == "over_budget":
@@ -44,7 +44,7 @@ def _over_budget(records: Sequence[Record], config: Config, written: int | None)
         if not mine:
             continue
         cap = math.floor(spec.budget * config.margin)
-        raw = sum(r.raw_tokens for r in mine)
+        raw = sum(r.raw_tokens for r in mine if r.read == "required")  # references are not shown
         shown = sum(r.compacted_tokens for r in mine)
         if shown > cap and not spec.share_surplus:
             problems.append(f"{spec.name}: its budget of {cap} cannot be met: {len(mine)} records need at "

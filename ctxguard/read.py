@@ -39,22 +39,35 @@ def decode(data: bytes) -> Loaded:
 
 def read_artifact(path: str | Path) -> Loaded:
     """Read a file as an artifact; every failure becomes a reason, never an exception."""
-    p = Path(path)
+    problem = not_regular(path)
+    if problem is not None:
+        return Loaded(None, error=problem)
     try:
-        mode = os.stat(p).st_mode
-        if not stat.S_ISREG(mode):
-            # Reading a FIFO, socket or device could block forever or never end: refuse at once.
-            return Loaded(None, error=f"{path} is {_what(mode)}, not a regular file"
-                          + ("; to compress piped output, pipe it to `ctxguard compress -`"
-                             if stat.S_ISFIFO(mode) else ""))
-        data = p.read_bytes()
-    except FileNotFoundError:
-        return Loaded(None, error=f"artifact not found at {path}")
-    except PermissionError:
-        return Loaded(None, error=f"cannot read {path}: permission denied")
+        data = Path(path).read_bytes()
     except OSError as exc:
-        return Loaded(None, error=f"cannot read {path}: {exc.strerror or exc}")
+        return Loaded(None, error=_failure(path, exc))
     return decode(data)
+
+
+def not_regular(path: str | Path) -> str | None:
+    """Why path cannot be read as an artifact without reading it (missing, a FIFO, ...), or None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return _failure(path, exc)
+    if stat.S_ISREG(mode):
+        return None
+    # Reading a FIFO, socket or device could block forever or never end: refuse at once.
+    return (f"{path} is {_what(mode)}, not a regular file"
+            + ("; to compress piped output, pipe it to `ctxguard compress -`" if stat.S_ISFIFO(mode) else ""))
+
+
+def _failure(path: str | Path, exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return f"artifact not found at {path}"
+    if isinstance(exc, PermissionError):
+        return f"cannot read {path}: permission denied"
+    return f"cannot read {path}: {exc.strerror or exc}"
 
 
 def _what(mode: int) -> str:

@@ -17,12 +17,13 @@ class Record:
     truncated: bool
     content: str
     type: str
-    tier: int  # 1, 2 or 3; 0 for an artifact that could not be read
+    tier: int  # 1, 2 or 3; 0 for an artifact whose content is not shown (unreadable, a reference)
     budget: int
     encoding: str
     task: str | None = None
     notes: tuple[str, ...] = ()
     error: str | None = None
+    read: str = "required"  # or "reference": the content only describes a file to read on demand
     retention: dict[str, Any] | None = None  # {"probes": N, "kept": K[, "missed": [...]]}
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -38,6 +39,7 @@ class Record:
             "tier": self.tier,
             "budget": self.budget,
             "encoding": self.encoding,
+            "read": self.read,
         }
         if self.task is not None:
             data["task"] = self.task

@@ -26,7 +26,8 @@ def table(bundle: dict[str, Any]) -> str:
     """A fixed-width table of the bundle's artifacts and its usage line."""
     rows = [("artifact", "type", "tier", "raw -> compacted / budget")]
     for a in bundle["artifacts"]:
-        mark = " TRUNCATED" if a["truncated"] else ""
+        mark = ("" if not a["truncated"] else " ERROR" if a.get("error")
+                else " REFERENCE" if a.get("read") == "reference" else " TRUNCATED")
         rows.append((a["artifact_name"][:60], a["type"], str(a["tier"]),
                      f"{a['raw_tokens']} -> {a['compacted_tokens']} / {a['budget']}{mark}"))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]

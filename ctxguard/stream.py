@@ -45,10 +45,14 @@ KINDS = ("log", "text", "diff")
 Offered = dict[int, tuple[float, int, str]]  # line number -> (priority, rank, text shown)
 
 
-class Sink(Protocol):
-    """Takes the lines of one pass, keeps what the cut may show."""
+class Taker(Protocol):
+    """What a scan hands each line to."""
 
     def take(self, number: int, line: str) -> None: ...
+
+
+class Sink(Taker, Protocol):
+    """Takes the lines of one pass, keeps what the cut may show."""
 
     def offered(self, lines: int, mode: str) -> Offered: ...
 
@@ -94,7 +98,7 @@ def _whole(start: str, length: int) -> str:
     return start if length <= MAX_LINE else f"{start[:MAX_LINE]}... ({length - MAX_LINE} chars omitted)\n"
 
 
-def scan(path: Path, tokenizer: Tokenizer, sink: Sink, secrets: bool = True) -> Scan:
+def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) -> Scan:
     """The one pass: exact token count; every line (redacted, clipped) handed to the sink."""
     state = Scan()
     decoder = codecs.getincrementaldecoder("utf-8")("replace")

@@ -115,7 +115,8 @@ def test_missing_artifact_record(tmp_path: object) -> None:
     assert compress_file(path, 100) == {
         "artifact_name": path, "raw_tokens": 0, "compacted_tokens": 0, "truncated": True,
         "content": f"[ERROR: artifact not found at {path}]", "type": "log", "tier": 0,
-        "budget": 100, "encoding": "o200k_base", "error": f"artifact not found at {path}",
+        "budget": 100, "encoding": "o200k_base", "read": "required",
+        "error": f"artifact not found at {path}",
     }
 
 

@@ -36,7 +36,7 @@ from ctxguard.handlers.diff import FileStat, file_stats, is_error_line
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import SHRINK_LEVELS, shrink, shrink_lengths
 from ctxguard.handlers.json import values as json_values
-from ctxguard.handlers.log import EDGE, scan, template
+from ctxguard.handlers.log import EDGE
 from ctxguard.handlers.markdown import blocks
 from ctxguard.tiers import handler_context, marker, tokens_per_char
 from ctxguard.tokens import Encoded, Tokenizer
@@ -250,56 +250,6 @@ def file_offset(path: str) -> float:
     return 3.0 if is_excluded(path, GENERATED) else 1.0 if TESTS_DOCS.search(path) else 0.0
 
 
-def _log_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
-    read = scan(text)
-    lines = list(read.lines)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n"
-    n = len(lines)
-    shown = list(lines)
-    priority: list[tuple[float, int]] = [(6.0, n - i) for i in range(n)]  # the rest: from the end
-    for i in range(min(EDGE, n)):
-        priority[i] = (3.0, i)
-    for i in range(max(0, n - EDGE), n):
-        priority[i] = (3.0, n - i)
-    firsts: dict[str, int] = {}
-    repeats: dict[str, int] = {}
-    trace_start = 0
-    for i in sorted(read.kinds):
-        kind, line = read.kinds[i], lines[i]
-        if kind == "start":
-            trace_start = i
-            priority[i] = min(priority[i], (2.0, i))
-        elif kind == "inside":
-            priority[i] = min(priority[i], (4.0, i))
-        elif kind == "end":
-            for j in range(max(trace_start, i - 3), i):  # the traceback's last frames
-                priority[j] = min(priority[j], (2.0, j))
-            _note_template(line, i, firsts, repeats, priority)
-        elif kind == "error":
-            _note_template(line, i, firsts, repeats, priority)
-    for key, i in firsts.items():
-        if repeats[key] > 1:
-            shown[i] = lines[i].rstrip("\r\n") + f"  ({repeats[key]} occurrences)\n"
-    first = next((i for i in range(n) if lines[i].strip()), None)
-    if first is not None:
-        priority[first] = (0.0, 0)
-        priority[next(i for i in range(n - 1, -1, -1) if lines[i].strip())] = (0.0, 1)
-    return lines, shown, priority, ""
-
-
-def _note_template(line: str, i: int, firsts: dict[str, int], repeats: dict[str, int],
-                   priority: list[tuple[float, int]]) -> None:
-    key = template(line)
-    repeats[key] = repeats.get(key, 0) + 1
-    if key not in firsts:
-        firsts[key] = i
-        warning = "warn" in line.lower() and "error" not in line.lower()
-        priority[i] = min(priority[i], (1.5 if warning else 1.0, i))
-    else:
-        priority[i] = min(priority[i], (4.0, i))
-
-
 def _markdown_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines: list[str] = []
     priority: list[tuple[float, int]] = []
@@ -348,7 +298,7 @@ def _text_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
 
 
 _PLANS: dict[str, Callable[[str, str, Tokenizer, int], Plan]] = {
-    "diff": _diff_plan, "log": _log_plan, "markdown": _markdown_plan, "text": _text_plan,
+    "diff": _diff_plan, "markdown": _markdown_plan, "text": _text_plan,
 }
 
 

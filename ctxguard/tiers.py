@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from ctxguard import probes
 from ctxguard.classify import classify, is_jsonl_name
-from ctxguard.handlers import HANDLERS, Context
+from ctxguard.handlers import HANDLERS, PLANS, Context
 from ctxguard.handlers.base import CLOSE_SLACK, ESTIMATE_SLACK, task_words
+from ctxguard.packer import pack
 from ctxguard.record import Record
 from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
 
@@ -57,7 +58,9 @@ def compress(
     raw = encoded.count
 
     tier, content = 1, text
-    if raw > room:
+    if raw > room and kind in PLANS:
+        tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, kind, name, task, tokenizer, tier3)
+    elif raw > room:
         tier2, tried = None, False
         if raw <= tier2_ratio * budget:
             tier2, tried = _tier2(encoded, room, kind, name, task, tokenizer, notes)
@@ -90,6 +93,20 @@ def compress(
         notes=tuple(notes),
         retention=retention.to_dict(missed),
     )
+
+
+def _packed(encoded: Encoded, room: int, tier2: bool, kind: str, name: str, task: str | None,
+            tokenizer: Tokenizer, mode: str) -> tuple[int, str]:
+    """Tier 2 (the plan packed, every must-keep unit in, no marker) when raw is within the
+    tier 2 ratio and the must-keep units fit; else tier 3 (the same plan with the marker, or
+    the head cut)."""
+    plan = PLANS[kind](encoded, tokenizer, name, task_words(task))
+    content = pack(plan, room, encoded.recount) if tier2 else None
+    if content is not None:
+        return 2, content
+    if mode == "salient":
+        content = pack(plan, room, encoded.recount, marker)
+    return 3, content if content is not None else head_cut(encoded, room, tokenizer)
 
 
 def _tier3(encoded: Encoded, room: int, kind: str, name: str, task: str | None,

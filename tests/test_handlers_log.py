@@ -24,7 +24,7 @@ def test_traceback_kept_whole_with_final_exception_line(sample) -> None:  # type
     assert block in content
     assert "decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]" in content
     assert "WARNING slow query" in content
-    assert "info lines omitted)" in content
+    assert re.search(r"\.\.\. \(\d+ lines omitted\)\n", content)
     lines = sample("traceback.log").splitlines(keepends=True)
     assert content.startswith("".join(lines[:10])) and content.endswith("".join(lines[-10:]))
 
@@ -89,7 +89,7 @@ def test_has_level_answers_as_the_reference_pattern() -> None:
 
 def _reference_important_lines(lines: list[str]) -> list[bool]:
     """important_lines as it read line by line, before the one-pass scan."""
-    from ctxguard.handlers.log import _PY_TB_END, _PY_TB_START, _SECTION, _STACK_LINE
+    from ctxguard.handlers.log import _PY_TB_START, _SECTION, _STACK_LINE
 
     marks = [False] * len(lines)
     in_trace = False
@@ -99,9 +99,7 @@ def _reference_important_lines(lines: list[str]) -> list[bool]:
         if in_trace:
             marks[i] = True
             if not line.startswith((" ", "\t")) and not _PY_TB_START.match(line):
-                in_trace = not _PY_TB_END.match(line) and bool(line.strip()) and i + 1 < len(lines)
-                if line.startswith(("During handling", "The above exception")):
-                    in_trace = True
+                in_trace = False  # the `Type: message` line, in column 0, ends it
             continue
         if is_important(line) or _SECTION.match(line):
             marks[i] = True
@@ -146,3 +144,33 @@ def test_template_matches_the_plain_alternation_it_speeds_up() -> None:
         line = "".join(rng.choice(alphabet) for _ in range(rng.randrange(40)))
         assert template(line) == plain.sub("#", line.strip()), line
     assert template("job 0x1F at deadbeef99 took 12ms") == "job # at # took #ms"
+
+
+def test_logcat_single_letter_levels_are_errors_and_warnings(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("logcat-threadtime.log")
+    record = compress_text(text, int(independent_count(text) * 0.2), name="device.log")
+    assert record["tier"] == 3
+    for line in text.splitlines():
+        if " E AndroidRuntime: " in line or " W ActivityManager: Unable to start service" in line[:80]:
+            assert line.split(": ", 1)[1][:40] in record["content"], line
+    assert is_important("E1123 12:34:56.789012  4242 server.cc:88] connection reset")
+    assert is_important("W/ActivityManager(  512): Unable to start service")
+    assert not is_important("03-17 16:13:38.811  1702  2395 D WindowManager: drawn")
+
+
+def test_a_cut_log_uses_its_budget(sample) -> None:  # type: ignore[no-untyped-def]
+    """Tier 3 fills the budget, not just the head, tail and errors (861 of 60,000 tokens once)."""
+    text = sample("logcat-threadtime.log")
+    raw = independent_count(text)
+    for share in (0.9, 0.6, 0.3):
+        budget = int(raw * share)
+        record = compress_text(text, budget, name="device.log")
+        assert 0.95 * budget <= independent_count(record["content"]) <= budget, (share, record["tier"])
+
+
+@pytest.mark.parametrize("share", [0.3, 0.5, 0.7, 0.9])
+def test_traceback_lines_never_shown_without_the_exception_line(sample, share: float) -> None:  # type: ignore[no-untyped-def]
+    text = sample("traceback.log") * 3
+    content = compress_text(text, int(independent_count(text) * share), name="w.log")["content"]
+    if '  File "/app/parse.py", line 14, in parse\n' in content:
+        assert "decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]" in content

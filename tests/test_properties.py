@@ -125,3 +125,29 @@ def test_redaction_never_changes_the_line_structure(lines: list[tuple[str, str]]
 
     text = "".join(body + ending for body, ending in lines)
     assert endings(redact(text).text) == endings(text)
+
+
+LOG_LINE = st.sampled_from([
+    "2024-05-01 10:00:{n:02d} INFO processing batch {n}\n",
+    "2024-05-01 10:00:{n:02d} ERROR batch {n} failed: timeout after {n}s\n",
+    "2024-05-01 10:00:{n:02d} WARNING slow query on shard {n}\n",
+    "Traceback (most recent call last):\n", '  File "app{n}.py", line {n}, in run\n', "    run()\n",
+    "ValueError: bad value {n}\n", "KeyError: 'k{n}'\n", "E1123 12:00:{n:02d}.000001  42 rpc.cc:{n}] reset\n",
+    "03-17 16:13:{n:02d}.811  1702  2395 W Tag{n}: slow\n", "\n",
+])
+LOG = st.lists(st.tuples(LOG_LINE, st.integers(0, 59)), min_size=1, max_size=200).map(
+    lambda rows: "".join(line.format(n=n) for line, n in rows))
+
+
+@FAST
+@given(text=LOG, shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
+def test_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(text: str, shares: tuple[float, float]) -> None:
+    from ctxguard import probes
+
+    tokenizer = get_tokenizer()
+    raw = tokenizer.count(text)
+    small, big = sorted(max(32, int(raw * share)) for share in shares)
+    found = probes.extract("log", text, "x.log")
+    kept = [{p for p in found if probes.measure("log", text, compress(
+        text, budget, tokenizer=tokenizer, artifact_type="log").content, [p]).kept} for budget in (small, big)]
+    assert kept[0] <= kept[1]

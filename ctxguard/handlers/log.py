@@ -5,10 +5,12 @@ import bisect
 import itertools
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ctxguard.handlers.base import Context, RememberLast, collapse, mentions, plural
+from ctxguard.handlers.base import RememberLast, mentions
+from ctxguard.plan import Plan, Unit, costs
+from ctxguard.tokens import Encoded, Tokenizer
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]")
 # Level words and failure phrases. Python's re skips ahead fast only through a pattern that
@@ -27,16 +29,26 @@ _LEVEL_WORD = re.compile(
 )
 _LEVEL_AT_START = re.compile(r"::(?:error|warning)\b|E {2,}\S")
 _WORD_CHAR = re.compile(r"\w")
+# Single-letter levels at a line's start: Android logcat (threadtime `03-17 16:13:38.811  1702
+# 2395 W Tag:` and brief `E/Tag( 123):`) and glog (`E1123 12:34:56.789012 …`); W, E, F(atal), A(ssert).
+LETTER_LEVEL = re.compile(
+    r"^(?:\d\d-\d\d \d\d:\d\d:\d\d\.\d+\s+\d+\s+\d+\s+[WEFA]\s|[WEF]\d{4} \d\d:\d\d:\d\d\.\d+\s"
+    r"|[WEFA]/[^\s(:]+\s*\(\s*\d+\):)",
+    re.M,
+)
 
 
 def has_level(line: str) -> bool:
-    """An error/warning level word (whole word), a failure phrase or a CI error annotation."""
+    """An error/warning level word (whole word), a failure phrase, a CI error annotation or a
+    single-letter level (logcat, glog)."""
     for hint in _LEVEL_HINT.finditer(line):
         start = hint.start()
         if line[start] == "#" or not start or not _WORD_CHAR.match(line, start - 1):
             if _LEVEL_WORD.match(line, start):
                 return True
-    return line[:1] in (":", "E") and _LEVEL_AT_START.match(line) is not None
+    if line[:1] in (":", "E") and _LEVEL_AT_START.match(line) is not None:
+        return True
+    return LETTER_LEVEL.match(line) is not None
 
 
 _JSON_LEVEL = re.compile(r'"(?:level|severity|lvl|levelname|log\.level)"\s*:\s*"([^"]*)"', re.I)
@@ -44,25 +56,10 @@ _BAD_JSON_LEVELS = {"error", "err", "warn", "warning", "fatal", "critical", "cri
                     "emerg", "alert", "severe"}
 _SECTION = re.compile(r"^(?:={3,}|_{3,}|-{3,}) .* (?:={3,}|_{3,}|-{3,})$|^##\[group\]")
 _PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):")
-_PY_TB_END = re.compile(r"^\s*[\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Fault|error)\b.*$")
 _STACK_LINE = re.compile(r"^\s+(?:at |\.\.\. \d+ more|File \"|[\w./<>-]+:\d+)|^\s*Caused by:|^goroutine \d+")
 EDGE = 10  # lines kept intact at each end of a log
 
 
-@dataclass(frozen=True)
-class _Level:
-    min_run: int  # runs of ordinary lines shorter than this stay
-    repeats: int | None  # identical important templates kept at most this many times
-    max_line: int  # important lines longer than this are cut (with a count)
-
-
-_LEVELS = (
-    _Level(min_run=3, repeats=None, max_line=10**9),
-    _Level(min_run=1, repeats=None, max_line=10**9),
-    _Level(min_run=1, repeats=3, max_line=10**9),
-    _Level(min_run=1, repeats=1, max_line=2000),
-    _Level(min_run=1, repeats=1, max_line=400),
-)
 # Every branch starts with a digit or a-f: the lookahead lets the engine pass over other
 # positions without trying each branch (~17 % faster on the corpus logs, same matches).
 _TEMPLATE = re.compile(r"(?=[\da-f])(?:0x[0-9a-fA-F]+|\d+|[0-9a-f]{8,})")
@@ -161,7 +158,7 @@ def _scan(text: str) -> Scan:
             pos = starts[line + 1]  # one hit is enough: go on from the next line
         return found
 
-    maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT)
+    maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL)
     marked = at(_AT_LINE_START)
     return _scan_lines(lines, sorted(maybe | marked), sorted(marked))
 
@@ -256,59 +253,84 @@ def important_lines(text: str, task_words: frozenset[str] = frozenset()) -> list
 
 
 def _mark_traceback(lines: list[str], start: int, marks: list[bool]) -> int:
-    """Mark a Python traceback through its `Type: message` line (and chained ones after
-    "During handling ..."); return the index after it."""
+    """Mark a Python traceback through its `Type: message` line, the first line in column 0
+    after it (as Lines.kind reads it); return the index after it."""
     i = start
     while i < len(lines):
         line = lines[i]
         marks[i] = True
         if not line.startswith((" ", "\t")) and not _PY_TB_START.match(line):
-            go_on = not _PY_TB_END.match(line) and bool(line.strip()) and i + 1 < len(lines)
-            if not go_on and not line.startswith(("During handling", "The above exception")):
-                return i + 1
+            return i + 1
         i += 1
     return i
 
 
-class LogHandler:
-    """Head and tail intact; in between, only what went wrong."""
-
-    name = "log"
-
-    def candidates(self, text: str, ctx: Context) -> Iterator[str]:
-        lines = scan(text).lines
-        if len(lines) <= 2 * EDGE:
-            return
-        important = important_lines(text, ctx.task_words)
-        for level in _LEVELS:
-            yield "".join(_render(lines, important, level))
-
-    def validate(self, raw: str, compressed: str) -> str | None:
-        return None
+MAX_LINE = 2000  # characters of one line shown at most once a log is cut
+CONTEXT = 2  # lines shown before the first occurrence of each error template
 
 
-def _render(lines: list[str], important: list[bool], level: _Level) -> list[str]:
-    keep = list(important)
-    shown = list(lines)
-    seen: dict[str, int] = {}
-    for i in range(EDGE, len(lines) - EDGE):
-        if not keep[i]:
+def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
+    """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the first and
+    last line, the first occurrence of every error or warning template (with its count), and the
+    first and last EDGE lines. Then each traceback's start and last frames (never without its
+    `Type: message` end), stack frames, sections and lines naming the task, a few lines before
+    each first error; then repeats and the rest of the tracebacks; then everything else, from
+    the end backwards."""
+    read = scan(encoded.text)
+    lines = list(read.lines)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    n = len(lines)
+    shown = [line if len(line) <= MAX_LINE + 64 else
+             f"{line[:MAX_LINE]}... ({len(line.rstrip()) - MAX_LINE} chars omitted)\n" for line in lines]
+    rank: list[tuple[float, int]] = [(6.0, n - i) for i in range(n)]
+    must = [False] * n
+    anchors: dict[int, tuple[int, ...]] = {}
+
+    def lift(i: int, level: float, to: int | None = None) -> None:
+        if (level, i) < rank[i]:
+            rank[i] = (level, i)
+        if to is not None and to != i and i not in anchors:
+            anchors[i] = (to,)
+
+    firsts: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    trace: list[int] = []
+    for i in sorted(read.kinds):
+        kind = read.kinds[i]
+        if kind in ("start", "inside"):
+            trace.append(i)
             continue
-        if level.repeats is not None:
-            key = template(lines[i])
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > level.repeats and not _PY_TB_END.match(lines[i]):
-                keep[i] = False
-                continue
-        if len(lines[i]) > level.max_line:
-            cut = len(lines[i]) - level.max_line
-            shown[i] = f"{lines[i][: level.max_line]}... ({cut} chars omitted)\n"
-    for i in list(range(EDGE)) + list(range(len(lines) - EDGE, len(lines))):
-        keep[i] = True
-    def marker(run: range) -> str:
-        repeats = sum(1 for i in run if important[i])
-        if not repeats:
-            return f"... ({plural(len(run), 'info line')} omitted)\n"
-        return f"... ({plural(len(run), 'line')} omitted, {repeats} of them repeated warnings/errors)\n"
-
-    return collapse(shown, keep, marker, level.min_run)
+        if kind == "end":
+            for depth, j in enumerate(reversed(trace)):  # never shown without their end
+                lift(j, 2.0 if depth < 3 or j == trace[0] else 4.0, i)
+            trace = []
+        key = template(lines[i])
+        counts[key] = counts.get(key, 0) + 1
+        if key in firsts:
+            lift(i, 4.0)
+            continue
+        firsts[key] = i
+        lowered = lines[i].lower()
+        lift(i, 1.5 if "warn" in lowered and "error" not in lowered else 1.0)
+        must[i] = True
+        for j in range(max(0, i - CONTEXT), i):
+            lift(j, 2.8, i)
+    for key, i in firsts.items():
+        if counts[key] > 1:
+            shown[i] = shown[i].rstrip("\r\n") + f"  ({counts[key]} occurrences)\n"
+    head = None  # stack frames, sections and task lines: each run shown with its first line
+    for i, marked in enumerate(important_lines(encoded.text, task_words)):
+        head = (i if head is None else head) if marked else None
+        if marked and rank[i][0] > 2.5 and read.kinds.get(i) not in ("start", "inside"):
+            lift(i, 2.5, head)
+    for i in [*range(min(EDGE, n)), *range(max(0, n - EDGE), n)]:
+        lift(i, 3.0)
+        must[i] = True
+    filled = [i for i in range(n) if lines[i].strip()]
+    for order, i in enumerate(filled[-1:] + filled[:1]):  # the last line (the outcome) first
+        rank[i] = (0.0, order)
+        must[i] = True
+    raw, cost = costs(lines, shown, encoded, tokenizer)
+    units = [Unit(shown[i], cost[i], raw[i], rank[i], must[i], anchors.get(i, ())) for i in range(n)]
+    return Plan(units, encoded.count)

@@ -1,0 +1,108 @@
+"""One packer for every cut: a plan and a room in tokens -> the content.
+
+Units are taken by priority while they fit, each with the units it anchors to: first the
+`must` units, in order, until one does not fit; then the others, where a unit too big for what
+is left is passed over for smaller ones after it, so the room is filled. The kept units
+are shown in their order, each run left out replaced by the plan's gap line, whose tokens are
+counted. The result is counted exactly and, if the joins made it bigger than the estimate,
+packed again into a room smaller by the excess.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ctxguard.plan import Plan, Unit
+
+_TRIES = 4
+
+
+def pack(plan: Plan, room: int, count: Callable[[str], int],
+         marker: Callable[[int], str] | None = None) -> str | None:
+    """The content of plan within room tokens, or None.
+
+    Without a marker (tier 2) every `must` unit is kept, or there is no content (None). With
+    one (tier 3) the must units are kept as far as they fit, and the marker line, given the raw
+    tokens not shown, ends the content.
+    """
+    units = plan.units
+    order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
+    gap = count(plan.gap(max(2, len(units))))  # the widest gap line
+    limit = room - count(plan.prefix) - (count("\n" + marker(plan.total)) if marker else 0)
+    for _ in range(_TRIES):
+        chosen = _choose(units, order, gap, limit, must=marker is None)
+        if chosen is None:
+            return None
+        content = render(plan, chosen, marker)
+        over = count(content) - room
+        if over <= 0:
+            return content
+        limit -= over + 2
+    return None
+
+
+def _choose(units: Sequence[Unit], order: list[int], gap: int, limit: int, must: bool) -> list[bool] | None:
+    n = len(units)
+    chosen = [False] * n
+    used = [gap if n else 0]  # everything left out is one gap
+
+    def take(i: int) -> bool:
+        """Choose i and what it anchors to, if they fit; else change nothing."""
+        group = [j for j in _closure(units, i) if not chosen[j]]
+        before = used[0]
+        for j in group:
+            left = j == 0 or chosen[j - 1]
+            right = j == n - 1 or chosen[j + 1]
+            # Choosing j closes a gap (both sides kept), shortens one (one side) or splits one.
+            used[0] += units[j].cost + (-gap if left and right else 0 if left or right else gap)
+            chosen[j] = True
+        if used[0] <= limit:
+            return True
+        for j in group:
+            chosen[j] = False
+        used[0] = before
+        return False
+
+    for i in order:
+        if units[i].must and not chosen[i] and not take(i):
+            if must:
+                return None
+            # Tier 3: no must unit is passed over for a later one, so a bigger room keeps every
+            # must unit a smaller one kept (the units that carry the probes).
+            break
+    for i in order:
+        if not chosen[i] and not units[i].must:
+            take(i)
+    return chosen
+
+
+def _closure(units: Sequence[Unit], i: int) -> list[int]:
+    """i and every unit it anchors to, directly or through another, anchors first."""
+    seen: list[int] = []
+    stack = [i]
+    while stack:
+        j = stack.pop()
+        if j not in seen:
+            seen.append(j)
+            stack.extend(units[j].anchors)
+    return sorted(seen)
+
+
+def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | None = None) -> str:
+    """The chosen units in order with a gap line for each run left out (and the marker)."""
+    out = [plan.prefix]
+    run = 0
+    shown_raw = 0
+    for unit, kept in zip(plan.units, chosen):
+        if kept:
+            if run:
+                out.append(plan.gap(run))
+                run = 0
+            out.append(unit.text)
+            shown_raw += unit.raw
+        else:
+            run += 1
+    if run:
+        out.append(plan.gap(run))
+    if marker is not None:
+        out.append(marker(max(1, plan.total - shown_raw)))
+    return "".join(out)

@@ -1,0 +1,51 @@
+"""An artifact as a plan: units to show, what each costs, how early a cut takes it.
+
+A plan is what a type knows about its artifact (ctxguard.handlers); the packer
+(ctxguard.packer) knows only plans. Units are shown in their order; a run of units left out is
+shown as one gap line the plan writes, and whose tokens the packer counts.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ctxguard.tokens import Encoded, Tokenizer
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One line or block of the artifact, as it is shown when it is kept."""
+
+    text: str  # ends with a line break
+    cost: int  # tokens of `text`
+    raw: int  # tokens of the raw text it stands for (what a marker says is left out)
+    priority: tuple[float, int]  # taken in this order, lowest first
+    must: bool = False  # tier 2 keeps it whatever the room, or is not possible
+    anchors: tuple[int, ...] = ()  # units it is never shown without (a header, a traceback's end)
+
+
+def omitted_lines(n: int) -> str:
+    """The default gap: how many lines a run left out."""
+    return f"... ({n} line omitted)\n" if n == 1 else f"... ({n} lines omitted)\n"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The units of one artifact, its raw token count, and how its gaps read."""
+
+    units: Sequence[Unit]
+    total: int
+    gap: Callable[[int], str] = omitted_lines
+    prefix: str = ""  # shown before the units, always (a cut diff's file list)
+    notes: tuple[str, ...] = field(default=())
+
+
+def costs(lines: Sequence[str], shown: Sequence[str], encoded: Encoded, tokenizer: Tokenizer) -> tuple[list[int], list[int]]:
+    """Tokens of each raw line and of each line as shown: from the one encode when the lines
+    are the encoded text, each shown line that differs from its raw line counted on its own."""
+    joined = "".join(lines)
+    if joined == encoded.text or joined == encoded.text + "\n":
+        raw = encoded.segment_counts(lines)
+    else:  # (a text changed on reading, e.g. colour codes removed)
+        raw = [tokenizer.count(line) for line in lines]
+    return raw, [r if s is line else tokenizer.count(s) for r, s, line in zip(raw, shown, lines)]

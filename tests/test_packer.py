@@ -1,0 +1,88 @@
+"""The packer: a plan and a room -> content within the room, must-keep units and anchors kept."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxguard.packer import pack
+from ctxguard.plan import Plan, Unit
+from ctxguard.tiers import marker
+from ctxguard.tokens import get_tokenizer
+
+TOKENIZER = get_tokenizer()
+
+
+def _plan(lines: list[str], priorities: list[float], must: set[int] = frozenset(),  # type: ignore[assignment]
+          anchors: dict[int, tuple[int, ...]] | None = None) -> Plan:
+    counts = [TOKENIZER.count(line) for line in lines]
+    units = [Unit(line, c, c, (p, i), i in must, (anchors or {}).get(i, ()))
+             for i, (line, c, p) in enumerate(zip(lines, counts, priorities))]
+    return Plan(units, TOKENIZER.count("".join(lines)))
+
+
+LINES = [f"line {i} says something about item {i * 7}\n" for i in range(40)]
+
+
+def test_everything_fits_is_the_text_itself() -> None:
+    plan = _plan(LINES, [1.0] * 40)
+    assert pack(plan, 10_000, TOKENIZER.count) == "".join(LINES)
+
+
+def test_takes_by_priority_and_marks_each_gap_with_its_size() -> None:
+    priorities = [5.0] * 40
+    priorities[3] = priorities[30] = 0.0
+    content = pack(_plan(LINES, priorities), 40, TOKENIZER.count)
+    assert content is not None and TOKENIZER.count(content) <= 40
+    assert content.startswith("... (3 lines omitted)\nline 3 says")
+    assert "line 30 says" in content
+
+
+def test_must_keep_units_that_do_not_fit_give_no_tier2() -> None:
+    assert pack(_plan(LINES, [1.0] * 40, must=set(range(40))), 100, TOKENIZER.count) is None
+
+
+def test_marker_states_the_raw_tokens_not_shown() -> None:
+    plan = _plan(LINES, [float(i) for i in range(40)])
+    content = pack(plan, 120, TOKENIZER.count, marker)
+    assert content is not None and TOKENIZER.count(content) <= 120
+    omitted = int(re.search(r"remaining (\d+) tokens omitted", content).group(1))  # type: ignore[union-attr]
+    shown = [line for line in LINES if line in content]
+    assert omitted == plan.total - sum(TOKENIZER.count(line) for line in shown)
+
+
+def test_an_anchor_is_shown_with_what_needs_it() -> None:
+    priorities = [9.0] * 40
+    priorities[20] = 0.0  # wanted first, but never without line 2 (its header)
+    content = pack(_plan(LINES, priorities, anchors={20: (2,)}), 40, TOKENIZER.count)
+    assert content is not None and "line 20 says" in content and "line 2 says" in content
+
+
+def test_a_unit_too_big_is_passed_over_and_the_room_filled() -> None:
+    lines = ["x " * 300 + "\n", *LINES[:10]]
+    content = pack(_plan(lines, [0.0] + [1.0] * 10), 150, TOKENIZER.count)
+    assert content is not None and all(line in content for line in LINES[:10])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=40), st.integers(10, 400),
+       st.booleans())
+def test_never_over_room_and_deterministic(priorities: list[float], room: int, cut: bool) -> None:
+    plan = _plan(LINES[: len(priorities)], priorities)
+    content = pack(plan, room, TOKENIZER.count, marker if cut else None)
+    if content is not None:
+        assert TOKENIZER.count(content) <= room
+        assert content == pack(plan, room, TOKENIZER.count, marker if cut else None)
+
+
+@pytest.mark.parametrize("room", [20, 60, 200, 500])
+def test_the_room_is_filled(room: int) -> None:
+    """What is left is smaller than any unit left out with its gap."""
+    plan = _plan(LINES, [float(i % 7) for i in range(40)])
+    content = pack(plan, room, TOKENIZER.count)
+    assert content is not None
+    left = [u for u in plan.units if u.text not in content]
+    if left:
+        assert room - TOKENIZER.count(content) < min(u.cost for u in left) + 8

@@ -88,21 +88,43 @@ def _closure(units: Sequence[Unit], i: int) -> list[int]:
 
 
 def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | None = None) -> str:
-    """The chosen units in order with a gap line for each run left out (and the marker)."""
+    """The chosen units in order, each run left out marked, and the marker.
+
+    A run of whole lines is the plan's gap line; a run inside a line (sentences of a paragraph)
+    is `(…)` in place.
+    """
     out = [plan.prefix]
-    run = 0
+    mid = False  # the output so far ends inside a line
+    ends = 0  # line ends among the units of the current run
+    last: Unit | None = None  # the run's last unit
     shown_raw = 0
+
+    def close() -> None:
+        nonlocal mid, ends
+        if mid and ends:
+            out.append("(…)\n")  # the rest of the line that was being shown
+            mid, ends = False, ends - 1
+        if ends:
+            out.append(plan.gap(ends))
+        if last is not None and not last.text.endswith("\n"):
+            out.append("(…) ")  # the next unit shown starts inside a line, or goes on in one
+            mid = True
+
     for unit, kept in zip(plan.units, chosen):
-        if kept:
-            if run:
-                out.append(plan.gap(run))
-                run = 0
-            out.append(unit.text)
-            shown_raw += unit.raw
-        else:
-            run += 1
-    if run:
-        out.append(plan.gap(run))
+        if not kept:
+            ends += unit.text.endswith("\n")
+            last = unit
+            continue
+        if last is not None:
+            close()
+            ends, last = 0, None
+        out.append(unit.text)
+        mid = not unit.text.endswith("\n")
+        shown_raw += unit.raw
+    if last is not None:
+        close()
+        if mid:
+            out.append("\n")
     if marker is not None:
         out.append(marker(max(1, plan.total - shown_raw)))
     return "".join(out)

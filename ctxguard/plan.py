@@ -1,8 +1,9 @@
 """An artifact as a plan: units to show, what each costs, how early a cut takes it.
 
 A plan is what a type knows about its artifact (ctxguard.handlers); the packer
-(ctxguard.packer) knows only plans. Units are shown in their order; a run of units left out is
-shown as one gap line the plan writes, and whose tokens the packer counts.
+(ctxguard.packer) knows only plans. Units are shown in their order; a run of whole lines left out
+is shown as one gap line the plan writes, a run inside a line as `(…)`, and the packer counts
+their tokens.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ctxguard.tokens import Encoded, Tokenizer
 class Unit:
     """One line or block of the artifact, as it is shown when it is kept."""
 
-    text: str  # ends with a line break
+    text: str  # a line, ending with its line break, or a piece of one (a sentence)
     cost: int  # tokens of `text`
     raw: int  # tokens of the raw text it stands for (what a marker says is left out)
     priority: tuple[float, int]  # taken in this order, lowest first

@@ -37,7 +37,6 @@ from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import SHRINK_LEVELS, shrink, shrink_lengths
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import EDGE
-from ctxguard.handlers.markdown import blocks
 from ctxguard.tiers import handler_context, marker, tokens_per_char
 from ctxguard.tokens import Encoded, Tokenizer
 
@@ -250,34 +249,6 @@ def file_offset(path: str) -> float:
     return 3.0 if is_excluded(path, GENERATED) else 1.0 if TESTS_DOCS.search(path) else 0.0
 
 
-def _markdown_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
-    lines: list[str] = []
-    priority: list[tuple[float, int]] = []
-    for block in blocks(text):
-        for j, line in enumerate(block.lines):
-            position = len(lines)
-            if block.kind == "heading" or _OPEN_TASK.match(line):
-                level = 0.0
-            elif block.kind == "table":
-                level = 1.0 if j < 2 else 4.0
-            elif block.kind == "code":
-                first_inner = j == 1 or (j == 0) or j == len(block.lines) - 1
-                level = 1.0 if first_inner else 5.0
-            elif block.kind == "front":
-                level = 2.0
-            elif block.kind in ("task", "item"):
-                level = 3.0
-            elif block.kind == "blank":
-                level = 6.0
-            else:
-                level = 4.0
-            lines.append(line)
-            priority.append((level, position))
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    return lines, lines, priority, ""
-
-
 def _text_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines = _split(text)
     n = len(lines)
@@ -298,7 +269,7 @@ def _text_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
 
 
 _PLANS: dict[str, Callable[[str, str, Tokenizer, int], Plan]] = {
-    "diff": _diff_plan, "markdown": _markdown_plan, "text": _text_plan,
+    "diff": _diff_plan, "text": _text_plan,
 }
 
 

@@ -1,14 +1,13 @@
 """The explicit registry of Tier 2 handlers, one per artifact type, and of the types that are
-planned and packed instead (ctxguard.plan, ctxguard.packer): logs, so far."""
+planned and packed instead (ctxguard.plan, ctxguard.packer)."""
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxguard.handlers import log
+from ctxguard.handlers import log, markdown
 from ctxguard.handlers.base import Context, Handler
 from ctxguard.handlers.diff import DiffHandler
 from ctxguard.handlers.json import JsonHandler
-from ctxguard.handlers.markdown import MarkdownHandler
 from ctxguard.handlers.text import TextHandler
 from ctxguard.plan import Plan
 from ctxguard.tokens import Encoded, Tokenizer
@@ -16,12 +15,11 @@ from ctxguard.tokens import Encoded, Tokenizer
 HANDLERS: dict[str, Handler] = {
     "diff": DiffHandler(),
     "json": JsonHandler(),
-    "markdown": MarkdownHandler(),
     "text": TextHandler(),
 }
 
 # (encoded text, tokenizer, artifact name, task words) -> the artifact's plan
 Planner = Callable[[Encoded, Tokenizer, str, frozenset[str]], Plan]
-PLANS: dict[str, Planner] = {"log": log.plan}
+PLANS: dict[str, Planner] = {"log": log.plan, "markdown": markdown.plan}
 
 __all__ = ["HANDLERS", "PLANS", "Context", "Handler"]

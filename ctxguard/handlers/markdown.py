@@ -1,12 +1,12 @@
-"""Markdown plans and PRDs: headings, tables, code, task items and front matter kept; prose condensed."""
+"""Markdown plans and PRDs as plans: headings, tables, code and task items first; prose condensed."""
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ctxguard.handlers.base import Context, RememberLast
+from ctxguard.handlers.base import RememberLast, mentions
+from ctxguard.plan import Plan, Unit, costs
+from ctxguard.tokens import Encoded, Tokenizer
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
@@ -14,18 +14,6 @@ _TABLE = re.compile(r"^\s*\|")
 _TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]{3,}")
-_ACTION = frozenset(
-    """must shall should will add adds remove removes implement implements fix fixes build
-    builds create creates update updates replace replaces migrate deploy support require
-    requires ensure ensures return returns fail fails block blocks deliver ship test tests
-    validate measure rollout rollback deprecate delete store send reject accept allow deny""".split()
-)
-_FILLER = frozenset(
-    """this that with from have been were will would there their which about into than then
-    also some more most very just such when what your they them only over each other these
-    those could should""".split()
-)
 
 
 @dataclass(frozen=True)
@@ -88,105 +76,61 @@ def _kind(line: str) -> str:
     return "prose"
 
 
-@dataclass(frozen=True)
-class _Level:
-    share: float  # share of each paragraph's sentences kept (at least one)
-    item_sentences: int | None  # list items keep this many sentences (None: all)
+_OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 
 
-_LEVELS = (
-    _Level(share=0.75, item_sentences=None),
-    _Level(share=0.5, item_sentences=None),
-    _Level(share=0.34, item_sentences=2),
-    _Level(share=0.0, item_sentences=1),
-)
+def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
+    """A markdown document as units: lines, and the sentences of prose and list items. Kept by
+    tier 2 whatever the room: headings, task items, tables and code blocks. Taken first:
+    headings, open task items, tables (their header rows before other rows), code (never
+    without its fences); then front matter, lines naming the task, the first sentence of each
+    paragraph and list item; then the rest in document order. Prose is never shown without its
+    section's heading."""
+    pieces: list[str] = []
+    rank: list[tuple[float, int]] = []
+    must: list[bool] = []
+    anchors: list[tuple[int, ...]] = []
+    heading: tuple[int, ...] = ()
+
+    def add(text: str, level: float, keep: bool = False, to: tuple[int, ...] = ()) -> int:
+        if task_words and level > 1.8 and mentions(text, task_words):
+            level = 1.8
+        pieces.append(text)
+        rank.append((level, len(rank)))
+        must.append(keep)
+        anchors.append(to)
+        return len(pieces) - 1
+
+    for block in blocks(encoded.text):
+        first = len(pieces)
+        last = first + len(block.lines) - 1
+        for j, line in enumerate(block.lines):
+            if block.kind == "heading":
+                heading = (add(line, 0.0, True),)
+            elif block.kind == "task":
+                add(line, 0.5 if _OPEN_TASK.match(line) else 1.0, True)
+            elif block.kind == "table":  # header and separator rows first, the others with them
+                add(line, 1.0 if j < 2 else 1.5, True, () if j < 2 else (first, first + 1))
+            elif block.kind == "code":  # fenced: inner lines never without both fences
+                fenced = _FENCE.match(block.lines[-1]) is not None and last > first
+                inner = 0 < j < len(block.lines) - 1 or not fenced and j > 0
+                level = 1.5 if j > 1 and inner else 1.0  # the fences and the first line first
+                add(line, level, True, ((first, last) if fenced else (first,)) if inner else ())
+            elif block.kind == "front":
+                add(line, 1.6)
+            elif block.kind == "blank":
+                add(line, 2.5)
+            else:  # prose and list items: the first sentence, then the others
+                for k, sentence in enumerate(_sentences(line)):
+                    add(sentence, 2.0 if k == 0 and (j == 0 or block.kind == "item") else 3.0, to=heading)
+    if pieces and not pieces[-1].endswith("\n"):
+        pieces[-1] += "\n"
+    raw, cost = costs(pieces, pieces, encoded, tokenizer)
+    units = [Unit(pieces[i], cost[i], raw[i], rank[i], must[i], anchors[i]) for i in range(len(pieces))]
+    return Plan(units, encoded.count)
 
 
-class MarkdownHandler:
-    """Outline and hard facts stay; paragraphs keep their most telling sentences."""
-
-    name = "markdown"
-
-    def candidates(self, text: str, ctx: Context) -> Iterator[str]:
-        parts = _dedupe(blocks(text))
-        keywords = keywords_of(text) | ctx.task_words
-        ranked: dict[str, _Ranked] = {}  # each paragraph's sentences ranked once, for every level
-        for level in _LEVELS:
-            yield "".join(_render(block, level, keywords, ranked) for block in parts)
-
-    def validate(self, raw: str, compressed: str) -> str | None:
-        missing = [b.text for b in blocks(raw) if b.kind in ("heading", "task") and b.text not in compressed]
-        return f"lost {len(missing)} headings or task items" if missing else None
-
-
-def _dedupe(parts: list[Block]) -> list[Block]:
-    """Drop repeated examples: a code block or paragraph seen before becomes a short note."""
-    seen: set[str] = set()
-    out: list[Block] = []
-    for block in parts:
-        if block.kind in ("code", "prose") and len(block.text) > 40:
-            key = " ".join(block.text.split())
-            if key in seen:
-                out.append(Block("note", (f"(repeated {block.kind} omitted)\n",)))
-                continue
-            seen.add(key)
-        out.append(block)
-    return out
-
-
-def _keywords(text: str) -> frozenset[str]:
-    """The document's key nouns: its most frequent longer words that are not filler."""
-    counts = Counter(map(str.lower, _WORD.findall(text)))
-    for word in _FILLER.intersection(counts):  # (insertion order, which breaks ties, is kept)
-        del counts[word]
-    return frozenset(word for word, _ in counts.most_common(25))
-
-
-keywords_of = RememberLast(_keywords)  # the tier 2 walk and the cut's structural form both ask
-
-# A paragraph's sentences, and their indices from most to least telling.
-_Ranked = tuple[list[str], list[int]]
-
-
-def _render(block: Block, level: _Level, keywords: frozenset[str], ranked: dict[str, _Ranked]) -> str:
-    if block.kind == "prose":
-        paragraph = "".join(block.lines)
-        if paragraph not in ranked:
-            ranked[paragraph] = _rank(paragraph, keywords)
-        return _condense(paragraph, *ranked[paragraph], level.share)
-    if block.kind == "item" and level.item_sentences is not None:
-        line = block.lines[0]
-        indent = line[: len(line) - len(line.lstrip())]
-        body = line.strip()
-        sentences = _SENTENCE.split(body)
-        if len(sentences) > level.item_sentences:
-            return indent + " ".join(sentences[: level.item_sentences]) + " (…)\n"
-    if block.kind == "blank":
-        return "\n"
-    return block.text
-
-
-def _rank(paragraph: str, keywords: frozenset[str]) -> _Ranked:
-    sentences = _SENTENCE.split(" ".join(paragraph.split()))
-    if len(sentences) == 1:
-        return sentences, [0]
-    return sentences, sorted(range(len(sentences)), key=lambda i: (-_score(sentences[i], keywords), i))
-
-
-def _condense(paragraph: str, sentences: list[str], ranking: list[int], share: float) -> str:
-    keep_n = max(1, round(len(sentences) * share))
-    if keep_n >= len(sentences):
-        return paragraph
-    chosen = sorted(ranking[:keep_n])
-    return " ".join(sentences[i] for i in chosen) + " (…)\n"
-
-
-def _score(sentence: str, keywords: frozenset[str]) -> float:
-    words = [w.lower() for w in _WORD.findall(sentence)]
-    key = sum(1 for w in words if w in keywords)
-    action = sum(1 for w in words if w in _ACTION)
-    facts = sentence.count("`") // 2 + len(_DIGIT.findall(sentence)) / 4
-    return key + 2 * action + facts
-
-
-_DIGIT = re.compile(r"\d")
+def _sentences(line: str) -> list[str]:
+    """A line in sentences, each with the space after it: joined, they are the line."""
+    cuts = [m.end() for m in _SENTENCE.finditer(line)]
+    return [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)]) if a < b]

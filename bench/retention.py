@@ -45,12 +45,31 @@ def shingles(text: str) -> set[int]:
     return {hash(" ".join(words[i:i + 5])) for i in range(len(words) - 4)}
 
 
+def orphans(content: str) -> tuple[int, int]:
+    """Shown +/- lines not under their own file's `diff --git` line and a hunk header, of all
+    shown +/- lines."""
+    lost = shown = 0
+    header = hunk = False
+    for line in content.splitlines():
+        if line.startswith("diff --git "):
+            header, hunk = True, False
+        elif line.startswith("@@"):
+            hunk = header
+        elif line[:1] in ("+", "-") and not line.startswith(("+++ ", "--- ")):
+            shown += 1
+            lost += not (header and hunk)
+    return lost, shown
+
+
 class Recall:
-    """Wraps eval methods so each content's recall of its raw text is kept beside the rows."""
+    """Wraps eval methods so each content's recall of its raw text, whether it was cut (tier 3)
+    and, for diffs, its orphan lines are kept beside the rows."""
 
     def __init__(self) -> None:
         self.raw: dict[str, set[int]] = {}
         self.found: dict[tuple[str, str, int], float] = {}
+        self.cut: dict[tuple[str, str, int], bool] = {}
+        self.orphans: dict[tuple[str, str, int], tuple[int, int]] = {}
 
     def wrap(self, method: str, fn: Method) -> Method:
         def run(text: str, kind: str, name: str, budget: int) -> str:
@@ -58,9 +77,32 @@ class Recall:
             if name not in self.raw:
                 self.raw[name] = shingles(text)
             raw = self.raw[name]
-            self.found[(name, method, budget)] = len(raw & shingles(content)) / len(raw) if raw else 1.0
+            key = (name, method, budget)
+            self.found[key] = len(raw & shingles(content)) / len(raw) if raw else 1.0
+            self.cut[key] = "[TRUNCATED:" in content
+            if kind == "diff":
+                self.orphans[key] = orphans(content)
             return content
         return run
+
+
+def monotonicity(rows: list[Row], recall: Recall) -> dict[str, tuple[int, int]]:
+    """Per type: (violations, pairs): a bigger ratio with lower probe retention, or recall lower
+    by more than 0.02, for ctxguard, between neighbouring ratios of one artifact."""
+    by_artifact: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        if row.method == "ctxguard":
+            by_artifact[row.name].append(row)
+    out: dict[str, tuple[int, int]] = {}
+    for group in by_artifact.values():
+        group.sort(key=lambda r: r.ratio)
+        bad, pairs = out.get(group[0].kind, (0, 0))
+        for small, big in zip(group, group[1:]):
+            pairs += 1
+            drop = recall.found[(small.name, "ctxguard", small.budget)] - recall.found[(big.name, "ctxguard", big.budget)]
+            bad += big.retention < small.retention or drop > 0.02
+        out[group[0].kind] = (bad, pairs)
+    return out
 
 
 def figures(rows: list[Row], recall: Recall, ratios: list[float]) -> str:
@@ -69,7 +111,7 @@ def figures(rows: list[Row], recall: Recall, ratios: list[float]) -> str:
     for row in rows:
         groups[(row.kind, row.ratio, row.method)].append(row)
     header = (f"{'type':<9} {'ratio':>5}  {'method':<9} {'retention':>9} {'recall':>7} "
-              f"{'util med':>8} {'util min':>8}")
+              f"{'util med':>8} {'util min':>8} {'cut %':>6} {'orphan %':>8}")
     lines = [header, "-" * len(header)]
     for kind in sorted({r.kind for r in rows}):
         for ratio in sorted(ratios, reverse=True):
@@ -79,9 +121,14 @@ def figures(rows: list[Row], recall: Recall, ratios: list[float]) -> str:
                     continue
                 over = [r.tokens / r.budget for r in group if r.raw > r.budget]
                 util = f"{statistics.median(over):>8.3f} {min(over):>8.3f}" if over else f"{'-':>8} {'-':>8}"
+                keys = [(r.name, method, r.budget) for r in group]
+                cut = 100 * sum(recall.cut[k] for k in keys) / len(keys)
+                lost = [recall.orphans[k] for k in keys if k in recall.orphans]
+                shown = sum(n for _, n in lost)
+                orphan = f"{100 * sum(o for o, _ in lost) / shown:>8.1f}" if shown else f"{'-':>8}"
                 lines.append(f"{kind:<9} {ratio:>5.2f}  {method:<9} "
                              f"{statistics.mean(r.retention for r in group):>9.3f} "
-                             f"{statistics.mean(recall.found[(r.name, method, r.budget)] for r in group):>7.3f} {util}")
+                             f"{statistics.mean(recall.found[k] for k in keys):>7.3f} {util} {cut:>6.0f} {orphan}")
     return "\n".join(lines)
 
 
@@ -127,8 +174,12 @@ def main() -> None:
             head = statistics.mean(means[(kind, ratio, "head")])
             parts.append(f"{ratio:.0%}: {ours:.3f}/{head:.3f} = {ours / head if head else float('inf'):.2f}x")
         print(f"  {kind:<9} " + "   ".join(parts))
-    print("\nprobe retention, recall and utilization (content / budget where raw > budget):")
+    print("\nprobe retention, recall and utilization (content / budget where raw > budget), share cut")
+    print("(tier 3, truncated) and, for diffs, shown +/- lines without their file and hunk header:")
     print(figures(rows, recall, ratios))
+    print("\nmonotonicity (ctxguard; a bigger ratio with lower retention, or recall lower by > 0.02):")
+    for kind, (bad, pairs) in sorted(monotonicity(rows, recall).items()):
+        print(f"  {kind:<9} {bad} violations in {pairs} pairs")
 
 
 if __name__ == "__main__":

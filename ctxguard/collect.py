@@ -1,25 +1,17 @@
 """Config -> artifacts: git diffs and files by glob, each with its share of its entry's budget."""
 from __future__ import annotations
 
-import fnmatch
-import functools
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ctxguard import git
 from ctxguard.config import ArtifactSpec, Config
+from ctxguard.generated import GENERATED, is_excluded
 from ctxguard.read import read_artifact
 from ctxguard.tiers import MIN_BUDGET
 
-GENERATED = (
-    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb",
-    "poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock", "Cargo.lock", "go.sum", "Gemfile.lock",
-    "composer.lock", "flake.lock", "mix.lock", "pubspec.lock", "Podfile.lock", "packages.lock.json",
-    "*.min.js", "*.min.css", "*.map", "*.pb.go", "*_pb2.py", "*.snap",
-)
 NO_CHANGES = "[NO CHANGES]"
 _GIT_HEADER = re.compile(r"^diff --git (\"?)a/(.*?)\1 (\"?)b/(.*?)\3$")
 
@@ -98,20 +90,6 @@ def _path_of(lines: list[str]) -> str:
         if line.startswith("+++ b/"):
             return line[6:].rstrip("\n")
     return lines[0].rstrip("\n")
-
-
-def is_excluded(path: str, patterns: tuple[str, ...]) -> bool:
-    """True if the path or its file name matches one of the patterns."""
-    if not patterns:
-        return False
-    matcher = _matcher(patterns)
-    return matcher(path) is not None or matcher(PurePosixPath(path).name) is not None
-
-
-@functools.lru_cache(maxsize=64)
-def _matcher(patterns: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
-    """One compiled regex for a set of shell patterns (case-sensitive, like fnmatchcase)."""
-    return re.compile("|".join(fnmatch.translate(p) for p in patterns)).match
 
 
 def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str) -> tuple[list[Artifact], git.DiffResult]:

@@ -10,6 +10,7 @@ packed again into a room smaller by the excess.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from ctxguard.plan import Plan, Unit
 
@@ -24,6 +25,8 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
     one (tier 3) the must units are kept as far as they fit, and the marker line, given the raw
     tokens not shown, ends the content.
     """
+    if marker is not None and plan.listing is not None:  # (e.g. a cut diff's file list)
+        plan = replace(plan, prefix=plan.prefix + plan.listing(room // 2), listing=None)
     units = plan.units
     order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
     gap = count(plan.gap(max(2, len(units))))  # the widest gap line
@@ -71,6 +74,10 @@ def _choose(units: Sequence[Unit], order: list[int], gap: int, limit: int, must:
             break
     for i in order:
         if not chosen[i] and not units[i].must:
+            take(i)
+    for i in range(n):  # a gap line that costs as much as the one unit it hides: show the unit
+        if (not chosen[i] and not units[i].must and units[i].cost <= gap
+                and (i == 0 or chosen[i - 1]) and (i == n - 1 or chosen[i + 1])):
             take(i)
     return chosen
 

@@ -37,7 +37,8 @@ class Plan:
     units: Sequence[Unit]
     total: int
     gap: Callable[[int], str] = omitted_lines
-    prefix: str = ""  # shown before the units, always (a cut diff's file list)
+    prefix: str = ""  # shown before the units, always
+    listing: Callable[[int], str] | None = None  # what a tier-3 cut shows first, within the tokens given
     notes: tuple[str, ...] = field(default=())
 
 

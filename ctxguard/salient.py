@@ -25,14 +25,12 @@ import functools
 import json
 import re
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from ctxguard.collect import GENERATED, is_excluded
 from ctxguard.definitions import is_definition, language
 from ctxguard.handlers import HANDLERS
 from ctxguard.handlers.base import CLOSE_SLACK, ESTIMATE_SLACK, plural
-from ctxguard.handlers.diff import FileStat, file_stats, is_error_line
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import SHRINK_LEVELS, shrink, shrink_lengths
 from ctxguard.handlers.json import values as json_values
@@ -47,7 +45,6 @@ _SURELY_OVER = 1.02
 _STRUCTURAL_REACH = 8  # tier 2 forms rarely shrink more than this; beyond it, skip to packing
 _OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
 
 
 def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
@@ -79,8 +76,8 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
     text = encoded.text
     ctx = handler_context(encoded, room, name, task)
     density = tokens_per_char(encoded)
-    prefix = _file_list(text, tokenizer, room // 2) if kind == "diff" else ""
-    reserve = tokenizer.count("\n" + marker(encoded.count)) + tokenizer.count(prefix)
+    prefix = ""
+    reserve = tokenizer.count("\n" + marker(encoded.count))
     slack = ESTIMATE_SLACK
     for candidate in HANDLERS[kind].candidates(text, ctx):
         if len(candidate) * density > (room - reserve) * slack:
@@ -91,35 +88,6 @@ def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | N
             return prefix + candidate + joint + marker(max(1, encoded.count - shown))
         density, slack = shown / max(1, len(candidate)), CLOSE_SLACK
     return None
-
-
-def _file_list(text: str, tokenizer: Tokenizer, limit: int) -> str:
-    return file_listing(file_stats(text), tokenizer, limit)
-
-
-def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) -> str:
-    """`Changed files (N):` and one line per file with its +/- counts, for a cut diff.
-
-    At most `limit` tokens: when every file does not fit, as many as do, and a count of the rest.
-    """
-    if not stats:
-        return ""
-    rows = [f"  {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in stats]
-
-    def listing(n: int) -> str:
-        more = f"  ... and {len(rows) - n} more files\n" if n < len(rows) else ""
-        return f"Changed files ({len(stats)}):\n" + "".join(rows[:n]) + more + "\n"
-
-    if tokenizer.count(listing(len(rows))) <= limit:
-        return listing(len(rows))
-    low, high = 0, len(rows)  # the most rows that fit: binary search, one count per step
-    while low < high:
-        mid = (low + high + 1) // 2
-        if tokenizer.count(listing(mid)) <= limit:
-            low = mid
-        else:
-            high = mid - 1
-    return listing(low) if low else ""
 
 
 def _gap(n: int) -> str:
@@ -190,65 +158,6 @@ def _split(text: str) -> list[str]:
 Plan = tuple[list[str], list[str], list[tuple[float, int]], str]
 
 
-def _diff_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
-    lines = _split(text)
-    reader = DiffReader()
-    priority = [(reader.read(line)[1], reader.index) for line in lines]
-    return lines, lines, priority, _file_list(text, tokenizer, room // 2)
-
-
-class DiffReader:
-    """Reads a diff's lines in order and says what each is and how early a cut should take it.
-
-    Kinds and levels (lower is taken first; every level but the redundant headers' and plain
-    context's is raised by file_offset of the file): "definition" and "error" (added or removed
-    lines that declare something or raise/log an error) 1; "file" (`diff --git`) and "header"
-    (renames, modes, new/deleted, binary) 2; "hunk" 3; "change" (other changed lines) 4;
-    "context" 4.5 if it declares something, else 7; `index`/`---`/`+++` headers 6.
-    `index` is the line's position within its file, the rank within a level.
-    """
-
-    def __init__(self, context_definitions: bool = True) -> None:
-        self.context_definitions = context_definitions  # a stream skips the regex on context
-        self.path = ""
-        self.language: str | None = None
-        self.offset = 0.0
-        self.in_hunk = False
-        self.index = 0
-
-    def read(self, line: str) -> tuple[str, float]:
-        self.index += 1
-        if line.startswith(("diff --git ", "diff --cc ")):
-            self.path = line.rstrip("\r\n").rsplit(" b/", 1)[-1] if " b/" in line else line.split()[-1]
-            self.offset = file_offset(self.path)
-            self.language = language(self.path)
-            self.in_hunk, self.index = False, 0
-            return "file", 2 + self.offset
-        if line.startswith("@@"):
-            self.in_hunk = True
-            return "hunk", 3 + self.offset
-        if not self.in_hunk:  # ---/+++ repeat the path and index lines say little
-            if line.startswith(("index ", "--- ", "+++ ")):
-                return "header", 6.0
-            return "header", 2 + self.offset
-        body = line[1:]
-        if line[:1] in ("+", "-"):
-            if is_definition(body, self.language):
-                return "definition", 1 + self.offset
-            if is_error_line(body):
-                return "error", 1 + self.offset
-            return "change", 4 + self.offset
-        if self.context_definitions and is_definition(body, self.language):
-            return "context", 4.5 + self.offset
-        return "context", 7.0
-
-
-def file_offset(path: str) -> float:
-    """How far a diff file's lines sink in a cut: lockfiles and generated files 3, tests and
-    docs 1, code 0."""
-    return 3.0 if is_excluded(path, GENERATED) else 1.0 if TESTS_DOCS.search(path) else 0.0
-
-
 def _text_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
     lines = _split(text)
     n = len(lines)
@@ -269,7 +178,7 @@ def _text_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
 
 
 _PLANS: dict[str, Callable[[str, str, Tokenizer, int], Plan]] = {
-    "diff": _diff_plan, "text": _text_plan,
+    "text": _text_plan,
 }
 
 

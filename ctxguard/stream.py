@@ -25,11 +25,10 @@ from typing import Protocol
 
 from ctxguard import probes
 from ctxguard.handlers.base import plural
-from ctxguard.handlers.diff import FileStat
+from ctxguard.handlers.diff import DiffReader, FileStat, file_listing
 from ctxguard.handlers.log import EDGE, Lines, strip_ansi, template
 from ctxguard.record import Record
 from ctxguard.redact import note, redact
-from ctxguard.salient import DiffReader, file_listing
 from ctxguard.tiers import marker
 from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer, last_clean_break
 

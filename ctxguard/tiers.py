@@ -59,7 +59,8 @@ def compress(
 
     tier, content = 1, text
     if raw > room and kind in PLANS:
-        tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, kind, name, task, tokenizer, tier3)
+        tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, kind, name, task, tokenizer, tier3,
+                                notes)
     elif raw > room:
         tier2, tried = None, False
         if raw <= tier2_ratio * budget:
@@ -96,11 +97,12 @@ def compress(
 
 
 def _packed(encoded: Encoded, room: int, tier2: bool, kind: str, name: str, task: str | None,
-            tokenizer: Tokenizer, mode: str) -> tuple[int, str]:
+            tokenizer: Tokenizer, mode: str, notes: list[str]) -> tuple[int, str]:
     """Tier 2 (the plan packed, every must-keep unit in, no marker) when raw is within the
     tier 2 ratio and the must-keep units fit; else tier 3 (the same plan with the marker, or
     the head cut)."""
     plan = PLANS[kind](encoded, tokenizer, name, task_words(task))
+    notes.extend(plan.notes)
     content = pack(plan, room, encoded.recount) if tier2 else None
     if content is not None:
         return 2, content

@@ -4,22 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxguard.handlers import log, markdown
+from ctxguard.handlers import diff, log, markdown
 from ctxguard.handlers.base import Context, Handler
-from ctxguard.handlers.diff import DiffHandler
 from ctxguard.handlers.json import JsonHandler
 from ctxguard.handlers.text import TextHandler
 from ctxguard.plan import Plan
 from ctxguard.tokens import Encoded, Tokenizer
 
 HANDLERS: dict[str, Handler] = {
-    "diff": DiffHandler(),
     "json": JsonHandler(),
     "text": TextHandler(),
 }
 
 # (encoded text, tokenizer, artifact name, task words) -> the artifact's plan
 Planner = Callable[[Encoded, Tokenizer, str, frozenset[str]], Plan]
-PLANS: dict[str, Planner] = {"log": log.plan, "markdown": markdown.plan}
+PLANS: dict[str, Planner] = {"diff": diff.plan, "log": log.plan, "markdown": markdown.plan}
 
 __all__ = ["HANDLERS", "PLANS", "Context", "Handler"]

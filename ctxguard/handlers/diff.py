@@ -1,18 +1,22 @@
-"""Unified diffs: every file and hunk header kept, definitions and errors kept, bodies elided."""
+"""Unified diffs: parsed once (unidiff), read line by line, and planned: every file and hunk
+header, definition and error line first, bodies by their distance from a definition."""
 from __future__ import annotations
 
+import bisect
 import functools
 import io
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 from ctxguard.definitions import is_definition, language
-from ctxguard.handlers.base import ESTIMATE_SLACK, Context, RememberLast, collapse, mentions, plural
+from ctxguard.generated import GENERATED, is_excluded
+from ctxguard.handlers.base import RememberLast, mentions
 from ctxguard.handlers.text import is_comment_or_blank
+from ctxguard.plan import Plan, Unit, costs
+from ctxguard.tokens import Encoded, Tokenizer
 
 ERROR_LINE = re.compile(
     r"""\b(?:raise|throw|panic!?|abort|die|bail!|unreachable!|unimplemented!|todo!
@@ -36,10 +40,6 @@ def is_error_line(line: str) -> bool:
     return _MAY_ERR.search(line) is not None and ERROR_LINE.search(line) is not None
 
 
-_HASH = {".py", ".pyi", ".sh", ".bash", ".rb", ".pl", ".yaml", ".yml", ".toml", ".r", ".cfg",
-         ".ini", ".conf", ".mk", ".cmake", ".ps1", ".tf", ".nix", ".jl", ".ex", ".exs"}
-_DASH = {".sql", ".lua", ".hs", ".elm", ".ada"}
-_MARKUP = {".md", ".markdown", ".html", ".htm", ".xml", ".svg", ".vue", ".rst"}
 
 
 @dataclass(frozen=True)
@@ -150,40 +150,6 @@ def _stat(patched: Any) -> FileStat:
     return FileStat(path=path, added=patched.added, removed=patched.removed, status=status)
 
 
-def comment_marker(path: str, n: int) -> str:
-    """An omission marker in the comment style of the file's language."""
-    start, end = _comment_style(path)
-    return f"{start}... ({plural(n, 'line')} omitted){end}"
-
-
-@functools.lru_cache(maxsize=1024)
-def _comment_style(path: str) -> tuple[str, str]:
-    suffix = PurePosixPath(path).suffix.lower()
-    if suffix in _HASH or PurePosixPath(path).name in ("Makefile", "Dockerfile"):
-        return "# ", ""
-    if suffix in _DASH:
-        return "-- ", ""
-    if suffix in _MARKUP:
-        return "<!-- ", " -->"
-    return "// ", ""
-
-
-@dataclass(frozen=True)
-class _Level:
-    context: bool  # keep context lines that declare something
-    body_run: int  # longest run of plain changed lines kept whole
-    body_keep: int  # lines kept at the start of a longer run
-
-
-_LEVELS = (
-    _Level(context=True, body_run=10**9, body_keep=0),
-    _Level(context=True, body_run=12, body_keep=4),
-    _Level(context=True, body_run=6, body_keep=2),
-    _Level(context=False, body_run=2, body_keep=1),
-    _Level(context=False, body_run=0, body_keep=0),
-)
-
-
 # What a hunk body line is, as bits: read once per diff, for the handler and the probes alike.
 FOLLOW = 1  # "\\ No newline at end of file": belongs to the line before it
 CONTEXT = 2  # a context line (else a changed one)
@@ -242,84 +208,6 @@ def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
     return ClassifiedHunk(header, lines, bits)
 
 
-def _kinds(hunk: ClassifiedHunk, task_words: frozenset[str]) -> list[str]:
-    """What the levels do with each line: key (always kept), decl (a context line that
-    declares: kept while levels keep context), plain (a changed body line), drop (context,
-    comments), follow (as the line before it)."""
-    kinds = [_KIND[bit] for bit in hunk.bits]
-    if task_words:  # lines that name the task's words count as declaring
-        for i, line in enumerate(hunk.lines):
-            if kinds[i] != "follow" and mentions(line[1:], task_words):
-                kinds[i] = "decl" if hunk.bits[i] & CONTEXT else "key"
-    return kinds
-
-
-def _kind(bit: int) -> str:
-    if bit & FOLLOW:
-        return "follow"
-    if bit & CONTEXT:
-        return "decl" if bit & DEFINES else "drop"
-    if bit & DEFINES:
-        return "key"
-    if bit & COMMENT:
-        return "drop"
-    return "key" if bit & ERROR else "plain"
-
-
-_KIND = {bit: _kind(bit) for bit in range(32)}
-
-
-class DiffHandler:
-    """Keeps headers exactly; within hunks keeps what a reviewer needs to see first."""
-
-    name = "diff"
-
-    def candidates(self, text: str, ctx: Context) -> Iterator[str]:
-        files = classified(text)
-        if files is None:
-            return
-        # Each hunk's lines are classified once; the levels only decide what to keep.
-        hunks = [[(h.header, (h.lines, _kinds(h, ctx.task_words))) for h in f.hunks] for f in files]
-
-        def render(level: _Level) -> str:
-            return "".join(_render_file(f.header, kept, f.path, level) for f, kept in zip(files, hunks))
-
-        if ctx.density is None:
-            yield from map(render, _LEVELS)
-            return
-        rendered = functools.cache(lambda i: render(_LEVELS[i]))
-        density, budget = ctx.density, ctx.budget
-
-        def too_long(i: int) -> bool:
-            return len(rendered(i)) * density > budget * ESTIMATE_SLACK
-
-        # Levels shrink from mild to strong; those sure not to fit (as the tiers judge length)
-        # are passed over, and when the mildest is, the strongest is looked at next: when it
-        # is too, none can fit and the others are not written at all.
-        if too_long(0) and too_long(len(_LEVELS) - 1):
-            yield rendered(len(_LEVELS) - 1)  # only the strongest, to be turned down
-            return
-        for i in range(len(_LEVELS)):
-            if i == len(_LEVELS) - 1 or not too_long(i):
-                yield rendered(i)
-
-    def validate(self, raw: str, compressed: str) -> str | None:
-        parsed = parse(raw)
-        if parsed is None:
-            return "not a parseable diff"
-        at = 0  # headers come in order: each is looked for after the last one first
-        for patched in parsed.files:
-            parts = [(_header(patched), "the header"), *((_hunk_header(h), "a hunk header") for h in patched)]
-            for part, what in parts:
-                found = compressed.find(part, at)
-                if found < 0:
-                    found = compressed.find(part)
-                if found < 0:
-                    return f"{what} of {patched.path} is missing"
-                at = found
-        return None
-
-
 def _header(patched: Any) -> str:
     """A file's header as unidiff prints it: str(patched) up to its first hunk, built from
     its parts (printing the whole file to cut the hunks off again cost more than the parse)."""
@@ -339,44 +227,6 @@ def _hunk_header(hunk: Any) -> str:
     """A hunk's first line as unidiff prints it, without printing its lines."""
     section = " " + hunk.section_header if hunk.section_header else ""
     return f"@@ -{hunk.source_start},{hunk.source_length} +{hunk.target_start},{hunk.target_length} @@{section}\n"
-
-
-_Hunk = tuple[list[str], list[str]]  # (rendered lines, their kinds)
-
-
-def _render_file(header: str, hunks: list[tuple[str, _Hunk]], path: str, level: _Level) -> str:
-    out = [header]
-    for hunk_header, (lines, kinds) in hunks:
-        out.append(hunk_header)
-        marks: list[bool | None] = []
-        for kind in kinds:
-            if kind == "follow":
-                marks.append(bool(marks and marks[-1]))
-            elif kind == "plain":
-                marks.append(None)  # decided by the length of its run
-            else:
-                marks.append(kind == "key" or (kind == "decl" and level.context))
-        keep = _keep_short_runs(marks, level)
-        out.extend(collapse(lines, keep, lambda run: f" {comment_marker(path, len(run))}\n"))
-    return "".join(out)
-
-
-def _keep_short_runs(marks: list[bool | None], level: _Level) -> list[bool]:
-    """Plain changed lines: short runs stay whole, long runs keep their first few lines."""
-    keep: list[bool] = []
-    run = length = 0  # position in the current run of plain lines, and the run's length
-    for i, mark in enumerate(marks):
-        if mark is not None:
-            keep.append(mark)
-            run = 0
-            continue
-        if not run:
-            length = 1
-            while i + length < len(marks) and marks[i + length] is None:
-                length += 1
-        run += 1
-        keep.append(length <= level.body_run or run <= level.body_keep)
-    return keep
 
 
 def _changed_line_counts(raw: str) -> Counter[str]:
@@ -421,3 +271,164 @@ def _may_hold(segments: set[str], body: list[str]) -> bool:
     two line feeds must be one of the content's line-feed-separated segments."""
     return all(line[:-1] in segments for before, line in zip(body, body[1:])
                if before.endswith("\n") and line.endswith("\n"))
+
+
+TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
+
+
+def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) -> str:
+    """`Changed files (N):` and one line per file with its +/- counts, for a cut diff.
+
+    At most `limit` tokens: when every file does not fit, as many as do, and a count of the rest.
+    """
+    if not stats:
+        return ""
+    rows = [f"  {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in stats]
+
+    def listing(n: int) -> str:
+        more = f"  ... and {len(rows) - n} more files\n" if n < len(rows) else ""
+        return f"Changed files ({len(stats)}):\n" + "".join(rows[:n]) + more + "\n"
+
+    if tokenizer.count(listing(len(rows))) <= limit:
+        return listing(len(rows))
+    low, high = 0, len(rows)  # the most rows that fit: binary search, one count per step
+    while low < high:
+        mid = (low + high + 1) // 2
+        if tokenizer.count(listing(mid)) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    return listing(low) if low else ""
+
+
+
+class DiffReader:
+    """Reads a diff's lines in order and says what each is and how early a cut should take it.
+
+    Kinds and levels (lower is taken first; every level but the redundant headers' and plain
+    context's is raised by file_offset of the file): "definition" and "error" (added or removed
+    lines that declare something or raise/log an error) 1; "file" (`diff --git`) and "header"
+    (renames, modes, new/deleted, binary) 2; "hunk" 3; "change" (other changed lines) 4;
+    "context" 4.5 if it declares something, else 7; `index`/`---`/`+++` headers 6.
+    `index` is the line's position within its file, the rank within a level.
+    """
+
+    def __init__(self, context_definitions: bool = True) -> None:
+        self.context_definitions = context_definitions  # a stream skips the regex on context
+        self.path = ""
+        self.language: str | None = None
+        self.offset = 0.0
+        self.in_hunk = False
+        self.index = 0
+
+    def read(self, line: str) -> tuple[str, float]:
+        self.index += 1
+        if line.startswith(("diff --git ", "diff --cc ")):
+            self.path = line.rstrip("\r\n").rsplit(" b/", 1)[-1] if " b/" in line else line.split()[-1]
+            self.offset = file_offset(self.path)
+            self.language = language(self.path)
+            self.in_hunk, self.index = False, 0
+            return "file", 2 + self.offset
+        if line.startswith("@@"):
+            self.in_hunk = True
+            return "hunk", 3 + self.offset
+        if not self.in_hunk:  # ---/+++ repeat the path and index lines say little
+            if line.startswith(("index ", "--- ", "+++ ")):
+                return "header", 6.0
+            return "header", 2 + self.offset
+        body = line[1:]
+        if line[:1] in ("+", "-"):
+            if is_definition(body, self.language):
+                return "definition", 1 + self.offset
+            if is_error_line(body):
+                return "error", 1 + self.offset
+            return "change", 4 + self.offset
+        if self.context_definitions and is_definition(body, self.language):
+            return "context", 4.5 + self.offset
+        return "context", 7.0
+
+
+def file_offset(path: str) -> float:
+    """How far a diff file's lines sink in a cut: lockfiles and generated files 3, tests and
+    docs 1, code 0."""
+    return 3.0 if is_excluded(path, GENERATED) else 1.0 if TESTS_DOCS.search(path) else 0.0
+
+
+REACH = 40  # lines: beyond this distance from a definition or error, body lines rank alike
+
+
+def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
+    """A diff as lines. Kept by tier 2 whatever the room: every file header (`diff --git`,
+    renames, modes, binary) and hunk header, every changed definition and error line; a tier-3
+    cut takes those first as far as they fit (definitions and errors, each with its file and
+    hunk header, then the other file headers, then the other hunk headers) after the file list.
+    Then the `---`/`+++` lines, and the hunk bodies by their distance from a definition or an
+    error (or from the hunk's start, in a hunk with none), changed lines before context at the
+    same distance, changed comments and blank lines later; `index` lines last. A file's lines
+    sink behind other files' when it holds tests or docs, and further when it is a lockfile or
+    generated. No line is shown without its file header and its hunk header."""
+    lines = encoded.text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    reader = DiffReader()
+    rank: list[tuple[float, int]] = []
+    must: list[bool] = []
+    anchors: list[tuple[int, ...]] = []
+    file: tuple[int, ...] = ()  # the current file's header line, which every line of it needs
+    hunk: tuple[int, ...] = ()  # … and the current hunk's
+    body: dict[int, tuple[float, float]] = {}  # hunk lines ranked by distance: (base, offset)
+    keys: list[int] = []  # where distances are measured from: hunk headers, definitions, errors
+    for i, line in enumerate(lines):
+        kind, _ = reader.read(line)
+        offset = reader.offset
+        level, keep, needs = 7.0, False, hunk
+        if kind == "file":
+            file, hunk = (i,), ()
+            level, keep, needs = 1.6 + offset, True, ()
+        elif kind == "header" and not file:
+            level, needs = 5.0, ()  # before the first file: a commit message, a preamble
+        elif kind == "header":  # renames, modes, binary: the file header; ---/+++ and index repeat it
+            keep = not line.startswith(("index ", "--- ", "+++ "))
+            level = 1.7 + offset if keep else 2.8 + offset if line[:4] in ("--- ", "+++ ") else 6.0 + offset
+            needs = file
+        elif kind == "hunk":
+            hunk = (*file, i)
+            level, keep, needs = 2.6 + offset, True, file
+            keys.append(i)
+        elif kind in ("definition", "error"):
+            level, keep = 1.0 + offset, True
+            keys.append(i)
+        elif line.startswith("\\"):  # "\ No newline at end of file": with the line before it
+            needs = (*hunk, i - 1)
+        elif kind == "change":
+            body[i] = (3.5 if is_comment_or_blank(line[1:]) else 3.0, offset)
+        elif kind == "context":
+            body[i] = (3.3, offset)
+        if task_words and not keep and kind != "file" and mentions(line[1:], task_words):
+            level = min(level, 2.0 + offset)
+        rank.append((level, i))
+        must.append(keep)
+        anchors.append(needs)
+    for i, distance in _distances(sorted(body), keys, anchors).items():
+        base, offset = body[i]
+        rank[i] = (min(rank[i][0], base + offset + min(distance, REACH) / REACH * 2), i)
+    raw, cost = costs(lines, lines, encoded, tokenizer)
+    units = [Unit(lines[i], cost[i], raw[i], rank[i], must[i], anchors[i]) for i in range(len(lines))]
+    stats = file_stats(encoded.text)
+    notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
+    return Plan(units, encoded.count, listing=lambda room: file_listing(stats, tokenizer, room), notes=notes)
+
+
+def _distances(lines: list[int], keys: list[int], anchors: list[tuple[int, ...]]) -> dict[int, int]:
+    """For each hunk body line, how many lines away the nearest key line of its hunk is (its
+    header, a definition, an error)."""
+    points: dict[tuple[int, ...], list[int]] = {}  # per hunk (its anchors), its key lines in order
+    for k in keys:
+        hunk = anchors[k] if len(anchors[k]) == 2 else (*anchors[k], k)  # a header is its own hunk
+        points.setdefault(hunk, []).append(k)
+    out = {}
+    for i in lines:
+        near = points.get(anchors[i], ())
+        at = bisect.bisect_left(near, i)
+        out[i] = min((abs(i - near[j]) for j in (at - 1, at) if 0 <= j < len(near)), default=REACH)
+    return out

@@ -1,185 +1,46 @@
-"""The salient Tier 3: a hard cut that keeps the type's most telling parts, not just the head.
+"""The salient Tier 3 of JSON: a hard cut that stays valid JSON.
 
-Still a Tier 3 cut under the contract (truncated, the `[TRUNCATED: …]` marker, within budget),
-but what survives is chosen: first the type's structural (Tier 2) form if it fits; else every
-line gets a priority and lines are taken by priority until the budget is full, shown in their
-original order with an omission marker at every gap:
+Still a Tier 3 cut under the contract (truncated, the `[TRUNCATED: …]` marker, within budget):
+arrays and strings shortened, then the key skeleton with types and values filled in
+breadth-first, then keys kept breadth-first; the marker is a value. (The other types are
+planned and packed: ctxguard.plan, ctxguard.packer.)
 
-- diff: the list of all changed files with +/- counts, then file and hunk headers, added or
-  removed definitions and error lines, then other changed lines (tests and docs after code,
-  lockfiles and generated files last), context last;
-- log: the first and last line, the first occurrence of every distinct error/warning template
-  (with its repeat count) and each traceback's end, then head and tail, then the rest from the
-  end backwards;
-- markdown: headings and open task items, table header rows and the start of code blocks,
-  then sections in order;
-- json: stays valid JSON: arrays and strings shortened, then the key skeleton with types
-  and values filled in breadth-first, then a depth-limited skeleton; the marker is a value.
-
-The marker's N counts the raw tokens not shown (lines not shown, each counted on its own).
+The marker's N counts the raw tokens less the tokens of what is shown.
 """
 from __future__ import annotations
 
 import bisect
 import functools
 import json
-import re
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from ctxguard.definitions import is_definition, language
-from ctxguard.handlers import HANDLERS
 from ctxguard.handlers.base import CLOSE_SLACK, ESTIMATE_SLACK, plural
 from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import SHRINK_LEVELS, shrink, shrink_lengths
 from ctxguard.handlers.json import values as json_values
-from ctxguard.handlers.log import EDGE
-from ctxguard.tiers import handler_context, marker, tokens_per_char
+from ctxguard.tiers import marker, tokens_per_char
 from ctxguard.tokens import Encoded, Tokenizer
 
 # A JSON candidate whose estimate (tokens.Encoded.estimate) is this far over room is passed
 # over without an exact count: the estimate errs by under 1.5 %, and a compact candidate of a
 # big document costs as much to count as half the raw text.
 _SURELY_OVER = 1.02
-_STRUCTURAL_REACH = 8  # tier 2 forms rarely shrink more than this; beyond it, skip to packing
-_OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
 def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
-                tokenizer: Tokenizer, structural: bool = True) -> str | None:
-    """The salient cut of the text within room tokens (marker included), or None.
-    structural=False skips the attempt with the type's Tier 2 forms (known not to fit)."""
+                tokenizer: Tokenizer) -> str | None:
+    """The salient cut of a JSON text within room tokens (marker included), or None."""
+    if kind != "json":
+        return None
     try:
-        if kind == "json":
-            content = _json(encoded, room)
-            if content is not None:
-                return content
-            kind = "text"
-        content = _structural(encoded, room, kind, name, task, tokenizer) if structural else None
-        if content is None:
-            lines, shown, priority, prefix = _PLANS[kind](encoded.text, name, tokenizer, room)
-            content = pack(lines, shown, priority, room, tokenizer, encoded.count, prefix, encoded)
+        content = _json(encoded, room)
     except RecursionError:
         return None
     if content is None or encoded.recount(content) > room:
         return None
     return content
-
-
-def _structural(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
-                tokenizer: Tokenizer) -> str | None:
-    """The mildest Tier 2 form that fits with the marker, when one is within reach."""
-    if encoded.count > room * _STRUCTURAL_REACH or kind not in HANDLERS:
-        return None
-    text = encoded.text
-    ctx = handler_context(encoded, room, name, task)
-    density = tokens_per_char(encoded)
-    prefix = ""
-    reserve = tokenizer.count("\n" + marker(encoded.count))
-    slack = ESTIMATE_SLACK
-    for candidate in HANDLERS[kind].candidates(text, ctx):
-        if len(candidate) * density > (room - reserve) * slack:
-            continue
-        shown = encoded.recount(candidate)
-        if shown + reserve <= room:
-            joint = "" if candidate.endswith("\n") else "\n"
-            return prefix + candidate + joint + marker(max(1, encoded.count - shown))
-        density, slack = shown / max(1, len(candidate)), CLOSE_SLACK
-    return None
-
-
-def _gap(n: int) -> str:
-    return f"... ({plural(n, 'line')} omitted)\n"
-
-
-def pack(lines: list[str], shown: list[str], priority: list[tuple[float, int]], room: int,
-         tokenizer: Tokenizer, total: int, prefix: str = "", encoded: Encoded | None = None) -> str | None:
-    """Take lines by priority until room is full; render them in order, gaps marked.
-
-    When the lines are the encoded text itself, their counts come from its one token array.
-    """
-    n = len(lines)
-    joined = "".join(lines)
-    if encoded is not None and (joined == encoded.text or joined == encoded.text + "\n"):
-        raw_counts = encoded.segment_counts(lines)
-    else:
-        raw_counts = [tokenizer.count(line) for line in lines]
-    counts = [c if s is line else tokenizer.count(s) for c, s, line in zip(raw_counts, shown, lines)]
-    order = sorted(range(n), key=priority.__getitem__)  # (a stable sort: ties in line order)
-    gap_cost = tokenizer.count(_gap(max(n, 2)))
-    limit = room - tokenizer.count(prefix) - tokenizer.count(marker(total)) - 1
-    for _ in range(4):
-        selected = _greedy(order, counts, gap_cost, limit, n)
-        omitted = max(1, total - sum(raw_counts[i] for i in range(n) if selected[i]))
-        out = [prefix]
-        run = 0
-        for i in range(n):
-            if selected[i]:
-                if run:
-                    out.append(_gap(run))
-                    run = 0
-                out.append(shown[i])
-            else:
-                run += 1
-        if run:
-            out.append(_gap(run))
-        out.append(marker(omitted))
-        content = "".join(out)
-        over = (encoded.recount(content) if encoded is not None else tokenizer.count(content)) - room
-        if over <= 0:
-            return content
-        limit -= over + 2
-    return None
-
-
-def _greedy(order: list[int], counts: list[int], gap_cost: int, limit: int, n: int) -> list[bool]:
-    selected = [False] * n
-    used = gap_cost if n else 0  # everything unselected is one gap
-    for i in order:
-        left = i == 0 or selected[i - 1]
-        right = i == n - 1 or selected[i + 1]
-        # Selecting i removes its gap (both sides kept), keeps it (one side) or splits it.
-        delta = counts[i] + (-gap_cost if left and right else 0 if left or right else gap_cost)
-        if used + delta <= limit:
-            selected[i] = True
-            used += delta
-    return selected
-
-
-def _split(text: str) -> list[str]:
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n"
-    return lines
-
-
-Plan = tuple[list[str], list[str], list[tuple[float, int]], str]
-
-
-def _text_plan(text: str, name: str, tokenizer: Tokenizer, room: int) -> Plan:
-    lines = _split(text)
-    n = len(lines)
-    priority: list[tuple[float, int]] = []
-    filled = [i for i, line in enumerate(lines) if line.strip()]
-    lang = language(name)
-    for i, line in enumerate(lines):
-        if is_definition(line, lang):
-            priority.append((1.0, i))
-        elif i < EDGE or i >= n - EDGE:
-            priority.append((2.0, min(i, n - i)))
-        else:
-            priority.append((3.0, i))
-    if filled:
-        priority[filled[0]] = (0.0, 0)
-        priority[filled[-1]] = (0.0, 1)
-    return lines, lines, priority, ""
-
-
-_PLANS: dict[str, Callable[[str, str, Tokenizer, int], Plan]] = {
-    "text": _text_plan,
-}
 
 
 # --- JSON: always valid JSON, the marker carried as a value ---------------------------------

@@ -10,6 +10,7 @@ from ctxguard import probes
 from ctxguard.classify import classify, is_jsonl_name
 from ctxguard.handlers import HANDLERS, PLANS, Context
 from ctxguard.handlers.base import CLOSE_SLACK, ESTIMATE_SLACK, task_words
+from ctxguard.handlers.json import values as json_values
 from ctxguard.packer import pack
 from ctxguard.record import Record
 from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
@@ -58,19 +59,19 @@ def compress(
     raw = encoded.count
 
     tier, content = 1, text
-    if raw > room and kind in PLANS:
-        tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, kind, name, task, tokenizer, tier3,
-                                notes)
+    planned = kind
+    if raw > room and kind == "json" and json_values(text) is None:
+        notes.append("content is not valid json; compressed as text")
+        planned = "text"
+    if raw > room and planned in PLANS:
+        tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, planned, name, task, tokenizer,
+                                tier3, notes)
     elif raw > room:
-        tier2, tried = None, False
-        if raw <= tier2_ratio * budget:
-            tier2, tried = _tier2(encoded, room, kind, name, task, tokenizer, notes)
+        tier2 = _tier2(encoded, room, kind, name, task, notes) if raw <= tier2_ratio * budget else None
         if tier2 is not None:
             tier, content = 2, tier2
         else:
-            # When every structural form was too big for room, none fits the cut's smaller room
-            # (room less its marker): the cut does not write them again.
-            tier, content = 3, _tier3(encoded, room, kind, name, task, tokenizer, tier3, structural=not tried)
+            tier, content = 3, _tier3(encoded, room, kind, name, task, tokenizer, tier3)
     found = probes.extract(kind, text, name)
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))
@@ -112,11 +113,11 @@ def _packed(encoded: Encoded, room: int, tier2: bool, kind: str, name: str, task
 
 
 def _tier3(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
-           tokenizer: Tokenizer, mode: str, structural: bool = True) -> str:
+           tokenizer: Tokenizer, mode: str) -> str:
     if mode == "salient":
         from ctxguard.salient import salient_cut
 
-        content = salient_cut(encoded, room, kind, name, task, tokenizer, structural)
+        content = salient_cut(encoded, room, kind, name, task, tokenizer)
         if content is not None:
             return content
     return head_cut(encoded, room, tokenizer)
@@ -147,40 +148,27 @@ def tokens_per_char(encoded: Encoded) -> float:
     return encoded.count / max(1, len(encoded.text))
 
 
-def _tier2(
-    encoded: Encoded,
-    room: int,
-    kind: str,
-    name: str,
-    task: str | None,
-    tokenizer: Tokenizer,
-    notes: list[str],
-) -> tuple[str | None, bool]:
-    """The mildest structural compression that fits and is valid, or None; and whether every
-    structural form was written and found too big."""
+def _tier2(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
+           notes: list[str]) -> str | None:
+    """The mildest structural compression (of the type's handler) that fits and is valid, or None."""
     text = encoded.text
     ctx = handler_context(encoded, room, name, task)
     density = tokens_per_char(encoded)
     handler = HANDLERS[kind]
-    produced = False
     slack = ESTIMATE_SLACK
     for candidate in handler.candidates(text, ctx):
-        produced = True
         if candidate == text or len(candidate) * density > room * slack:
             continue
         count = encoded.recount(candidate)
         if count <= room:
             problem = handler.validate(text, candidate)
             if problem is None:
-                return candidate, False
+                return candidate
             notes.append(f"tier 2 result rejected: {problem}")
-            return None, False
+            return None
         # Too big: the next, stronger candidates are estimated with this one's real density.
         density, slack = count / max(1, len(candidate)), CLOSE_SLACK
-    if not produced and kind in ("diff", "json"):
-        notes.append(f"content is not valid {kind}; compressed as text")
-        return _tier2(encoded, room, "text", name, task, tokenizer, notes)
-    return None, produced and kind != "json"
+    return None
 
 
 def head_cut(encoded: Encoded, budget: int, tokenizer: Tokenizer) -> str:

@@ -158,22 +158,3 @@ def test_cli_strict_refuses_the_estimate(tmp_path: object) -> None:
 
 def test_marker_shape() -> None:
     assert marker(12) == "[TRUNCATED: content exceeds budget, remaining 12 tokens omitted]"
-
-
-def test_forms_tier2_found_too_big_are_not_written_again_for_the_cut(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ctxguard.handlers.text import TextHandler
-
-    calls: list[int] = []
-    real = TextHandler.candidates
-    monkeypatch.setattr(TextHandler, "candidates", lambda self, text, ctx: calls.append(1) or real(self, text, ctx))
-    # Definitions only: no structural form shrinks it, so tier 2 fails on size.
-    text = "".join(f"def step_{i}(field, value): pass\n" for i in range(300))
-    tokenizer = get_tokenizer()
-    budget = int(tokenizer.count(text) / 1.3)
-    record = compress(text, budget, tokenizer=tokenizer, name="steps.py")
-    assert record.tier == 3 and record.compacted_tokens <= budget
-    assert calls == [1]  # tier 2's walk; the cut went straight to packing
-    # A budget beyond tier 2's reach: the cut tries the structural forms itself.
-    calls.clear()
-    compress(text, budget // 2, tokenizer=tokenizer, name="steps.py")
-    assert calls == [1]

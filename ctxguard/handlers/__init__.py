@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxguard.handlers import diff, log, markdown
+from ctxguard.handlers import diff, log, markdown, text
 from ctxguard.handlers.base import Context, Handler
 from ctxguard.handlers.json import JsonHandler
-from ctxguard.handlers.text import TextHandler
 from ctxguard.plan import Plan
 from ctxguard.tokens import Encoded, Tokenizer
 
 HANDLERS: dict[str, Handler] = {
     "json": JsonHandler(),
-    "text": TextHandler(),
 }
 
 # (encoded text, tokenizer, artifact name, task words) -> the artifact's plan
 Planner = Callable[[Encoded, Tokenizer, str, frozenset[str]], Plan]
-PLANS: dict[str, Planner] = {"diff": diff.plan, "log": log.plan, "markdown": markdown.plan}
+PLANS: dict[str, Planner] = {"diff": diff.plan, "log": log.plan, "markdown": markdown.plan, "text": text.plan}
 
 __all__ = ["HANDLERS", "PLANS", "Context", "Handler"]

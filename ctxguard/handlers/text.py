@@ -1,56 +1,41 @@
-"""Any other text: definition lines of code, then head and tail, with a marked gap."""
+"""Any other text: a plan of lines. Code keeps its definitions first; anything else its first
+and last lines, then its head and tail."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 from ctxguard.definitions import is_definition, language
-from ctxguard.handlers.base import Context, collapse, mentions, plural
+from ctxguard.handlers.base import mentions
+from ctxguard.plan import Plan, Unit, costs
+from ctxguard.tokens import Encoded, Tokenizer
 
 _COMMENT_OR_BLANK = re.compile(r"^\s*(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")
+EDGE = 10  # lines at each end taken before the middle
 
 
-class TextHandler:
-    """Code keeps its signatures; anything else keeps its head and tail."""
-
-    name = "text"
-
-    def candidates(self, text: str, ctx: Context) -> Iterator[str]:
-        lines = text.splitlines(keepends=True)
-        if not lines:
-            return
-        lang = language(ctx.name)
-        defs = [is_definition(line, lang) or mentions(line, ctx.task_words) for line in lines]
-        code = sum(defs) >= 3
-        chars_per_token = len(text) / max(1, _estimate(text))
-        for share in (0.95, 0.85, 0.7, 0.5):
-            target = ctx.budget * chars_per_token * share
-            yield "".join(_head_tail(lines, defs if code else [False] * len(lines), target))
-
-    def validate(self, raw: str, compressed: str) -> str | None:
-        return None
-
-
-def _estimate(text: str) -> int:
-    return max(1, len(text) // 4)
-
-
-def _head_tail(lines: list[str], pinned: list[bool], target: float) -> list[str]:
-    """Keep pinned lines, then fill two thirds of what is left from the head, one from the tail."""
-    keep = list(pinned)
-    room = target - sum(len(line) for line, k in zip(lines, keep) if k)
-    # Beginnings explain and ends conclude; the head gets the larger share.
-    for order, share in ((range(len(lines)), 2 / 3), (range(len(lines) - 1, -1, -1), 1.0)):
-        allowance = room * share
-        for index in order:
-            if keep[index]:
-                continue
-            if len(lines[index]) > allowance:
-                break
-            keep[index] = True
-            allowance -= len(lines[index])
-            room -= len(lines[index])
-    return collapse(lines, keep, lambda run: f"... ({plural(len(run), 'line')} omitted)\n")
+def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
+    """Lines. Kept by tier 2 whatever the room: the first and last line and, in code (the file's
+    language, or any when unknown), every definition. Then lines naming the task, the first and
+    last EDGE lines, then the rest in order, from the head."""
+    lines = encoded.text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    n = len(lines)
+    lang = language(name)
+    rank = [(3.0, i) for i in range(n)]
+    must = [False] * n
+    for i, line in enumerate(lines):
+        if is_definition(line, lang):
+            rank[i], must[i] = (1.0, i), True
+        elif task_words and mentions(line, task_words):
+            rank[i] = (1.5, i)
+        elif i < EDGE or i >= n - EDGE:
+            rank[i] = (2.0, min(i, n - 1 - i))
+    filled = [i for i in range(n) if lines[i].strip()]
+    for order, i in enumerate(filled[-1:] + filled[:1]):
+        rank[i], must[i] = (0.0, order), True
+    raw, cost = costs(lines, lines, encoded, tokenizer)
+    return Plan([Unit(lines[i], cost[i], raw[i], rank[i], must[i]) for i in range(n)], encoded.count)
 
 
 def is_comment_or_blank(line: str) -> bool:

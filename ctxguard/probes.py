@@ -47,6 +47,7 @@ _TABLE_ROW = re.compile(r"^\s*\|")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 _WORD_CHARS = re.compile(r"[\w$]")
+_WORD_RUN = re.compile(r"[\w$]+")
 
 
 class Probe(NamedTuple):
@@ -301,9 +302,23 @@ class _Finder:
             return probe.value in self._templates
         return self._find(probe.value, word=probe.kind == "definition")
 
+    @functools.cached_property
+    def words(self) -> frozenset[str]:
+        """Every run of word characters in the content, read once."""
+        return frozenset(_WORD_RUN.findall(self.content))
+
     def _find(self, value: str, word: bool) -> bool:
-        """Probes mostly come in the order the content shows them, so each search starts where
-        the last hit was and only a miss there searches the part before it."""
+        """A probe that is one word is looked up in the content's words. Any other is first
+        checked against them (each word inside it, between two other characters, must be a
+        whole word of the content): most probes a cut lost are told in time linear in the probe,
+        not the content. Then probes mostly come in the order the content shows them, so each
+        search starts where the last hit was and only a miss there searches the part before it."""
+        if _WORD_RUN.fullmatch(value):
+            if word:
+                return value in self.words
+        elif not all(m.group() in self.words for m in _WORD_RUN.finditer(value)
+                     if m.start() > 0 and m.end() < len(value)):
+            return False
         find = _word_at if word else str.find
         start = self._cursor
         at = find(self.content, value, start)

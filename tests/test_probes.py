@@ -105,3 +105,23 @@ def test_probes_are_found_in_any_order_and_whole_words_only() -> None:
     kept = measure("diff", raw, shown, found)
     assert [str(p) for p in kept.missed] == ["definition: alpha"]
     assert kept.kept == kept.probes - 1
+
+
+def test_probes_are_found_as_a_search_of_the_whole_content_finds_them() -> None:
+    """The word index decides misses without searching; it must agree with plain search."""
+    import random
+
+    from ctxguard.probes import Probe, _Finder, _word_at
+
+    rng = random.Random(3)
+    pieces = ["def ", "run", "_job", "(", ")", " ", "\n", "a/b.py", "$x", "raise ", "Error", ": ", "x.y", "'"]
+    for _ in range(400):
+        content = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        finder = _Finder("diff", content, {})
+        for _ in range(10):
+            value = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))).strip()
+            if not value:
+                continue
+            for kind, word in (("definition", True), ("error", False), ("path", False)):
+                expected = (_word_at(content, value) if word else content.find(value)) >= 0
+                assert finder.has(Probe(kind, value)) == expected, (content, value, kind)

@@ -29,7 +29,7 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
         plan = replace(plan, prefix=plan.prefix + plan.listing(room // 2), listing=None)
     units = plan.units
     order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
-    gap = count(plan.gap(max(2, len(units))))  # the widest gap line
+    gap = count(plan.gap(max(2, sum(u.omits for u in units))))  # the widest gap line
     limit = room - count(plan.prefix) - (count("\n" + marker(plan.total)) if marker else 0)
     for _ in range(_TRIES):
         chosen = _choose(units, order, gap, limit, must=marker is None)
@@ -50,7 +50,7 @@ def _choose(units: Sequence[Unit], order: list[int], gap: int, limit: int, must:
 
     def take(i: int) -> bool:
         """Choose i and what it anchors to, if they fit; else change nothing."""
-        group = [j for j in _closure(units, i) if not chosen[j]]
+        group = [j for j in _closure(units, i) if not chosen[j]] if units[i].anchors else [i]
         before = used[0]
         for j in group:
             left = j == 0 or chosen[j - 1]
@@ -113,13 +113,13 @@ def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | No
             mid, ends = False, ends - 1
         if ends:
             out.append(plan.gap(ends))
-        if last is not None and not last.text.endswith("\n"):
+        if last is not None and last.text and not last.text.endswith("\n"):
             out.append("(…) ")  # the next unit shown starts inside a line, or goes on in one
             mid = True
 
     for unit, kept in zip(plan.units, chosen):
         if not kept:
-            ends += unit.text.endswith("\n")
+            ends += unit.omits
             last = unit
             continue
         if last is not None:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ctxguard.tokens import Encoded, Tokenizer
 
 
-@dataclass(frozen=True)
-class Unit:
-    """One line or block of the artifact, as it is shown when it is kept."""
+class Unit(NamedTuple):
+    """One line or block of the artifact, as it is shown when it is kept. (A NamedTuple: plans
+    of big artifacts hold one per line, and a tuple is built several times faster.)"""
 
     text: str  # a line, ending with its line break, or a piece of one (a sentence)
     cost: int  # tokens of `text`
@@ -23,6 +24,20 @@ class Unit:
     priority: tuple[float, int]  # taken in this order, lowest first
     must: bool = False  # tier 2 keeps it whatever the room, or is not possible
     anchors: tuple[int, ...] = ()  # units it is never shown without (a header, a traceback's end)
+    lines: int | None = None  # raw lines it stands for when left out (None: 1 if it ends a line)
+
+    @property
+    def omits(self) -> int:
+        """The raw lines a gap counts for this unit when it is left out."""
+        return self.lines if self.lines is not None else int(self.text.endswith("\n"))
+
+
+HOLE_COST = 1 << 40  # a unit of this cost is never shown: raw lines a plan does not hold
+
+
+def hole(lines: int) -> Unit:
+    """Raw lines the plan does not hold (a streamed file's lines not kept): always a gap."""
+    return Unit("", HOLE_COST, 0, (float("inf"), 0), lines=lines)
 
 
 def omitted_lines(n: int) -> str:

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Protocol
 
 from ctxguard import probes
-from ctxguard.handlers.base import plural
 from ctxguard.handlers.diff import DiffReader, FileStat, file_listing
 from ctxguard.handlers.log import EDGE, Lines, strip_ansi, template
+from ctxguard.packer import pack
+from ctxguard.plan import Plan, Unit, hole
 from ctxguard.record import Record
 from ctxguard.redact import note, redact
 from ctxguard.tiers import marker
@@ -41,7 +42,8 @@ MAX_FILES = 200_000  # diff files whose stats are kept
 CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates
 MAX_LINE = 2000  # characters of one line shown at most
 KINDS = ("log", "text", "diff")
-Offered = dict[int, tuple[float, int, str]]  # line number -> (priority, rank, text shown)
+# line number -> (priority, rank, text shown, the line numbers it is never shown without)
+Offered = dict[int, tuple[float, int, str, tuple[int, ...]]]
 
 
 class Taker(Protocol):
@@ -143,9 +145,9 @@ def _clip(line: str) -> str:
     return body + "\n"
 
 
-def _offer(out: Offered, number: int, level: float, rank: int, text: str) -> None:
+def _offer(out: Offered, number: int, level: float, rank: int, text: str, needs: tuple[int, ...] = ()) -> None:
     if number not in out or out[number][:2] > (level, rank):
-        out[number] = (level, rank, text)
+        out[number] = (level, rank, text, needs)
 
 
 @dataclass
@@ -261,10 +263,13 @@ class DiffSink:
         self.reader = DiffReader(context_definitions=False)
         self.changed = 0
         self.stat: _Count | None = None
+        self.header: tuple[int, ...] = ()  # the current file's `diff --git` line, and hunk header
+        self.hunk: tuple[int, ...] = ()
 
-    def _keep(self, number: int, level: float, line: str) -> None:
-        if len(self.out) < MAX_OFFERED:
-            _offer(self.out, number, level, self.reader.index, _clip(line))
+    def _keep(self, number: int, level: float, line: str, needs: tuple[int, ...]) -> None:
+        # A line whose file or hunk header was not kept (the cap) is not kept either.
+        if len(self.out) < MAX_OFFERED and all(n in self.out for n in needs):
+            _offer(self.out, number, level, self.reader.index, _clip(line), needs)
 
     def _probe(self, kind: str, value: str) -> None:
         if len(self.found) < MAX_OFFERED:
@@ -282,11 +287,16 @@ class DiffSink:
 
     def take(self, number: int, line: str) -> None:
         kind, level = self.reader.read(line)
+        needs = self.hunk
         if kind == "file":
             self.close()
             self.stat, self.changed = _Count(self.reader.path), 0
             self._probe("path", self.reader.path)
+            self.header, self.hunk, needs = (number,), (), ()
+        elif kind == "hunk":
+            self.hunk, needs = (*self.header, number), self.header
         elif kind == "header" and self.stat is not None:
+            needs = self.header
             for start, status in (("new file mode", "added"), ("deleted file mode", "deleted"),
                                   ("rename from", "renamed"), ("Binary files", "binary")):
                 if line.startswith(start):
@@ -309,11 +319,11 @@ class DiffSink:
                 if self.changed >= CHANGED_PER_FILE:
                     return
                 self.changed += 1
-        self._keep(number, level, line)
+        self._keep(number, level, line, needs)
 
     def offered(self, lines: int, mode: str) -> Offered:
         if mode == "head":
-            return {n: (0.0, n, t) for n, (_, _, t) in self.out.items()}
+            return {n: (0.0, n, t, needs) for n, (_, _, t, needs) in self.out.items()}
         return self.out
 
     def probes(self) -> list[probes.Probe]:
@@ -325,44 +335,25 @@ class DiffSink:
         return [f"{self.more_files} files beyond {MAX_FILES} are not in the file list"]
 
 
-def _gap(n: int) -> str:
-    return f"... ({plural(n, 'line')} omitted)\n"
-
-
 def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokenizer,
         prefix: str = "") -> str:
-    """Take offered lines by priority within room tokens; show them in order, gaps marked."""
-    counts = {n: tokenizer.count(text) for n, (_, _, text) in offered.items()}
-    order = sorted(offered, key=lambda n: offered[n][:2])
-    gap_cost = tokenizer.count(_gap(max(lines, 2)))
-    limit = room - tokenizer.count(prefix) - tokenizer.count(marker(tokens)) - 1
-    last = lines - 1
-    for _ in range(4):
-        chosen: set[int] = set()
-        used = gap_cost
-        for n in order:
-            left = n == 0 or (n - 1) in chosen
-            right = n == last or (n + 1) in chosen
-            delta = counts[n] + (-gap_cost if left and right else 0 if left or right else gap_cost)
-            if used + delta <= limit:
-                chosen.add(n)
-                used += delta
-        out: list[str] = [prefix]
-        previous = -1
-        for n in sorted(chosen):
-            if n - previous > 1:
-                out.append(_gap(n - previous - 1))
-            out.append(offered[n][2])
-            previous = n
-        if previous < last:
-            out.append(_gap(last - previous))
-        omitted = max(1, tokens - sum(counts[n] for n in chosen))
-        content = "".join(out) + marker(omitted)
-        over = tokenizer.count(content) - room
-        if over <= 0:
-            return content
-        limit -= over + 2
-    return marker(tokens)
+    """The offered lines packed within room tokens (ctxguard.packer) with the marker; the lines
+    not offered are gaps."""
+    units: list[Unit] = []
+    index: dict[int, int] = {}  # line number -> unit
+    previous = -1
+    for number in sorted(offered):
+        level, rank, text, needs = offered[number]
+        if number - previous > 1:
+            units.append(hole(number - previous - 1))
+        count = tokenizer.count(text)
+        index[number] = len(units)
+        units.append(Unit(text, count, count, (level, rank), anchors=tuple(index[n] for n in needs if n in index)))
+        previous = number
+    if lines - 1 > previous:
+        units.append(hole(lines - 1 - previous))
+    content = pack(Plan(units, tokens, prefix=prefix), room, tokenizer.count, marker)
+    return content if content is not None else marker(tokens)
 
 
 def streamable(path: Path, label: str, artifact_type: str | None) -> str | None:

@@ -84,17 +84,22 @@ def test_stream_diff_lists_files_definitions_and_errors(small_stream: None, tmp_
                            + "".join(f'+  "dep{i}": "1.0.{i}",\n' for i in range(399)))
     path = tmp_path / "change.diff"
     path.write_text(text)
-    record = compress_file(path, 1500)
+    # 2600: every definition and error comes with its file and hunk header (no orphan lines),
+    # after a file list of 31 lines.
+    record = compress_file(path, 2600)
     jsonschema.validate(record, RECORD)
     assert any(note.startswith("streamed:") for note in record["notes"])
     assert record["raw_tokens"] == independent_count(text)
-    assert record["compacted_tokens"] <= 1500 and record["truncated"]
+    assert record["compacted_tokens"] <= 2600 and record["truncated"]
     content = record["content"]
     assert content.startswith("Changed files (31):\n")
     assert "  package-lock.json (+399 -0, modified)" in content
     for f in range(30):
         assert f"+def handler_{f}(request):" in content and f"bad request in module {f}" in content
     assert '"dep398"' not in content  # the lockfile's body comes last, and does not fit
+    from tests.test_handlers_diff import _orphans
+
+    assert not _orphans(content)  # every changed line under its file and hunk header
     assert record["retention"]["kept"] == record["retention"]["probes"]
     assert record["files"][0] == {"path": "pkg/module_0.py", "added": 41, "removed": 0, "status": "modified"}
 

@@ -303,14 +303,15 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
 
 
 class DiffReader:
-    """Reads a diff's lines in order and says what each is and how early a cut should take it.
+    """Reads a diff's lines in order and says what each is and how early a cut should take it,
+    for the plan and the streaming pass alike.
 
-    Kinds and levels (lower is taken first; every level but the redundant headers' and plain
-    context's is raised by file_offset of the file): "definition" and "error" (added or removed
-    lines that declare something or raise/log an error) 1; "file" (`diff --git`) and "header"
-    (renames, modes, new/deleted, binary) 2; "hunk" 3; "change" (other changed lines) 4;
-    "context" 4.5 if it declares something, else 7; `index`/`---`/`+++` headers 6.
-    `index` is the line's position within its file, the rank within a level.
+    Kinds and levels (lower is taken first; each is raised by file_offset of the file):
+    "definition" and "error" (added or removed lines that declare something or raise/log an
+    error) 1; "file" (`diff --git`) 1.6; "header" (renames, modes, new/deleted, binary) 1.7,
+    `---`/`+++` 2.8, `index` 6; "hunk" 2.6; "change" (other changed lines) 4; "context" 4.5 if
+    it declares something, else 7. Lines before the first file (a commit message) are "header"
+    at 5. `index` is the line's position within its file, the rank within a level.
     """
 
     def __init__(self, context_definitions: bool = True) -> None:
@@ -328,14 +329,18 @@ class DiffReader:
             self.offset = file_offset(self.path)
             self.language = language(self.path)
             self.in_hunk, self.index = False, 0
-            return "file", 2 + self.offset
+            return "file", 1.6 + self.offset
         if line.startswith("@@"):
             self.in_hunk = True
-            return "hunk", 3 + self.offset
-        if not self.in_hunk:  # ---/+++ repeat the path and index lines say little
-            if line.startswith(("index ", "--- ", "+++ ")):
-                return "header", 6.0
-            return "header", 2 + self.offset
+            return "hunk", 2.6 + self.offset
+        if not self.in_hunk:
+            if not self.path:
+                return "header", 5.0
+            if line.startswith("index "):
+                return "header", 6.0 + self.offset
+            if line.startswith(("--- ", "+++ ")):  # they repeat the path
+                return "header", 2.8 + self.offset
+            return "header", 1.7 + self.offset
         body = line[1:]
         if line[:1] in ("+", "-"):
             if is_definition(body, self.language):
@@ -379,27 +384,21 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     body: dict[int, tuple[float, float]] = {}  # hunk lines ranked by distance: (base, offset)
     keys: list[int] = []  # where distances are measured from: hunk headers, definitions, errors
     for i, line in enumerate(lines):
-        kind, _ = reader.read(line)
+        kind, level = reader.read(line)
         offset = reader.offset
-        level, keep, needs = 7.0, False, hunk
+        keep, needs = kind in ("file", "hunk", "definition", "error"), hunk
         if kind == "file":
-            file, hunk = (i,), ()
-            level, keep, needs = 1.6 + offset, True, ()
-        elif kind == "header" and not file:
-            level, needs = 5.0, ()  # before the first file: a commit message, a preamble
-        elif kind == "header":  # renames, modes, binary: the file header; ---/+++ and index repeat it
-            keep = not line.startswith(("index ", "--- ", "+++ "))
-            level = 1.7 + offset if keep else 2.8 + offset if line[:4] in ("--- ", "+++ ") else 6.0 + offset
+            file, hunk, needs = (i,), (), ()
+        elif kind == "header":  # renames, modes, binary are the file header; ---/+++ and index repeat it
+            keep = bool(file) and not line.startswith(("index ", "--- ", "+++ "))
             needs = file
         elif kind == "hunk":
-            hunk = (*file, i)
-            level, keep, needs = 2.6 + offset, True, file
+            hunk, needs = (*file, i), file
             keys.append(i)
         elif kind in ("definition", "error"):
-            level, keep = 1.0 + offset, True
             keys.append(i)
         elif line.startswith("\\"):  # "\ No newline at end of file": with the line before it
-            needs = (*hunk, i - 1)
+            level, needs = 7.0, (*hunk, i - 1)
         elif kind == "change":
             body[i] = (3.5 if is_comment_or_blank(line[1:]) else 3.0, offset)
         elif kind == "context":
@@ -411,7 +410,8 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
         anchors.append(needs)
     for i, distance in _distances(sorted(body), keys, anchors).items():
         base, offset = body[i]
-        rank[i] = (min(rank[i][0], base + offset + min(distance, REACH) / REACH * 2), i)
+        lifted = rank[i][0] < 3.0  # (a line naming the task)
+        rank[i] = (rank[i][0] if lifted else base + offset + min(distance, REACH) / REACH * 2, i)
     raw, cost = costs(lines, lines, encoded, tokenizer)
     units = [Unit(lines[i], cost[i], raw[i], rank[i], must[i], anchors[i]) for i in range(len(lines))]
     stats = file_stats(encoded.text)

@@ -34,6 +34,7 @@ class Artifact:
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     stream: Path | None = None  # a big file read in one pass instead of whole (ctxguard.stream)
     reference: Path | None = None  # a file described, not included (ctxguard.reference)
+    missing: bool = False  # a configured path that does not exist, or a glob that matched nothing
 
 
 @dataclass(frozen=True)
@@ -130,12 +131,15 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
                                   max_raw_tokens=spec.max_raw_tokens, shares=spec.share_surplus)
     matches: list[Path] = []
     problems: list[str] = []
+    gone: list[Path] = []  # configured paths that do not exist
     resolved_top = top.resolve()
     for pattern in spec.paths:
         if Path(pattern).is_absolute() or ".." in PurePosixPath(pattern).parts:
             problems.append(f"path {pattern!r} leaves the repository; use a path inside it")
             continue
         for path in sorted(top.glob(pattern)) if _is_glob(pattern) else [top / pattern]:
+            if not _is_glob(pattern) and not path.exists() and not path.is_symlink():
+                gone.append(path)
             if path.is_dir() and _is_glob(pattern):
                 continue
             if not inside(resolved_top, path):
@@ -147,13 +151,19 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
         return [Artifact(name=spec.name, budget=spec.budget, text=None, error="; ".join(problems), **common)]
     if not matches:
         text = f"[NO FILES MATCHED: {', '.join(spec.paths)}]"
-        return [Artifact(name=spec.name, budget=spec.budget, text=text, notes=("no file matched",), **common)]
+        return [Artifact(name=spec.name, budget=spec.budget, text=text, notes=("no file matched",),
+                         missing=True, **common)]
     share = max(MIN_BUDGET, spec.budget // len(matches))
     out = []
     from ctxguard.stream import streamable
 
     for path in matches:
         rel = path.relative_to(top).as_posix()
+        if path in gone:
+            out.append(Artifact(name=rel, budget=share, text=None, error=f"artifact not found at {rel}",
+                                missing=True, notes=tuple(problems),
+                                reference=path if spec.reference else None, **common))
+            continue
         if spec.reference:  # described by the pipeline, never read here
             out.append(Artifact(name=rel, budget=share, text=None, reference=path, notes=tuple(problems),
                                 **common))

@@ -16,7 +16,7 @@ from ctxguard.tokens import DEFAULT_ENCODING, ENCODINGS
 
 CONFIG_NAME = ".ctxguard.yaml"
 PRIORITIES = ("low", "normal", "high")
-FAIL_ON = ("truncated", "over_budget", "never")
+FAIL_ON = ("truncated", "over_budget", "missing", "never")
 SPLITS = ("none", "file")
 SCHEMA_URL = "https://raw.githubusercontent.com/ctxguard/ctxguard/main/ctxguard/schemas/config.schema.json"
 
@@ -41,6 +41,7 @@ class ArtifactSpec:
     min_retention: float | None = None  # None: the config's
     share_surplus: bool = False  # may take other entries' unused budget beyond its own
     reference: bool = False  # list each file (path, size, tokens, sha256, preview), not its content
+    required: bool = False  # a missing file fails `check` (else it is reported only)
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class Config:
     total_budget: int | None = None
     output: str | None = None
     margin: float = 1.0
-    fail_on: str = "truncated"
+    fail_on: tuple[str, ...] = ("truncated",)
     tier2_ratio: float = TIER2_RATIO
     tier3: str = "salient"
     min_retention: float | None = None
@@ -69,7 +70,7 @@ _TOP = {"version", "encoding", "total_budget", "output", "margin", "fail_on", "t
         "min_retention", "redact", "artifacts"}
 _ENTRY = {"name", "source", "diff", "paths", "type", "budget", "task", "exclude",
           "include_generated", "split", "priority", "max_raw_tokens", "tier3", "min_retention",
-          "share_surplus", "reference"}
+          "share_surplus", "reference", "required"}
 
 
 class _Loader(yaml.SafeLoader):
@@ -159,7 +160,7 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
     total = v.integer(data, "total_budget", "total_budget", None, minimum=MIN_BUDGET)
     output = v.string(data, "output", "output", None)
     margin = v.number(data, "margin", "margin", 1.0, low=0.05, high=1.0)
-    fail_on = v.choice(data, "fail_on", "fail_on", FAIL_ON, "truncated")
+    fail_on = v.fail_on(data.get("fail_on", "truncated"), "fail_on")
     ratio = v.number(data, "tier2_ratio", "tier2_ratio", TIER2_RATIO, low=1.0, high=10.0)
     tier3 = v.choice(data, "tier3", "tier3", TIER3_MODES, "salient")
     min_retention = v.optional_number(data, "min_retention", "min_retention")
@@ -184,6 +185,21 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
         output=output, margin=margin, fail_on=fail_on, tier2_ratio=ratio, tier3=tier3,
         min_retention=min_retention, redact=redact, path=source,
     )
+
+
+def parse_fail_on(value: Any) -> tuple[str, ...]:
+    """`truncated`, `[truncated, missing]` or `truncated,missing` as a tuple of policies;
+    ValueError says what is wrong."""
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not items or not all(isinstance(i, str) for i in items):
+        raise ValueError(f"must be one of {', '.join(FAIL_ON)}, or a list of them (got {value!r})")
+    policies = tuple(dict.fromkeys(i.strip() for i in items))
+    unknown = [p for p in policies if p not in FAIL_ON]
+    if unknown:
+        raise ValueError(f"must be one of {', '.join(FAIL_ON)}, or a list of them (got {unknown[0]!r})")
+    if "never" in policies and len(policies) > 1:
+        raise ValueError("`never` cannot be combined with other policies")
+    return policies
 
 
 class _Validator:
@@ -251,6 +267,14 @@ class _Validator:
             return default
         return value
 
+    def fail_on(self, value: Any, path: str) -> tuple[str, ...]:
+        """One policy or a list of them; `never` stands alone."""
+        try:
+            return parse_fail_on(value)
+        except ValueError as exc:
+            self._err(path, str(exc))
+            return ("truncated",)
+
     def strings(self, data: dict[str, Any], key: str, path: str) -> tuple[str, ...]:
         value = data.get(key, [])
         if isinstance(value, str):
@@ -284,6 +308,7 @@ class _Validator:
         include = self.boolean(entry, "include_generated", f"{path}.include_generated")
         shares = self.boolean(entry, "share_surplus", f"{path}.share_surplus")
         reference = self.boolean(entry, "reference", f"{path}.reference")
+        required = self.boolean(entry, "required", f"{path}.required")
         if reference and source != "files":
             self._err(f"{path}.reference", "applies to files artifacts (`paths:`); a git diff is always read")
         max_raw = self.integer(entry, "max_raw_tokens", f"{path}.max_raw_tokens", None, minimum=1)
@@ -296,6 +321,6 @@ class _Validator:
             max_raw_tokens=max_raw,
             tier3=self.choice(entry, "tier3", f"{path}.tier3", (*TIER3_MODES, None), None),
             min_retention=self.optional_number(entry, "min_retention", f"{path}.min_retention"),
-            share_surplus=shares, reference=reference,
+            share_surplus=shares, reference=reference, required=required,
         )
         return spec

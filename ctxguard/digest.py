@@ -70,10 +70,12 @@ _REFERENCE = "REFERENCE (not included: read on demand)"
 def _status(record: Record, worst: bool = False) -> str:
     kept = record.retention or {"probes": 0, "kept": 0}
     if worst:  # the widest form of the line, to reserve room before the real one is known
-        reason = f"ERROR ({_clip(record.error)})" if record.error else ""
+        reason = f"MISSING ({_clip(record.error)})" if record.error else ""
         state = max("TRUNCATED (cut)", _REFERENCE, reason, f"empty {record.content.strip()}", key=len)
         return f"- {record.artifact_name}: tier 3, {state}, kept {kept['probes']}/{kept['probes']} probes\n"
-    if record.error:
+    if record.extra.get("missing"):
+        state = f"MISSING ({_clip(record.error or record.content.strip())})"
+    elif record.error:
         state = f"ERROR ({_clip(record.error)})"
     elif record.read == "reference":
         state = _REFERENCE

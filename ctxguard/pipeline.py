@@ -171,6 +171,8 @@ def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: 
     extra = dict(artifact.extra)
     if artifact.entry != artifact.name:
         extra["entry"] = artifact.entry
+    if artifact.missing:
+        extra["missing"] = True
     if stats is not None and artifact.text is not None:
         shown = file_coverage(artifact.text, record.content) if record.tier > 1 else {}
         extra["files"] = [{**s.to_dict(), "shown": shown.get(s.path, "whole")} for s in stats[:listed]]

@@ -1,4 +1,4 @@
-"""Policies `ctxguard check` enforces: fail_on, max_raw_tokens and min_retention."""
+"""Policies `ctxguard check` enforces: fail_on, required, max_raw_tokens and min_retention."""
 from __future__ import annotations
 
 import math
@@ -12,6 +12,7 @@ def failures(records: Sequence[Record], config: Config, written: int | None = No
     """One sentence per failed policy, naming the artifact and the numbers. `written` is the
     token count of the bundle file as written, checked against total_budget."""
     limits = {spec.name: spec.max_raw_tokens for spec in config.artifacts}
+    required = {spec.name for spec in config.artifacts if spec.required}
     floors = {spec.name: spec.min_retention if spec.min_retention is not None else config.min_retention
               for spec in config.artifacts}
     problems = []
@@ -20,6 +21,12 @@ def failures(records: Sequence[Record], config: Config, written: int | None = No
         limit = limits.get(entry)
         floor = floors.get(entry)
         kept = record.retention or {}
+        if record.extra.get("missing"):  # optional unless required: reported in the bundle only
+            if entry in required or "missing" in config.fail_on:
+                why = "required: true" if entry in required else "fail_on: missing"
+                problems.append(f"{record.artifact_name} is missing ({record.error or record.content.strip()}) "
+                                f"and {why}: add it, or fix the entry's paths")
+            continue
         if floor is not None and kept.get("probes") and kept["kept"] / kept["probes"] < floor:
             problems.append(f"{record.artifact_name} kept {kept['kept']} of {kept['probes']} probes "
                             f"({kept['kept'] / kept['probes']:.2f}), under its min_retention of {floor}")
@@ -28,10 +35,10 @@ def failures(records: Sequence[Record], config: Config, written: int | None = No
                             f"max_raw_tokens of {limit}: split the change into smaller commits")
         if record.error:
             problems.append(f"{record.artifact_name} could not be read: {record.error}")
-        elif config.fail_on == "truncated" and record.truncated and record.read == "required":
+        elif "truncated" in config.fail_on and record.truncated and record.read == "required":
             problems.append(f"{record.artifact_name} was truncated: {record.raw_tokens} raw tokens "
                             f"for a budget of {record.budget}")
-    if config.fail_on == "over_budget":
+    if "over_budget" in config.fail_on:
         problems += _over_budget(records, config, written)
     return problems
 

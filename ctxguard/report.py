@@ -26,7 +26,7 @@ def table(bundle: dict[str, Any]) -> str:
     """A fixed-width table of the bundle's artifacts and its usage line."""
     rows = [("artifact", "type", "tier", "raw -> compacted / budget")]
     for a in bundle["artifacts"]:
-        mark = ("" if not a["truncated"] else " ERROR" if a.get("error")
+        mark = (" MISSING" if a.get("missing") else "" if not a["truncated"] else " ERROR" if a.get("error")
                 else " REFERENCE" if a.get("read") == "reference" else " TRUNCATED")
         rows.append((a["artifact_name"][:60], a["type"], str(a["tier"]),
                      f"{a['raw_tokens']} -> {a['compacted_tokens']} / {a['budget']}{mark}"))

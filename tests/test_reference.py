@@ -95,12 +95,15 @@ def test_reference_passes_fail_on_truncated_but_a_cut_does_not(repo: Repo) -> No
     assert main(["check", "--repo", str(repo.path)]) == 1
 
 
-def test_reference_to_a_missing_file_is_an_error_record_that_fails_check(repo: Repo) -> None:
+def test_reference_to_a_missing_file_is_a_missing_record(repo: Repo) -> None:
     repo.write(".ctxguard.yaml", CONFIG.replace('["logs/*"]', '["logs/*", "logs/gone.log"]'))
     bundle = _bundle(repo)
     gone = _by_name(bundle, "logs/gone.log")
     assert gone["read"] == "reference" and gone["error"] == "artifact not found at logs/gone.log"
-    assert gone["content"] == "[ERROR: artifact not found at logs/gone.log]"
+    assert gone["content"] == "[ERROR: artifact not found at logs/gone.log]" and gone["missing"] is True
+    assert main(["check", "--repo", str(repo.path)]) == 0  # optional unless required
+    repo.write(".ctxguard.yaml", CONFIG.replace('["logs/*"]', '["logs/*", "logs/gone.log"]')
+               + "    required: true\n")
     assert main(["check", "--repo", str(repo.path)]) == 1
 
 

@@ -10,13 +10,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from ctxguard.commands.common import positive_int
-from ctxguard.config import FAIL_ON
+from ctxguard.config import FAIL_ON, parse_fail_on
 from ctxguard.errors import EXIT_OK, EXIT_POLICY
 from ctxguard.tiers import TIER3_MODES
 from ctxguard.tokens import ENCODINGS
 
 FORMATS = ("json", "markdown")
 
+
+
+def _fail_on(value: str) -> tuple[str, ...]:
+    try:
+        return parse_fail_on(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 def add_parser(sub: Any) -> None:
     for name, help_text in (
@@ -36,7 +43,8 @@ def add_parser(sub: Any) -> None:
         parser.add_argument("--strict", action="store_true", help="fail instead of estimating tokens offline")
         parser.add_argument("--encoding", choices=ENCODINGS, help="override the config's encoding")
         parser.add_argument("--total-budget", type=positive_int, help="override the config's total_budget")
-        parser.add_argument("--fail-on", choices=FAIL_ON, help="override the config's fail_on")
+        parser.add_argument("--fail-on", type=_fail_on, metavar="POLICIES",
+                            help=f"override the config's fail_on: {', '.join(FAIL_ON)}, or several joined by commas")
         parser.add_argument("--tier3", choices=TIER3_MODES, help="override the config's tier3 (salient or head)")
         parser.add_argument("--missed", action="store_true", help="list each record's missed probes")
         parser.add_argument("--no-redact", dest="redact", action="store_const", const=False,

@@ -15,7 +15,7 @@ version: 1
 encoding: o200k_base        # or cl100k_base
 total_budget: 60000         # cap for the sum of all artifacts' tokens
 # margin: 0.8               # for consumers whose tokenizer counts more than tiktoken (Claude)
-fail_on: truncated          # ctxguard check fails on: truncated | over_budget | never
+fail_on: truncated          # check fails on: truncated | over_budget | missing | never, or a list
 artifacts:
   - name: diff
     source: git
@@ -31,6 +31,7 @@ artifacts:
     paths: ["docs/plan.md"]
     budget: 6000
     priority: high
+    # required: true          # fail when docs/plan.md does not exist (else it is reported only)
 """
 
 

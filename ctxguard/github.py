@@ -5,13 +5,14 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ctxguard.report import usage
+from ctxguard.report import status, usage
 
 MAX_WARNINGS = 10
+TOP = 5  # largest artifacts and files the step summary names
 _ZERO = "0" * 40
 
 
@@ -51,55 +52,86 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def outputs(bundle: dict[str, Any], path: Path | None) -> dict[str, str]:
-    """The action's outputs."""
+def outputs(bundle: dict[str, Any], path: Path | None, problems: list[str] | None = None) -> dict[str, str]:
+    """The action's outputs. `passed` is empty when no check ran."""
     totals = bundle["totals"]
     return {
         "bundle-path": str(path) if path is not None else "",
         "total-tokens": str(usage(bundle)[0]),
         "artifacts": str(totals["artifacts"]),
         "truncated": str(totals["truncated"]),
+        "passed": "" if problems is None else str(not problems).lower(),
+        "summary": headline(bundle, problems),
     }
 
 
-def summary(bundle: dict[str, Any]) -> str:
-    """The markdown table for $GITHUB_STEP_SUMMARY."""
-    totals = bundle["totals"]
+def headline(bundle: dict[str, Any], problems: list[str] | None = None) -> str:
+    """One line: the verdict, what the bundle holds, and the first reason it failed."""
     used, cap, level = usage(bundle)
-    lines = [
-        "### ctxguard bundle",
-        "",
-        f"{totals['artifacts']} artifacts, {used} / {cap} tokens with the digest "
-        f"({level}), {totals['truncated']} truncated, "
+    counts: dict[str, int] = {}
+    for a in bundle["artifacts"]:
+        counts[status(a)] = counts.get(status(a), 0) + 1
+    states = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+    verdict = "" if problems is None else "check failed: " if problems else "check passed: "
+    reason = f"; {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "") if problems else ""
+    return (f"ctxguard {verdict}{bundle['totals']['artifacts']} artifacts ({states}), "
+            f"{used} / {cap} tokens ({level}){reason}")
+
+
+def summary(bundle: dict[str, Any], problems: list[str] | None = None) -> str:
+    """The markdown for $GITHUB_STEP_SUMMARY: the verdict and its reasons, each artifact with its
+    status, the largest artifacts and changed files, and the digest."""
+    lines = ["### ctxguard bundle", ""]
+    if problems is not None:
+        lines.append("**Check failed:**" if problems else "**Check passed.**")
+        lines += [f"- {problem}" for problem in problems]
+        lines.append("")
+    used, cap, level = usage(bundle)
+    lines += [
+        f"{bundle['totals']['artifacts']} artifacts, {used} / {cap} tokens with the digest ({level}), "
         f"encoding `{bundle['encoding']}`.",
         "",
-        "| artifact | type | tier | raw tokens | compacted | budget | truncated |",
+        "| artifact | type | tier | raw tokens | compacted | budget | status |",
         "|---|---|---|---:|---:|---:|---|",
     ]
     for a in bundle["artifacts"]:
         name = a["artifact_name"].replace("|", "\\|")
+        mark = status(a) if status(a) in ("OK", "REFERENCE") else f"**{status(a)}**"
         lines.append(f"| `{name}` | {a['type']} | {a['tier']} | {a['raw_tokens']} | "
-                     f"{a['compacted_tokens']} | {a['budget']} | {_cut(a)} |")
+                     f"{a['compacted_tokens']} | {a['budget']} | {mark} |")
+    largest = sorted(bundle["artifacts"], key=lambda a: -a["raw_tokens"])[:TOP]
+    lines += ["", "Largest artifacts: " + ", ".join(f"`{a['artifact_name']}` ({a['raw_tokens']} tokens)"
+                                                    for a in largest)]
+    files = sorted((f for a in bundle["artifacts"] for f in a.get("files", [])),
+                   key=lambda f: -(f["added"] + f["removed"]))[:TOP]
+    if files:
+        lines.append("Most changed files: " + ", ".join(f"`{f['path']}` (+{f['added']} -{f['removed']})"
+                                                       for f in files))
+    digest = bundle["digest"]["content"].strip()
+    if digest:
+        fence = "`" * max(3, 1 + max((len(run) for run in digest.split() if set(run) == {"`"}), default=0))
+        lines += ["", "<details><summary>Digest</summary>", "", f"{fence}markdown", digest, fence, "", "</details>"]
     return "\n".join(lines) + "\n"
 
 
-def _cut(record: dict[str, Any]) -> str:
-    if record.get("read") == "reference":
-        return "reference"
-    return "**yes**" if record["truncated"] else "no"
-
-
-def warnings(bundle: dict[str, Any]) -> list[str]:
-    """`::warning` lines for truncated artifacts, at most MAX_WARNINGS (the rest counted)."""
-    cut = [a for a in bundle["artifacts"] if a["truncated"] and a.get("read") != "reference"]
-    lines = [
-        f"::warning title={escape_property('ctxguard: ' + a['artifact_name'])}::"
-        + escape_data(f"{a['artifact_name']} was truncated: {a['raw_tokens']} raw tokens for a budget "
-                      f"of {a['budget']}; the agent sees {a['compacted_tokens']}.")
-        for a in cut[:MAX_WARNINGS]
-    ]
-    if len(cut) > MAX_WARNINGS:
-        lines.append(f"::warning title=ctxguard::{len(cut) - MAX_WARNINGS} more artifacts were truncated")
+def commands(bundle: dict[str, Any], problems: list[str] | None = None) -> list[str]:
+    """`::error` for each reason a check failed; `::warning` for each truncated, missing or
+    unreadable artifact, at most MAX_WARNINGS of each (the rest counted)."""
+    lines = [f"::error title=ctxguard check failed::{escape_data(problem)}" for problem in (problems or [])[:MAX_WARNINGS]]
+    if problems and len(problems) > MAX_WARNINGS:
+        lines.append(f"::error title=ctxguard check failed::{len(problems) - MAX_WARNINGS} more failures")
+    said: dict[str, Callable[[dict[str, Any]], str]] = {
+        "TRUNCATED": lambda a: (f"{a['artifact_name']} was truncated: {a['raw_tokens']} raw tokens for a "
+                                f"budget of {a['budget']}; the agent sees {a['compacted_tokens']}."),
+        "MISSING": lambda a: f"{a['artifact_name']} is missing: {a.get('error') or a['content'].strip()}",
+        "ERROR": lambda a: f"{a['artifact_name']} could not be read: {a['error']}",
+    }
+    for name, text in said.items():
+        hit = [a for a in bundle["artifacts"] if status(a) == name]
+        lines += [f"::warning title={escape_property('ctxguard: ' + a['artifact_name'])}::{escape_data(text(a))}"
+                  for a in hit[:MAX_WARNINGS]]
+        if len(hit) > MAX_WARNINGS:
+            lines.append(f"::warning title=ctxguard::{len(hit) - MAX_WARNINGS} more artifacts: {name}")
     return lines
 
 
@@ -108,15 +140,17 @@ def _append(path: str, text: str) -> None:
         handle.write(text)
 
 
-def publish(bundle: dict[str, Any], path: Path | None, environ: Mapping[str, str] = os.environ) -> None:
-    """Write outputs and summary where the runner says, and print the warnings."""
+def publish(bundle: dict[str, Any], path: Path | None, environ: Mapping[str, str] = os.environ,
+            problems: list[str] | None = None) -> None:
+    """Write outputs and summary where the runner says, and print the annotations. `problems`
+    are the check's failures (None when no check ran)."""
     if environ.get("GITHUB_OUTPUT"):
         chunks = []
-        for key, value in outputs(bundle, path).items():
+        for key, value in outputs(bundle, path, problems).items():
             delimiter = f"ctxguard_{uuid.uuid4().hex}"
             chunks.append(f"{key}<<{delimiter}\n{value}\n{delimiter}\n")
         _append(environ["GITHUB_OUTPUT"], "".join(chunks))
     if environ.get("GITHUB_STEP_SUMMARY"):
-        _append(environ["GITHUB_STEP_SUMMARY"], summary(bundle))
-    for line in warnings(bundle):
+        _append(environ["GITHUB_STEP_SUMMARY"], summary(bundle, problems))
+    for line in commands(bundle, problems):
         print(line, file=sys.stdout)

@@ -1,4 +1,4 @@
-"""The human summary on stderr: one line per artifact and the bundle's budget usage."""
+"""The human summary on stderr: one line per artifact with its status, and the bundle's usage."""
 from __future__ import annotations
 
 from typing import Any
@@ -15,6 +15,18 @@ def level(used: int, budget: int) -> str:
     return "CRITICAL"
 
 
+def status(record: dict[str, Any]) -> str:
+    """What happened to one artifact: MISSING (a configured file that does not exist), ERROR
+    (could not be read), REFERENCE (listed, not included), TRUNCATED (cut) or OK."""
+    if record.get("missing"):
+        return "MISSING"
+    if record.get("error"):
+        return "ERROR"
+    if record.get("read") == "reference":
+        return "REFERENCE"
+    return "TRUNCATED" if record["truncated"] else "OK"
+
+
 def usage(bundle: dict[str, Any]) -> tuple[int, int, str]:
     """Tokens the bundle uses (records and digest), the capacity they are measured against, level."""
     used = bundle["totals"]["compacted_tokens"] + bundle["digest"]["tokens"]
@@ -24,14 +36,12 @@ def usage(bundle: dict[str, Any]) -> tuple[int, int, str]:
 
 def table(bundle: dict[str, Any]) -> str:
     """A fixed-width table of the bundle's artifacts and its usage line."""
-    rows = [("artifact", "type", "tier", "raw -> compacted / budget")]
+    rows = [("artifact", "type", "tier", "status", "raw -> compacted / budget")]
     for a in bundle["artifacts"]:
-        mark = (" MISSING" if a.get("missing") else "" if not a["truncated"] else " ERROR" if a.get("error")
-                else " REFERENCE" if a.get("read") == "reference" else " TRUNCATED")
-        rows.append((a["artifact_name"][:60], a["type"], str(a["tier"]),
-                     f"{a['raw_tokens']} -> {a['compacted_tokens']} / {a['budget']}{mark}"))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}" for r in rows]
+        rows.append((a["artifact_name"][:60], a["type"], str(a["tier"]), status(a),
+                     f"{a['raw_tokens']} -> {a['compacted_tokens']} / {a['budget']}"))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = ["  ".join(f"{cell:<{width}}" for cell, width in zip(r[:4], widths)) + f"  {r[4]}" for r in rows]
     used, cap, name = usage(bundle)
     lines.append(f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {name} "
                  f"(digest {bundle['digest']['tokens']}); "

@@ -18,11 +18,40 @@ def _bundle(truncated: int, total: int) -> dict:  # type: ignore[type-arg]
 
 
 def test_at_most_ten_warnings_and_the_rest_counted() -> None:
-    lines = github.warnings(_bundle(truncated=13, total=15))
+    lines = github.commands(_bundle(truncated=13, total=15))
     assert len(lines) == 11
     assert all(line.startswith("::warning title=ctxguard%3A logs/run-") for line in lines[:10])
-    assert lines[10] == "::warning title=ctxguard::3 more artifacts were truncated"
-    assert github.warnings(_bundle(truncated=0, total=3)) == []
+    assert lines[10] == "::warning title=ctxguard::3 more artifacts: TRUNCATED"
+    assert github.commands(_bundle(truncated=0, total=3)) == []
+
+
+def test_statuses_are_told_apart_and_a_failed_check_is_an_error() -> None:
+    bundle = _bundle(truncated=1, total=4)
+    bundle["artifacts"][1].update(missing=True, error="artifact not found at docs/plan.md", truncated=True)
+    bundle["artifacts"][2].update(error="binary data (NUL bytes); not a text artifact", truncated=True)
+    bundle["artifacts"][3].update(read="reference", truncated=True)
+    lines = github.commands(bundle, ["logs/run-0.log was truncated: 900 raw tokens for a budget of 100"])
+    assert lines == [
+        "::error title=ctxguard check failed::logs/run-0.log was truncated: 900 raw tokens for a budget of 100",
+        "::warning title=ctxguard%3A logs/run-0.log::logs/run-0.log was truncated: 900 raw tokens for a "
+        "budget of 100; the agent sees 100.",
+        "::warning title=ctxguard%3A logs/run-1.log::logs/run-1.log is missing: artifact not found at docs/plan.md",
+        "::warning title=ctxguard%3A logs/run-2.log::logs/run-2.log could not be read: binary data (NUL bytes); "
+        "not a text artifact",
+    ]
+    text = github.summary(bundle, ["logs/run-0.log was truncated: 900 raw tokens for a budget of 100"])
+    assert text.startswith("### ctxguard bundle\n\n**Check failed:**\n- logs/run-0.log was truncated")
+    for name, state in (("run-0", "**TRUNCATED**"), ("run-1", "**MISSING**"), ("run-2", "**ERROR**"),
+                        ("run-3", "REFERENCE")):
+        assert f"| `logs/{name}.log` | log |" in text and text.split(f"`logs/{name}.log`")[1].split("\n")[0].endswith(f"| {state} |")
+    assert "Largest artifacts: `logs/run-0.log` (900 tokens)" in text
+    assert "<details><summary>Digest</summary>" in text and "## Digest" in text
+    assert github.summary(bundle, []).startswith("### ctxguard bundle\n\n**Check passed.**\n")
+    assert github.outputs(bundle, None, [])["passed"] == "true"
+    assert github.outputs(bundle, None)["passed"] == ""
+    line = github.outputs(bundle, None, ["a", "b"])["summary"]
+    assert line == ("ctxguard check failed: 4 artifacts (1 ERROR, 1 MISSING, 1 REFERENCE, 1 TRUNCATED), "
+                    "403 / 400 tokens (CRITICAL); a (and 1 more)")  # with the digest
 
 
 def test_workflow_command_escaping() -> None:
@@ -48,4 +77,5 @@ def test_publish_writes_outputs_and_summary(tmp_path: Path) -> None:
     github.publish(_bundle(truncated=1, total=2), Path("b.json"), env)
     out = (tmp_path / "out").read_text()
     assert "bundle-path<<ctxguard_" in out and "\nb.json\n" in out and "\n1\n" in out
-    assert "| `logs/run-0.log` | log | 3 | 900 | 100 | 100 | **yes** |" in (tmp_path / "sum").read_text()
+    assert "| `logs/run-0.log` | log | 3 | 900 | 100 | 100 | **TRUNCATED** |" in (tmp_path / "sum").read_text()
+    assert "| `logs/run-1.log` | log | 1 | 900 | 100 | 100 | OK |" in (tmp_path / "sum").read_text()

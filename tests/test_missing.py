@@ -42,6 +42,9 @@ def test_required_true_fails_check_with_a_remedy(tmp_path: Path, capsys: pytest.
     assert main(["check", "--repo", str(repo.path)]) == 1
     err = capsys.readouterr().err
     assert "docs/plan.md is missing (artifact not found at docs/plan.md) and required: true" in err
+    assert "to pass, raise the artifact's budget" in err and "SKIP=" not in err
+    assert main(["check", "--repo", str(repo.path), "--hook"]) == 1
+    assert "SKIP=ctxguard,ctxguard-check git commit" in capsys.readouterr().err
     repo.write("docs/plan.md", "# Plan\n")
     assert main(["check", "--repo", str(repo.path)]) == 0
 

@@ -98,9 +98,18 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     return repo, config, get_tokenizer(config.encoding)
 
 
-def _report_failures(problems: list[str]) -> int:
+REMEDIES = ("ctxguard: to pass, raise the artifact's budget (or total_budget) in .ctxguard.yaml, "
+            "narrow its paths, or set fail_on (fail_on: never only reports)")
+HOOK_REMEDY = "ctxguard: to commit this once anyway: SKIP=ctxguard,ctxguard-check git commit ..."
+
+
+def _report_failures(problems: list[str], hook: bool = False) -> int:
     for problem in problems:
         print(f"ctxguard: check failed: {problem}", file=sys.stderr)
+    if problems:
+        print(REMEDIES, file=sys.stderr)
+        if hook:
+            print(HOOK_REMEDY, file=sys.stderr)
     return EXIT_POLICY if problems else EXIT_OK
 
 
@@ -166,11 +175,12 @@ def run_bundle(args: argparse.Namespace) -> int:
     print(report.written_line(out.tokens, args.format, config.total_budget, out.data), file=sys.stderr)
     if not args.stdout:
         print(f"ctxguard: wrote {output}", file=sys.stderr)
+    problems = failures(result.records, config, out.tokens) if args.check else None
     if args.github:
         from ctxguard import github
 
-        github.publish(out.data, None if args.stdout else output)
-    return _report_failures(failures(result.records, config, out.tokens)) if args.check else EXIT_OK
+        github.publish(out.data, None if args.stdout else output, problems=problems)
+    return _report_failures(problems, args.hook) if problems is not None else EXIT_OK
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -181,7 +191,7 @@ def run_check(args: argparse.Namespace) -> int:
     # commands give the same verdict; nothing is written.
     output = _output(args, config, repo, "json")
     result, out = _run(args, repo, config, tokenizer, "json", output.parent / "offload")
-    code = _report_failures(failures(result.records, config, out.tokens))
+    code = _report_failures(failures(result.records, config, out.tokens), args.hook)
     if code == EXIT_OK:
         print(f"ctxguard: check passed ({len(result.records)} artifacts)", file=sys.stderr)
     return code

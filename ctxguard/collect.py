@@ -47,7 +47,8 @@ class Source:
     diff: str | None
 
 
-def collect(config: Config, repo: Any, diff_override: str | None = None) -> tuple[list[Artifact], Source]:
+def collect(config: Config, repo: Any, diff_override: str | None = None,
+            reason: str | None = None) -> tuple[list[Artifact], Source]:
     """Every artifact the config names, in config order, files sorted within an entry."""
     top = git.root(repo)
     artifacts: list[Artifact] = []
@@ -55,7 +56,13 @@ def collect(config: Config, repo: Any, diff_override: str | None = None) -> tupl
     for spec in config.artifacts:
         if spec.source == "git":
             mode = diff_override or spec.diff or "staged"
-            found, result = _git_artifacts(spec, repo, mode)
+            why = reason if diff_override else None
+            if mode == "auto":  # (a config's `diff: auto`: the command line resolves its own)
+                from ctxguard.ranges import since_default
+
+                chosen = since_default(repo, "HEAD", "diff: auto")
+                mode, why = (chosen.mode, chosen.why) if chosen else ("staged", "diff: auto: no default branch, staged")
+            found, result = _git_artifacts(spec, repo, mode, why)
             source = Source(top.name, result.head or result.base, result.base if result.head else None, mode)
         else:
             found = _file_artifacts(spec, top)
@@ -93,10 +100,11 @@ def _path_of(lines: list[str]) -> str:
     return lines[0].rstrip("\n")
 
 
-def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str) -> tuple[list[Artifact], git.DiffResult]:
+def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str,
+                   reason: str | None = None) -> tuple[list[Artifact], git.DiffResult]:
     result = git.diff(repo, mode)
     text = result.data.decode("utf-8", "replace")
-    notes = []
+    notes = [f"diff {mode}: {reason}"] if reason else []
     if "\ufffd" in text and b"\xef\xbf\xbd" not in result.data:
         notes.append("invalid UTF-8 in the diff replaced with U+FFFD")
     patterns = spec.exclude + (() if spec.include_generated else GENERATED)
@@ -115,7 +123,11 @@ def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str) -> tuple[list[Artif
     common = dict(entry=spec.name, type="diff", task=spec.task, priority=spec.priority,
                   max_raw_tokens=spec.max_raw_tokens, shares=spec.share_surplus, notes=tuple(notes))
     if not kept:
-        return [Artifact(name=spec.name, budget=spec.budget, text=NO_CHANGES, extra=extra, **common)], result  # type: ignore[arg-type]
+        empty = NO_CHANGES
+        if "..." in mode:  # a range with nothing in it is worth a warning, not a quiet pass
+            empty = f"[EMPTY RANGE: {mode} has no changes{' (' + reason + ')' if reason else ''}]"
+            common["notes"] = (*notes, f"the range {mode} is empty: check that it is the one meant")
+        return [Artifact(name=spec.name, budget=spec.budget, text=empty, extra=extra, **common)], result  # type: ignore[arg-type]
     if spec.split == "file":
         share = max(MIN_BUDGET, spec.budget // len(kept))
         return [

@@ -79,7 +79,7 @@ def _status(record: Record, worst: bool = False) -> str:
         state = f"ERROR ({_clip(record.error)})"
     elif record.read == "reference":
         state = _REFERENCE
-    elif record.content.startswith(("[NO CHANGES]", "[NO FILES MATCHED")):
+    elif record.content.startswith(("[NO CHANGES]", "[NO FILES MATCHED", "[EMPTY RANGE")):
         state = f"empty {record.content.strip()}"
     elif record.truncated:
         state = "TRUNCATED (cut)"

@@ -55,7 +55,46 @@ def resolve(repo: Any, ref: str) -> str:
     try:
         return str(repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"))
     except git.GitCommandError:
-        raise GitError(f"cannot resolve {ref!r} to a commit in {root(repo)}") from None
+        hint = ""
+        if is_shallow(repo):
+            hint = ("; this is a shallow clone, which lacks that commit: fetch the history (in GitHub "
+                    "Actions, `fetch-depth: 0` in actions/checkout; else `git fetch --unshallow`)")
+        raise GitError(f"cannot resolve {ref!r} to a commit in {root(repo)}{hint}") from None
+
+
+def is_shallow(repo: Any) -> bool:
+    """True in a shallow clone (history cut off at some depth)."""
+    try:
+        return str(repo.git.rev_parse("--is-shallow-repository")).strip() == "true"
+    except Exception:  # (an old git without the option)
+        return False
+
+
+def exists(repo: Any, ref: str) -> bool:
+    """True when ref names a commit."""
+    try:
+        resolve(repo, ref)
+    except GitError:
+        return False
+    return True
+
+
+def unpushed(repo: Any, tip: str) -> list[str]:
+    """The commits up to tip that no remote-tracking ref has, oldest first."""
+    out = str(repo.git.rev_list("--reverse", "--topo-order", resolve(repo, tip), "--not", "--remotes"))
+    return out.split()
+
+
+def parent(repo: Any, sha: str) -> str | None:
+    """A commit's first parent, or None for a root commit."""
+    parents = repo.commit(sha).parents
+    return str(parents[0].hexsha) if parents else None
+
+
+def has_staged(repo: Any) -> bool:
+    """True when the index differs from HEAD (or holds anything, before the first commit)."""
+    head = head_commit(repo)
+    return bool(_run_diff(repo, "--cached", "--name-only", head or EMPTY_TREE).strip())
 
 
 def head_commit(repo: Any) -> str | None:
@@ -90,6 +129,9 @@ def diff(repo: Any, mode: str) -> DiffResult:
         return DiffResult(_run_diff(repo, head), mode, head, None)
     if "..." in mode:
         base_ref, head_ref = mode.split("...", 1)
+        if base_ref == EMPTY_TREE:  # everything up to head (a first push)
+            head_sha = resolve(repo, head_ref or "HEAD")
+            return DiffResult(_run_diff(repo, EMPTY_TREE, head_sha), mode, None, head_sha)
         base_sha, head_sha = resolve(repo, base_ref or "HEAD"), resolve(repo, head_ref or "HEAD")
         bases = repo.merge_base(base_sha, head_sha)
         if not bases:

@@ -1,7 +1,7 @@
-"""GitHub Actions glue: the pull request's range, step outputs, the step summary, warnings."""
+"""GitHub Actions glue: step outputs, the step summary, annotations. (The event's range:
+ctxguard.ranges.)"""
 from __future__ import annotations
 
-import json
 import os
 import sys
 import uuid
@@ -13,33 +13,6 @@ from ctxguard.report import status, usage
 
 MAX_WARNINGS = 10
 TOP = 5  # largest artifacts and files the step summary names
-_ZERO = "0" * 40
-
-
-def event_range(environ: Mapping[str, str] = os.environ) -> str | None:
-    """`base...head` of the triggering pull request (or push), from GITHUB_EVENT_PATH.
-
-    On pull_request events GITHUB_SHA is a merge commit, not the head, so the range comes from
-    the payload: pull_request.base.sha...pull_request.head.sha.
-    """
-    path = environ.get("GITHUB_EVENT_PATH")
-    if not path:
-        return None
-    try:
-        event = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(event, dict):
-        return None
-    pull = event.get("pull_request")
-    if isinstance(pull, dict):
-        base, head = pull.get("base", {}).get("sha"), pull.get("head", {}).get("sha")
-        if isinstance(base, str) and isinstance(head, str):
-            return f"{base}...{head}"
-    before, after = event.get("before"), event.get("after")
-    if isinstance(before, str) and isinstance(after, str) and before != _ZERO and after != _ZERO:
-        return f"{before}...{after}"
-    return None
 
 
 def escape_data(text: str) -> str:

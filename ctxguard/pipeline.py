@@ -35,14 +35,14 @@ Written = Callable[[Result], int]
 
 
 def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | None = None,
-        missed: bool = False, written: Written | None = None) -> Result:
+        missed: bool = False, written: Written | None = None, reason: str | None = None) -> Result:
     """Collect every artifact, reserve the digest, allocate budgets, compress each one.
 
     With a total_budget and `written`, the bundle as written (fields, JSON escaping, file lists)
     is measured and, while it is over the total, that overhead is reserved and the budgets are
     allocated again, so the written file is what total_budget bounds.
     """
-    artifacts, source = collect(config, repo, diff_override)
+    artifacts, source = collect(config, repo, diff_override, reason)
     if config.redact:  # before anything is counted, compressed, summarised or offloaded
         artifacts = [_redacted(a) for a in artifacts]
     described = _described(artifacts, tokenizer, config.redact)

@@ -1,7 +1,6 @@
 """ctxguard.github: the event's range, escaping, and the cap on warnings."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ctxguard import github
@@ -57,19 +56,6 @@ def test_statuses_are_told_apart_and_a_failed_check_is_an_error() -> None:
 def test_workflow_command_escaping() -> None:
     assert github.escape_data("50%\nnext\r") == "50%25%0Anext%0D"
     assert github.escape_property("a:b,c") == "a%3Ab%2Cc"
-
-
-def test_event_range_for_pull_requests_pushes_and_others(tmp_path: Path) -> None:
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"base": {"sha": "a" * 40}, "head": {"sha": "b" * 40}}}))
-    assert github.event_range({"GITHUB_EVENT_PATH": str(event)}) == f"{'a' * 40}...{'b' * 40}"
-    event.write_text(json.dumps({"before": "c" * 40, "after": "d" * 40}))
-    assert github.event_range({"GITHUB_EVENT_PATH": str(event)}) == f"{'c' * 40}...{'d' * 40}"
-    event.write_text(json.dumps({"before": "0" * 40, "after": "d" * 40}))  # a new branch
-    assert github.event_range({"GITHUB_EVENT_PATH": str(event)}) is None
-    event.write_text("not json")
-    assert github.event_range({"GITHUB_EVENT_PATH": str(event)}) is None
-    assert github.event_range({}) is None
 
 
 def test_publish_writes_outputs_and_summary(tmp_path: Path) -> None:

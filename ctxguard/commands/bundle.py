@@ -64,19 +64,12 @@ def add_parser(sub: Any) -> None:
         parser.set_defaults(func=run_bundle if name == "bundle" else run_check)
 
 
-def diff_override(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> str | None:
-    """--diff; else, as a pre-push hook, the pushed range; else, in Actions, the event's range."""
-    if args.diff:
-        return str(args.diff)
-    if args.hook:
-        start, end = environ.get("PRE_COMMIT_FROM_REF"), environ.get("PRE_COMMIT_TO_REF")
-        if start and end:
-            return f"{start}...{end}"
-    if getattr(args, "github", False):
-        from ctxguard.github import event_range
+def diff_range(args: argparse.Namespace, repo: Any, environ: Mapping[str, str] = os.environ) -> Any:
+    """The range this run reviews (ctxguard.ranges), or None for each entry's own `diff:`."""
+    from ctxguard import ranges
 
-        return event_range(environ)
-    return None
+    return ranges.resolve(repo, args.diff, hook=args.hook, github=getattr(args, "github", False),
+                          environ=environ)
 
 
 def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
@@ -149,7 +142,9 @@ def _run(args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: 
                                    margin=config.margin, tokenizer=tokenizer)]
         return last[0].tokens
 
-    result = pipeline.run(config, repo, tokenizer, diff_override(args), missed=args.missed, written=measure)
+    chosen = diff_range(args, repo)
+    result = pipeline.run(config, repo, tokenizer, chosen.mode if chosen else None, missed=args.missed,
+                          written=measure, reason=chosen.why if chosen else None)
     if not last or last[0].source_records is not result.records:
         measure(result)
     return result, last[0]
@@ -173,6 +168,10 @@ def run_bundle(args: argparse.Namespace) -> int:
         bundle.split_records(result.records, Path(args.split))
     print(report.table(out.data), file=sys.stderr)
     print(report.written_line(out.tokens, args.format, config.total_budget, out.data), file=sys.stderr)
+    for record in result.records:
+        if record.content.startswith(("[NO CHANGES]", "[EMPTY RANGE")):
+            print(f"ctxguard: note: {record.artifact_name} has nothing to review: {record.content.strip()}",
+                  file=sys.stderr)
     if not args.stdout:
         print(f"ctxguard: wrote {output}", file=sys.stderr)
     problems = failures(result.records, config, out.tokens) if args.check else None

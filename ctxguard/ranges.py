@@ -1,0 +1,100 @@
+"""Which diff a run reviews, wherever it runs: one resolver for hooks, Actions and `--diff auto`.
+
+- `--diff MODE` (anything but `auto`) is taken as given.
+- A pre-push hook diffs the pushed range (PRE_COMMIT_FROM_REF...PRE_COMMIT_TO_REF). When
+  pre-commit gives no remote ref (the first push to an empty remote, or of a branch whose
+  history the remote lacks), it diffs the commits no remote has: from the parent of the oldest
+  of them (or from nothing, when that is a root commit) to the tip.
+- In GitHub Actions: a pull request's base...head; a push's before...after; a push whose
+  `before` is all zeros (a new branch), `workflow_dispatch`, `schedule` and other events diff
+  from the merge base with the default branch.
+- `pre-commit run --all-files` in CI (a hook with nothing staged and CI set) and `--diff auto`
+  elsewhere diff from the merge base with the default branch (`origin/HEAD`, else
+  `origin/main`, `origin/master`, `main`, `master`).
+- Otherwise None: each git entry's own `diff:` (default `staged`).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ctxguard import git
+
+ZERO = "0" * 40
+DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
+
+
+@dataclass(frozen=True)
+class Range:
+    """A git.diff mode and how it was chosen (said in the diff record's notes)."""
+
+    mode: str
+    why: str
+
+
+def resolve(repo: Any, diff: str | None, *, hook: bool, github: bool,
+            environ: Mapping[str, str]) -> Range | None:
+    """The range this run reviews, or None for each entry's own `diff:`."""
+    if diff and diff != "auto":
+        return Range(diff, f"--diff {diff}")
+    if hook:
+        start, end = environ.get("PRE_COMMIT_FROM_REF"), environ.get("PRE_COMMIT_TO_REF")
+        if start and end and start != ZERO:
+            return Range(f"{start}...{end}", "the pushed range (pre-push)")
+        if environ.get("PRE_COMMIT_REMOTE_NAME"):
+            return unpushed(repo, end or "HEAD")
+    if github or (diff == "auto" and environ.get("GITHUB_EVENT_PATH")):
+        found = _event(repo, environ)
+        if found is not None:
+            return found
+    if diff == "auto" or (hook and environ.get("CI") and not git.has_staged(repo)):
+        return since_default(repo, "HEAD", "--diff auto" if diff == "auto" else
+                             "nothing staged in CI (pre-commit run --all-files)")
+    return None
+
+
+def unpushed(repo: Any, tip: str) -> Range:
+    """The commits up to tip that no remote has."""
+    commits = git.unpushed(repo, tip)
+    if not commits:
+        return Range(f"{tip}...{tip}", f"pre-push: {tip} is on a remote already, nothing to push")
+    parent = git.parent(repo, commits[0])
+    base = parent or git.EMPTY_TREE
+    start = "the start of history" if parent is None else parent[:12]
+    return Range(f"{base}...{tip}", f"pre-push without a remote ref: the {len(commits)} commits no remote "
+                                    f"has, from {start}")
+
+
+def since_default(repo: Any, tip: str, why: str) -> Range | None:
+    """tip against its merge base with the default branch, or None when there is none."""
+    for name in DEFAULT_BRANCHES:
+        if git.exists(repo, name):
+            return Range(f"{name}...{tip}", f"{why}: against the merge base with {name}")
+    return None
+
+
+def _event(repo: Any, environ: Mapping[str, str]) -> Range | None:
+    path = environ.get("GITHUB_EVENT_PATH")
+    if not path:
+        return None
+    try:
+        event = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(event, dict):
+        return None
+    name = environ.get("GITHUB_EVENT_NAME", "")
+    pull = event.get("pull_request")
+    if isinstance(pull, dict):
+        base, head = pull.get("base", {}).get("sha"), pull.get("head", {}).get("sha")
+        if isinstance(base, str) and isinstance(head, str):
+            return Range(f"{base}...{head}", "the pull request (base...head)")
+    before, after = event.get("before"), event.get("after")
+    if isinstance(before, str) and isinstance(after, str) and after != ZERO:
+        if before != ZERO:
+            return Range(f"{before}...{after}", "the push (before...after)")
+        return since_default(repo, after, "a push of a new branch (before is all zeros)")
+    return since_default(repo, environ.get("GITHUB_SHA") or "HEAD", f"a {name or 'workflow'} event")

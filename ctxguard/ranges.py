@@ -45,7 +45,7 @@ def resolve(repo: Any, diff: str | None, *, hook: bool, github: bool,
         if start and end and start != ZERO:
             return Range(f"{start}...{end}", "the pushed range (pre-push)")
         if environ.get("PRE_COMMIT_REMOTE_NAME"):
-            return unpushed(repo, end or "HEAD")
+            return unpushed(repo, end or environ.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD")
     if github or (diff == "auto" and environ.get("GITHUB_EVENT_PATH")):
         found = _event(repo, environ)
         if found is not None:

@@ -85,21 +85,22 @@ def test_pre_push_stage_bundles_the_pushed_range(repo: Repo, pre_commit_home: Pa
     assert "+    return 2" in bundle["artifacts"][0]["content"]
 
 
-def test_first_push_without_a_remote_ref_bundles_the_commits_no_remote_has(repo: Repo, pre_commit_home: Path,
-                                                                             tmp_path: Path) -> None:
+def test_first_push_to_an_empty_remote_bundles_every_commit(repo: Repo, pre_commit_home: Path,
+                                                            tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
     repo.git.git.remote("add", "origin", str(tmp_path / "remote.git"))
-    repo.git.git.push("-q", "origin", "main")
-    repo.git.git.checkout("-q", "-b", "feature")
     repo.write("feature.py", "def feature():\n    return 3\n")
     repo.commit("feature")
-    # What pre-commit does for a push whose remote ref it cannot tell: no from/to ref at all.
-    done = _try_repo(repo, pre_commit_home, "ctxguard", "--hook-stage", "pre-push",
-                     "--remote-name", "origin", "--remote-url", str(tmp_path / "remote.git"))
+    # What pre-commit's pre-push hook runs when the push includes the root commit: --all-files
+    # and the remote's name, url and branches, but no from/to ref.
+    done = _try_repo(repo, pre_commit_home, "ctxguard", "--hook-stage", "pre-push", "--all-files",
+                     "--remote-name", "origin", "--remote-url", str(tmp_path / "remote.git"),
+                     "--remote-branch", "refs/heads/main", "--local-branch", "refs/heads/main")
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
-    assert "diff --git a/feature.py b/feature.py" in record["content"] and "app.py" not in record["content"]
-    assert any("the 1 commits no remote has" in note for note in record["notes"])
+    for path in ("app.py", "feature.py", ".ctxguard.yaml"):
+        assert f"diff --git a/{path} b/{path}" in record["content"]
+    assert any("the 2 commits no remote has, from the start of history" in note for note in record["notes"])
 
 
 def test_all_files_in_ci_with_nothing_staged_bundles_the_branch(repo: Repo, pre_commit_home: Path,

@@ -8,8 +8,10 @@ import math
 import os
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 DEFAULT_ENCODING = "o200k_base"
@@ -371,15 +373,30 @@ def _scrub_surrogates(text: str) -> str:
     return text
 
 
+# The official encoding files, shipped in the package under the names tiktoken gives them in its
+# cache (the sha1 of their download URL); tiktoken checks each against its published sha256.
+BUNDLED = Path(__file__).parent / "encodings"
+_ENV_LOCK = threading.Lock()
+
+
 @functools.lru_cache(maxsize=None)
 def _load(name: str) -> TiktokenTokenizer | HeuristicTokenizer:
-    """Load an encoding once per process; on failure warn once and fall back."""
-    try:
-        import tiktoken
+    """Load an encoding once per process: from TIKTOKEN_CACHE_DIR (or tiktoken's download) when
+    that is set, else, or when that fails, from the files shipped with ctxguard; when none can be
+    loaded, warn once and estimate."""
+    import tiktoken
 
-        return TiktokenTokenizer(name, tiktoken.get_encoding(name))
-    except Exception as exc:  # network, corrupt cache, missing plugin: all mean "no encoding"
-        reason = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+    problems = []
+    if os.environ.get("TIKTOKEN_CACHE_DIR"):
+        try:
+            return TiktokenTokenizer(name, tiktoken.get_encoding(name))
+        except Exception as exc:  # network, corrupt cache, missing plugin: all mean "not there"
+            problems.append(_reason(exc))
+    try:
+        return TiktokenTokenizer(name, _bundled(name))
+    except Exception as exc:
+        problems.append(_reason(exc))
+        reason = "; ".join(problems)
         print(
             f"ctxguard: warning: cannot load tiktoken encoding {name!r} ({reason}); token "
             "counts are estimated as characters/4. Point TIKTOKEN_CACHE_DIR at a folder "
@@ -387,6 +404,28 @@ def _load(name: str) -> TiktokenTokenizer | HeuristicTokenizer:
             file=sys.stderr,
         )
         return HeuristicTokenizer(reason=reason)
+
+
+def _reason(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+
+
+def _bundled(name: str) -> Any:
+    """The encoding read by tiktoken from the files shipped with ctxguard: tiktoken reads its
+    cache folder from the environment, so it is pointed there for the one call (under a lock,
+    and put back)."""
+    import tiktoken
+
+    with _ENV_LOCK:
+        before = os.environ.get("TIKTOKEN_CACHE_DIR")
+        os.environ["TIKTOKEN_CACHE_DIR"] = str(BUNDLED)
+        try:
+            return tiktoken.get_encoding(name)
+        finally:
+            if before is None:
+                del os.environ["TIKTOKEN_CACHE_DIR"]
+            else:
+                os.environ["TIKTOKEN_CACHE_DIR"] = before
 
 
 def get_tokenizer(encoding: str | None = None) -> Tokenizer:

@@ -149,7 +149,10 @@ def test_cli_strict_refuses_the_estimate(tmp_path: object) -> None:
     artifact = Path(str(tmp_path)) / "a.txt"
     artifact.write_text("hello\n")
     env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(tmp_path), HTTPS_PROXY="http://127.0.0.1:9")
-    base = [sys.executable, "-m", "ctxguard", "compress", str(artifact), "--budget", "100"]
+    # No cache, no network and (BUNDLED pointed at an empty folder) no shipped files either.
+    code = ("import sys; from pathlib import Path; import ctxguard.tokens as t; t.BUNDLED = Path(sys.argv[1]); "
+            "from ctxguard.main import main; raise SystemExit(main(sys.argv[2:]))")
+    base = [sys.executable, "-c", code, str(tmp_path), "compress", str(artifact), "--budget", "100"]
     lax = subprocess.run(base, capture_output=True, text=True, env=env)
     strict = subprocess.run(base + ["--strict"], capture_output=True, text=True, env=env)
     assert lax.returncode == 0 and json.loads(lax.stdout)["encoding"] == "heuristic"

@@ -62,16 +62,52 @@ def test_heuristic_is_ceil_of_chars_over_four() -> None:
     assert tokenizer.name == "heuristic" and not tokenizer.exact
 
 
-def test_missing_cache_falls_back_with_one_warning(tmp_path: object) -> None:
-    # A fresh interpreter with an empty cache and no network: estimate, say so once.
+_OFFLINE = {"HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9"}  # no network
+
+
+def _fresh(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+
+
+def test_counts_are_exact_offline_from_the_shipped_encodings(tmp_path: object) -> None:
+    """No TIKTOKEN_CACHE_DIR, no network: the files shipped in the package count exactly. An empty
+    cache folder that tiktoken cannot fill falls back to them too."""
+    code = ("from ctxguard.tokens import get_tokenizer\n"
+            "for name in ('o200k_base', 'cl100k_base'):\n"
+            "    t = get_tokenizer(name); print(t.name, t.exact, t.count('hello world, <|endoftext|>'))\n")
+    text = "hello world, <|endoftext|>"
+    expected = [part for name in ("o200k_base", "cl100k_base")
+                for part in (name, "True", str(independent_count(text, name)))]
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"} | _OFFLINE
+    result = _fresh(code, env)
+    assert result.stdout.split() == expected and not result.stderr, result.stderr
+    result = _fresh(code, env | {"TIKTOKEN_CACHE_DIR": str(tmp_path)})
+    assert result.stdout.split() == expected and not result.stderr, result.stderr
+    assert "TIKTOKEN_CACHE_DIR" not in _fresh("import os, ctxguard.tokens as t; t.get_tokenizer(); "
+                                              "print(os.environ.get('TIKTOKEN_CACHE_DIR'))", env).stdout
+
+
+def test_the_shipped_files_are_tiktokens_own() -> None:
+    import hashlib
+
+    from ctxguard.tokens import BUNDLED
+
+    digests = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in BUNDLED.iterdir()}
+    assert digests == {  # tiktoken_ext/openai_public.py's expected_hash values
+        "9b5ad71b2ce5302211f9c61530b329a4922fc6a4": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        "fb374d419588a4632f3f557e76b4b70aebbca790": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    }
+
+
+def test_missing_encodings_fall_back_with_one_warning(tmp_path: object) -> None:
+    # A fresh interpreter with an empty cache, no network and no shipped files: estimate, once.
     code = (
-        "from ctxguard.tokens import get_tokenizer\n"
-        "t = get_tokenizer(); get_tokenizer()\n"
+        "import sys; from pathlib import Path; import ctxguard.tokens as tokens\n"
+        f"tokens.BUNDLED = Path({str(tmp_path)!r})\n"
+        "t = tokens.get_tokenizer(); tokens.get_tokenizer()\n"
         "print(t.name, t.count('abcdefgh'))\n"
     )
-    env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(tmp_path), HTTPS_PROXY="http://127.0.0.1:9",
-               HTTP_PROXY="http://127.0.0.1:9")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    result = _fresh(code, dict(os.environ, TIKTOKEN_CACHE_DIR=str(tmp_path)) | _OFFLINE)
     assert result.stdout.split() == ["heuristic", "2"]
     assert result.stderr.count("warning: cannot load tiktoken encoding") == 1
     assert "TIKTOKEN_CACHE_DIR" in result.stderr

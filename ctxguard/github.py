@@ -30,6 +30,7 @@ def outputs(bundle: dict[str, Any], path: Path | None, problems: list[str] | Non
     totals = bundle["totals"]
     return {
         "bundle-path": str(path) if path is not None else "",
+        "offload-path": str(path.parent / "offload") if path is not None else "",
         "total-tokens": str(usage(bundle)[0]),
         "artifacts": str(totals["artifacts"]),
         "truncated": str(totals["truncated"]),
@@ -113,10 +114,17 @@ def _append(path: str, text: str) -> None:
         handle.write(text)
 
 
+COMMENT_MARK = "<!-- ctxguard -->"  # the first line of the sticky pull-request comment
+
+
 def publish(bundle: dict[str, Any], path: Path | None, environ: Mapping[str, str] = os.environ,
-            problems: list[str] | None = None) -> None:
+            problems: list[str] | None = None, comment_file: Path | None = None) -> None:
     """Write outputs and summary where the runner says, and print the annotations. `problems`
-    are the check's failures (None when no check ran)."""
+    are the check's failures (None when no check ran); comment_file gets the summary as the
+    body of the Action's pull-request comment."""
+    if comment_file is not None:
+        comment_file.parent.mkdir(parents=True, exist_ok=True)
+        comment_file.write_text(f"{COMMENT_MARK}\n{summary(bundle, problems)}", encoding="utf-8")
     if environ.get("GITHUB_OUTPUT"):
         chunks = []
         for key, value in outputs(bundle, path, problems).items():

@@ -79,14 +79,14 @@ def _run_bundle_step(repo: Repo, tmp_path: Path, event: dict[str, Any], **with_:
         return context[match.group(1)]  # an unknown expression fails the test with KeyError
 
     env = {name: EXPRESSION.sub(evaluate, str(value)) for name, value in step["env"].items()}
-    # What the cache step restores: the encoding files, where the step says they are.
-    shutil.copytree(os.environ["TIKTOKEN_CACHE_DIR"], env["TIKTOKEN_CACHE_DIR"])
     (tmp_path / "event.json").write_text(json.dumps(event))
     for name in ("output", "summary"):
         (tmp_path / name).write_text("")
     script = tmp_path / "step.sh"
     script.write_text(step["run"])
-    full_env = {**os.environ, **env, "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+    # No TIKTOKEN_CACHE_DIR: the encoding files come with the package.
+    runner = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
+    full_env = {**runner, **env, "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
                 "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
                 "GITHUB_EVENT_NAME": "pull_request", "GITHUB_ACTIONS": "true"}
     return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
@@ -135,7 +135,7 @@ def test_action_bundle_step_on_a_pull_request(pull_request: tuple[Repo, dict[str
     outputs = _outputs(tmp_path / "output")
     bundle = json.loads(Path(outputs["bundle-path"]).read_text())
     base, head = event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"]
-    assert bundle["encoding"] == "o200k_base"  # loaded from the cached encoding files
+    assert bundle["encoding"] == "o200k_base"  # exact, from the files shipped in the package
     assert bundle["source"]["diff"] == f"{base}...{head}"  # the PR range, not the merge commit
     diff = bundle["artifacts"][0]
     assert diff["truncated"] and diff["compacted_tokens"] <= 400
@@ -168,6 +168,39 @@ def test_a_hostile_input_stays_data(pull_request: tuple[Repo, dict[str, Any]], t
     done = _run_bundle_step(repo, tmp_path, event, config='x"; touch pwned; echo "')
     assert done.returncode == 2 and "no config at" in done.stderr
     assert not (repo.path / "pwned").exists()
+
+
+def test_the_comment_step_updates_its_own_comment_or_creates_one(pull_request: tuple[Repo, dict[str, Any]],
+                                                                tmp_path: Path) -> None:
+    repo, event = pull_request
+    assert _run_bundle_step(repo, tmp_path, event).returncode == 0
+    body = tmp_path / "runner-temp" / "ctxguard-comment.md"
+    assert body.read_text().startswith("<!-- ctxguard -->\n### ctxguard bundle\n\n**Check passed.**")
+    step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "comment")
+    # A stand-in for the runner's gh: it logs its arguments and answers the search for our comment.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text('#!/bin/sh\necho "$@" >> "$GH_LOG"\ncase "$*" in *--jq*) echo "$FOUND";; esac\n')
+    (bin_dir / "gh").chmod(0o755)
+    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "PULL": "7", "COMMENT_FILE": str(body),
+           "GH_LOG": str(tmp_path / "gh.log"), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    assert set(step["env"]) == {"GH_TOKEN", "REPOSITORY", "PULL", "COMMENT_FILE"}
+    for found, expected in (("42", f"api --method PATCH repos/o/r/issues/comments/42 -F body=@{body}"),
+                            ("", f"api --method POST repos/o/r/issues/7/comments -F body=@{body}")):
+        (tmp_path / "gh.log").write_text("")
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                              env={**os.environ, **env, "FOUND": found}, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        calls = (tmp_path / "gh.log").read_text().splitlines()
+        assert calls[0].startswith("api --paginate repos/o/r/issues/7/comments --jq")
+        assert calls[1:] == [expected]
+
+
+def test_upload_takes_the_bundle_and_its_offloads_hidden_files_included() -> None:
+    step = next(s for s in ACTION["runs"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert step["with"]["include-hidden-files"] is True and "inputs.upload == 'true'" in step["if"]
+    assert step["with"]["path"].split() == ["${{", "steps.bundle.outputs.bundle-path", "}}",
+                                            "${{", "steps.bundle.outputs.offload-path", "}}"]
 
 
 def test_readme_documents_every_input_and_output() -> None:

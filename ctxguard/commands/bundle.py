@@ -61,6 +61,8 @@ def add_parser(sub: Any) -> None:
                                 help="after writing, exit 1 when a policy fails (what the pre-commit hook runs)")
             parser.add_argument("--github", action="store_true",
                                 help="in GitHub Actions: write step outputs, the step summary and warnings")
+            parser.add_argument("--comment-file", metavar="PATH",
+                                help="with --github: also write the step summary here, as a pull-request comment body")
         parser.set_defaults(func=run_bundle if name == "bundle" else run_check)
 
 
@@ -178,7 +180,8 @@ def run_bundle(args: argparse.Namespace) -> int:
     if args.github:
         from ctxguard import github
 
-        github.publish(out.data, None if args.stdout else output, problems=problems)
+        github.publish(out.data, None if args.stdout else output, problems=problems,
+                       comment_file=Path(args.comment_file) if args.comment_file else None)
     return _report_failures(problems, args.hook) if problems is not None else EXIT_OK
 
 

@@ -64,7 +64,8 @@ def _outputs(path: Path) -> dict[str, str]:
     return out
 
 
-def _run_bundle_step(repo: Repo, tmp_path: Path, event: dict[str, Any], **with_: str) -> subprocess.CompletedProcess[str]:
+def _run_bundle_step(repo: Repo, tmp_path: Path, event: dict[str, Any], event_name: str = "pull_request",
+                     **with_: str) -> subprocess.CompletedProcess[str]:
     """Run the action's bundle step exactly as written, with the runner's files simulated."""
     step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "bundle")
     inputs = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
@@ -88,7 +89,7 @@ def _run_bundle_step(repo: Repo, tmp_path: Path, event: dict[str, Any], **with_:
     runner = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
     full_env = {**runner, **env, "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
                 "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
-                "GITHUB_EVENT_NAME": "pull_request", "GITHUB_ACTIONS": "true"}
+                "GITHUB_EVENT_NAME": event_name, "GITHUB_ACTIONS": "true", "GITHUB_SHA": "HEAD"}
     return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
                           cwd=repo.path, env=full_env, capture_output=True, text=True)
 
@@ -168,6 +169,42 @@ def test_a_hostile_input_stays_data(pull_request: tuple[Repo, dict[str, Any]], t
     done = _run_bundle_step(repo, tmp_path, event, config='x"; touch pwned; echo "')
     assert done.returncode == 2 and "no config at" in done.stderr
     assert not (repo.path / "pwned").exists()
+
+
+@pytest.mark.parametrize("event_name", ["push", "workflow_dispatch", "schedule"])
+def test_events_without_a_range_diff_the_branch_against_main(pull_request: tuple[Repo, dict[str, Any]],
+                                                             tmp_path: Path, event_name: str) -> None:
+    repo, _ = pull_request
+    repo.git.git.checkout("-q", "feature")  # (merged into main already: one more commit)
+    repo.write("newer.py", "def newer():\n    raise ValueError('not yet')\n")
+    head = repo.commit("newer")
+    event = {"before": "0" * 40, "after": head} if event_name == "push" else {}  # a new branch's push
+    done = _run_bundle_step(repo, tmp_path, event, event_name)
+    assert done.returncode == 0, done.stderr
+    bundle = json.loads(Path(_outputs(tmp_path / "output")["bundle-path"]).read_text())
+    diff = bundle["artifacts"][0]
+    assert "+def newer():" in diff["content"] and "handler_0" not in diff["content"]
+    assert any("against the merge base with main" in note for note in diff["notes"])
+
+
+def test_a_push_with_a_range_diffs_it(pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path) -> None:
+    repo, event = pull_request
+    before, after = event["pull_request"]["base"]["sha"], event["pull_request"]["head"]["sha"]
+    done = _run_bundle_step(repo, tmp_path, {"before": before, "after": after}, "push")
+    assert done.returncode == 0, done.stderr
+    bundle = json.loads(Path(_outputs(tmp_path / "output")["bundle-path"]).read_text())
+    assert bundle["source"]["diff"] == f"{before}...{after}"
+
+
+def test_a_shallow_checkout_says_to_fetch_the_history(pull_request: tuple[Repo, dict[str, Any]],
+                                                      tmp_path: Path) -> None:
+    repo, event = pull_request
+    clone = Repo.__new__(Repo)
+    clone.path = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.path}", str(clone.path)], check=True)
+    done = _run_bundle_step(clone, tmp_path, event)
+    assert done.returncode == 2
+    assert "shallow clone" in done.stderr and "fetch-depth: 0" in done.stderr
 
 
 def test_the_comment_step_updates_its_own_comment_or_creates_one(pull_request: tuple[Repo, dict[str, Any]],

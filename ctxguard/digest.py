@@ -15,6 +15,7 @@ from typing import Any
 from ctxguard.handlers.diff import FileStat
 from ctxguard.handlers.log import error_summary
 from ctxguard.record import Record
+from ctxguard.report import status
 
 MAX_FILES = 100
 MAX_ERRORS = 30
@@ -73,15 +74,16 @@ def _status(record: Record, worst: bool = False) -> str:
         reason = f"MISSING ({_clip(record.error)})" if record.error else ""
         state = max("TRUNCATED (cut)", _REFERENCE, reason, f"empty {record.content.strip()}", key=len)
         return f"- {record.artifact_name}: tier 3, {state}, kept {kept['probes']}/{kept['probes']} probes\n"
-    if record.extra.get("missing"):
+    name = status(record.to_dict())  # (the table's and the annotations' status, in more words)
+    if name == "MISSING":
         state = f"MISSING ({_clip(record.error or record.content.strip())})"
-    elif record.error:
-        state = f"ERROR ({_clip(record.error)})"
-    elif record.read == "reference":
+    elif name == "ERROR":
+        state = f"ERROR ({_clip(record.error or '')})"
+    elif name == "REFERENCE":
         state = _REFERENCE
     elif record.content.startswith(("[NO CHANGES]", "[NO FILES MATCHED", "[EMPTY RANGE")):
         state = f"empty {record.content.strip()}"
-    elif record.truncated:
+    elif name == "TRUNCATED":
         state = "TRUNCATED (cut)"
     elif record.tier == 2:
         state = "compressed, nothing cut"

@@ -48,18 +48,26 @@ def git_path(repo: Any, name: str) -> Path:
 
 def resolve(repo: Any, ref: str) -> str:
     """A user's ref to a commit id; refs can never become git options."""
-    import git
-
     if not ref or ref.startswith("-") or any(c in ref for c in "\0\n"):
         raise GitError(f"{ref!r} is not a valid git ref")
-    try:
-        return str(repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"))
-    except git.GitCommandError:
+    sha = _commit(repo, ref)
+    if sha is None:
         hint = ""
         if is_shallow(repo):
             hint = ("; this is a shallow clone, which lacks that commit: fetch the history (in GitHub "
                     "Actions, `fetch-depth: 0` in actions/checkout; else `git fetch --unshallow`)")
-        raise GitError(f"cannot resolve {ref!r} to a commit in {root(repo)}{hint}") from None
+        raise GitError(f"cannot resolve {ref!r} to a commit in {root(repo)}{hint}")
+    return sha
+
+
+def _commit(repo: Any, ref: str) -> str | None:
+    """The commit id ref names, or None."""
+    import git
+
+    try:
+        return str(repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"))
+    except git.GitCommandError:
+        return None
 
 
 def is_shallow(repo: Any) -> bool:
@@ -71,12 +79,9 @@ def is_shallow(repo: Any) -> bool:
 
 
 def exists(repo: Any, ref: str) -> bool:
-    """True when ref names a commit."""
-    try:
-        resolve(repo, ref)
-    except GitError:
-        return False
-    return True
+    """True when ref (one ctxguard names, not a user's) names a commit. (No shallow-clone hint
+    is worked out for a ref that is only looked for.)"""
+    return _commit(repo, ref) is not None
 
 
 def unpushed(repo: Any, tip: str) -> list[str]:

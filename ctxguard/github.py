@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import uuid
+from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -42,9 +43,7 @@ def outputs(bundle: dict[str, Any], path: Path | None, problems: list[str] | Non
 def headline(bundle: dict[str, Any], problems: list[str] | None = None) -> str:
     """One line: the verdict, what the bundle holds, and the first reason it failed."""
     used, cap, level = usage(bundle)
-    counts: dict[str, int] = {}
-    for a in bundle["artifacts"]:
-        counts[status(a)] = counts.get(status(a), 0) + 1
+    counts = Counter(status(a) for a in bundle["artifacts"])
     states = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     verdict = "" if problems is None else "check failed: " if problems else "check passed: "
     reason = f"; {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "") if problems else ""

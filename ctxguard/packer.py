@@ -84,12 +84,12 @@ def _choose(units: Sequence[Unit], order: list[int], gap: int, limit: int, must:
 
 def _closure(units: Sequence[Unit], i: int) -> list[int]:
     """i and every unit it anchors to, directly or through another, anchors first."""
-    seen: list[int] = []
+    seen: set[int] = set()
     stack = [i]
     while stack:
         j = stack.pop()
         if j not in seen:
-            seen.append(j)
+            seen.add(j)
             stack.extend(units[j].anchors)
     return sorted(seen)
 

@@ -124,10 +124,7 @@ def _streamed(config: Config, artifact: Artifact, kind: str, budget: int,
         whole = _redacted(replace(artifact, text=loaded.text, stream=None))
         encoded = tokenizer.encode(whole.text) if whole.text is not None else None
         return _record(config, whole, kind, budget, encoded, tokenizer, missed, None)
-    extra = dict(artifact.extra)
-    if artifact.entry != artifact.name:
-        extra["entry"] = artifact.entry
-    return replace(record, notes=artifact.notes + record.notes, extra={**record.extra, **extra})
+    return _attach(record, artifact)
 
 
 def _described(artifacts: list[Artifact], tokenizer: Tokenizer,
@@ -139,11 +136,18 @@ def _described(artifacts: list[Artifact], tokenizer: Tokenizer,
 
 def _referenced(artifact: Artifact, found: reference.Described, kind: str, budget: int,
                 tokenizer: Tokenizer) -> Record:
-    record = reference.record(found, budget, tokenizer, kind)
-    extra = dict(artifact.extra, **record.extra)
+    return _attach(reference.record(found, budget, tokenizer, kind), artifact)
+
+
+def _attach(record: Record, artifact: Artifact, more: dict[str, Any] | None = None) -> Record:
+    """The record with what collection knew of its artifact: its notes first, its fields, its
+    entry when the record is one of several, whether it is missing; then `more`."""
+    extra = {**record.extra, **artifact.extra}
     if artifact.entry != artifact.name:
         extra["entry"] = artifact.entry
-    return replace(record, notes=artifact.notes + record.notes, extra=extra)
+    if artifact.missing:
+        extra["missing"] = True
+    return replace(record, notes=artifact.notes + record.notes, extra={**extra, **(more or {})})
 
 
 def _redacted(artifact: Artifact) -> Artifact:
@@ -168,14 +172,10 @@ def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: 
         record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name,
                           artifact_type=kind, task=artifact.task, tier2_ratio=config.tier2_ratio,
                           encoded=tokens, tier3=_tier3(config, artifact.entry), missed=missed)
-    extra = dict(artifact.extra)
-    if artifact.entry != artifact.name:
-        extra["entry"] = artifact.entry
-    if artifact.missing:
-        extra["missing"] = True
+    files: dict[str, Any] = {}
     if stats is not None and artifact.text is not None:
         shown = file_coverage(artifact.text, record.content) if record.tier > 1 else {}
-        extra["files"] = [{**s.to_dict(), "shown": shown.get(s.path, "whole")} for s in stats[:listed]]
+        files["files"] = [{**s.to_dict(), "shown": shown.get(s.path, "whole")} for s in stats[:listed]]
         if listed is not None and len(stats) > listed:
-            extra["files_not_listed"] = len(stats) - listed
-    return replace(record, notes=artifact.notes + record.notes, extra=extra)
+            files["files_not_listed"] = len(stats) - listed
+    return _attach(record, artifact, files)

@@ -57,12 +57,30 @@ class Plan:
     notes: tuple[str, ...] = field(default=())
 
 
-def costs(lines: Sequence[str], shown: Sequence[str], encoded: Encoded, tokenizer: Tokenizer) -> tuple[list[int], list[int]]:
-    """Tokens of each raw line and of each line as shown: from the one encode when the lines
-    are the encoded text, each shown line that differs from its raw line counted on its own."""
+def units(lines: Sequence[str], shown: Sequence[str], rank: Sequence[tuple[float, int]],
+          must: Sequence[bool], anchors: Callable[[int], tuple[int, ...]], encoded: Encoded,
+          tokenizer: Tokenizer) -> list[Unit]:
+    """The units of a plan from its lines (as shown, their priorities, must-keep flags and
+    anchors), each costed: raw tokens from the one encode when the lines are the encoded text,
+    each shown line that differs from its raw line counted on its own."""
     joined = "".join(lines)
     if joined == encoded.text or joined == encoded.text + "\n":
         raw = encoded.segment_counts(lines)
     else:  # (a text changed on reading, e.g. colour codes removed)
         raw = [tokenizer.count(line) for line in lines]
-    return raw, [r if s is line else tokenizer.count(s) for r, s, line in zip(raw, shown, lines)]
+    return [Unit(s, r if s is line else tokenizer.count(s), r, rank[i], must[i], anchors(i))
+            for i, (line, s, r) in enumerate(zip(lines, shown, raw))]
+
+
+def ended(lines: list[str]) -> list[str]:
+    """The lines, the last one given a line break when it has none (units end their lines)."""
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += "\n"
+    return lines
+
+
+def ends(lines: Sequence[str]) -> list[int]:
+    """The last and the first line that is not blank, in that order: the last says how it
+    ended."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    return filled[-1:] + filled[:1]

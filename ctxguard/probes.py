@@ -33,7 +33,7 @@ from ctxguard.handlers.log import (
     template,
     templates,
 )
-from ctxguard.handlers.markdown import blocks
+from ctxguard.handlers.markdown import OPEN_TASK, blocks
 
 _NAME_AFTER_KEYWORD = re.compile(
     r"\b(?:def|class|struct|interface|enum|trait|type|fn|func|function|mod|module|impl|union|record"
@@ -45,7 +45,6 @@ _NOT_NAMES = frozenset("if for while switch catch return with else do new await 
 _QUOTED = re.compile(r"""(?:f|b|r)?("(?:[^"\\]|\\.){3,}"|'(?:[^'\\]|\\.){3,}'|`[^`]{3,}`)""")
 _TABLE_ROW = re.compile(r"^\s*\|")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 _WORD_CHARS = re.compile(r"[\w$]")
 _WORD_RUN = re.compile(r"[\w$]+")
 
@@ -264,7 +263,7 @@ def _markdown(text: str) -> Iterator[Probe]:
             inner = [line.strip() for line in block.lines[1:] if line.strip() and not _FENCE.match(line)]
             yield Probe("code", inner[0] if inner else first)
         for line in block.lines:
-            if block.kind in ("task", "item", "prose") and _OPEN_TASK.match(line):
+            if block.kind in ("task", "item", "prose") and OPEN_TASK.match(line):
                 yield Probe("task", line.strip())
 
 

@@ -11,6 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxguard.handlers.base import clip
 from ctxguard.read import decode, not_regular
 from ctxguard.record import Record
 from ctxguard.redact import note, redact
@@ -69,7 +70,7 @@ def describe(path: Path, name: str, tokenizer: Tokenizer, secrets: bool = True) 
         notes += [note(found.counts)] if found.counts else []
     lines = text.splitlines(keepends=True)
     return Described(name, size, sha256, tokenizer.count(text), len(lines),
-                     tuple(_clip(line) for line in lines[:PREVIEW_LINES]), tuple(notes))
+                     tuple(clip(line, PREVIEW_CHARS) for line in lines[:PREVIEW_LINES]), tuple(notes))
 
 
 class _First:
@@ -80,14 +81,7 @@ class _First:
 
     def take(self, number: int, line: str) -> None:
         if len(self.lines) < PREVIEW_LINES:
-            self.lines.append(_clip(line))
-
-
-def _clip(line: str) -> str:
-    body = line.rstrip("\r\n")
-    if len(body) > PREVIEW_CHARS:
-        body = f"{body[:PREVIEW_CHARS]}... ({len(body) - PREVIEW_CHARS} chars omitted)"
-    return body + "\n"
+            self.lines.append(clip(line, PREVIEW_CHARS))
 
 
 def header(found: Described, tokenizer: Tokenizer) -> str:

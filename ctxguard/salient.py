@@ -21,7 +21,7 @@ from ctxguard.handlers.json import _LEVELS as JSON_LEVELS
 from ctxguard.handlers.json import SHRINK_LEVELS, shrink, shrink_lengths
 from ctxguard.handlers.json import values as json_values
 from ctxguard.tiers import marker, tokens_per_char
-from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.tokens import Encoded
 
 # A JSON candidate whose estimate (tokens.Encoded.estimate) is this far over room is passed
 # over without an exact count: the estimate errs by under 1.5 %, and a compact candidate of a
@@ -29,11 +29,8 @@ from ctxguard.tokens import Encoded, Tokenizer
 _SURELY_OVER = 1.02
 
 
-def salient_cut(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
-                tokenizer: Tokenizer) -> str | None:
+def salient_cut(encoded: Encoded, room: int) -> str | None:
     """The salient cut of a JSON text within room tokens (marker included), or None."""
-    if kind != "json":
-        return None
     try:
         content = _json(encoded, room)
     except RecursionError:

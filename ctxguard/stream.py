@@ -25,7 +25,9 @@ from typing import Protocol
 
 from ctxguard import probes
 from ctxguard.handlers.diff import DiffReader, FileStat, file_listing
-from ctxguard.handlers.log import EDGE, Lines, strip_ansi, template
+from ctxguard.handlers.base import clip, cut_line
+from ctxguard.handlers.log import (EDGE, EDGES, ENDS, MAX_LINE, REST, TRACE, Lines, occurrences, strip_ansi,
+                                   template, template_level)
 from ctxguard.packer import pack
 from ctxguard.plan import Plan, Unit, hole
 from ctxguard.record import Record
@@ -40,7 +42,6 @@ MAX_TEMPLATES = 5000  # distinct error/warning templates tracked
 MAX_OFFERED = 100_000  # diff lines kept as candidates for the cut
 MAX_FILES = 200_000  # diff files whose stats are kept
 CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates
-MAX_LINE = 2000  # characters of one line shown at most
 KINDS = ("log", "text", "diff")
 # line number -> (priority, rank, text shown, the line numbers it is never shown without)
 Offered = dict[int, tuple[float, int, str, tuple[int, ...]]]
@@ -96,7 +97,7 @@ def _blocks(path: Path) -> Iterator[bytes]:
 
 
 def _whole(start: str, length: int) -> str:
-    return start if length <= MAX_LINE else f"{start[:MAX_LINE]}... ({length - MAX_LINE} chars omitted)\n"
+    return start if length <= MAX_LINE else cut_line(start, length, MAX_LINE)
 
 
 def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) -> Scan:
@@ -139,10 +140,7 @@ def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) ->
 
 
 def _clip(line: str) -> str:
-    body = line.rstrip("\r\n")
-    if len(body) > MAX_LINE + 64:  # (lines cut while streaming already carry their count)
-        body = f"{body[:MAX_LINE]}... ({len(body) - MAX_LINE} chars omitted)"
-    return body + "\n"
+    return clip(line, MAX_LINE, slack=64)  # (lines cut while streaming already carry their count)
 
 
 def _offer(out: Offered, number: int, level: float, rank: int, text: str, needs: tuple[int, ...] = ()) -> None:
@@ -204,28 +202,25 @@ class LogSink:
         out: Offered = {}
         if mode == "head":
             for number, text in self.head:
-                _offer(out, number, 0.0, number, _clip(text))
+                _offer(out, number, ENDS, number, _clip(text))
             return out
         last = lines - 1
         for number, text in self.tail:
-            _offer(out, number, 6.0, last - number, _clip(text))
+            _offer(out, number, REST, last - number, _clip(text))
         for number, text in self.head:
-            _offer(out, number, 3.0, number, _clip(text))
+            _offer(out, number, EDGES, number, _clip(text))
         for number, text in list(self.tail)[-EDGE:]:
-            _offer(out, number, 3.0, last - number, _clip(text))
+            _offer(out, number, EDGES, last - number, _clip(text))
         for number, text in self.traces.items():
-            _offer(out, number, 2.0, number, _clip(text))
+            _offer(out, number, TRACE, number, _clip(text))
         for seen in self.templates.values():
-            line = _clip(seen.text)
-            if seen.count > 1:
-                line = f"{line.rstrip()}  ({seen.count} occurrences)\n"
-            level = 1.5 if "warn" in seen.text.lower() and "error" not in seen.text.lower() else 1.0
-            _offer(out, seen.number, level, seen.number, line)
+            line = occurrences(_clip(seen.text), seen.count)
+            _offer(out, seen.number, template_level(seen.text), seen.number, line)
         if self.first is not None:
-            _offer(out, self.first[0], 0.0, 0, _clip(self.first[1]))
+            _offer(out, self.first[0], ENDS, 0, _clip(self.first[1]))
         last_filled = self._last()
         if last_filled is not None:
-            _offer(out, last_filled[0], 0.0, 1, _clip(last_filled[1]))
+            _offer(out, last_filled[0], ENDS, 1, _clip(last_filled[1]))
         return out
 
     def _last(self) -> tuple[int, str] | None:

@@ -71,7 +71,7 @@ def compress(
         if tier2 is not None:
             tier, content = 2, tier2
         else:
-            tier, content = 3, _tier3(encoded, room, kind, name, task, tokenizer, tier3)
+            tier, content = 3, _tier3(encoded, room, tokenizer, tier3)
     found = probes.extract(kind, text, name)
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))
@@ -112,12 +112,13 @@ def _packed(encoded: Encoded, room: int, tier2: bool, kind: str, name: str, task
     return 3, content if content is not None else head_cut(encoded, room, tokenizer)
 
 
-def _tier3(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
-           tokenizer: Tokenizer, mode: str) -> str:
+def _tier3(encoded: Encoded, room: int, tokenizer: Tokenizer, mode: str) -> str:
+    """The tier-3 cut of a JSON text (the one type still cut by its handler's forms): valid JSON
+    when it fits, else the head cut."""
     if mode == "salient":
         from ctxguard.salient import salient_cut
 
-        content = salient_cut(encoded, room, kind, name, task, tokenizer)
+        content = salient_cut(encoded, room)
         if content is not None:
             return content
     return head_cut(encoded, room, tokenizer)

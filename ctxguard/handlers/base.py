@@ -110,6 +110,19 @@ def collapse(
     return out
 
 
+def clip(line: str, limit: int, slack: int = 0) -> str:
+    """The line, ending in "\n", its text cut to `limit` characters (with a count of the rest)
+    when it is longer than limit + slack."""
+    body = line.rstrip("\r\n")
+    return cut_line(body, len(body), limit) if len(body) > limit + slack else body + "\n"
+
+
+def cut_line(start: str, length: int, limit: int) -> str:
+    """A line of `length` characters, of which `start` holds at least the first `limit`, shown
+    as those and the count of the rest."""
+    return f"{start[:limit]}... ({length - limit} chars omitted)\n"
+
+
 def plural(n: int, word: str) -> str:
     """'1 line', '2 lines'."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -15,7 +15,7 @@ from ctxguard.definitions import is_definition, language
 from ctxguard.generated import GENERATED, is_excluded
 from ctxguard.handlers.base import RememberLast, mentions
 from ctxguard.handlers.text import is_comment_or_blank
-from ctxguard.plan import Plan, Unit, costs
+from ctxguard.plan import Plan, ended, units
 from ctxguard.tokens import Encoded, Tokenizer
 
 ERROR_LINE = re.compile(
@@ -372,9 +372,7 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     same distance, changed comments and blank lines later; `index` lines last. A file's lines
     sink behind other files' when it holds tests or docs, and further when it is a lockfile or
     generated. No line is shown without its file header and its hunk header."""
-    lines = encoded.text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n"
+    lines = ended(encoded.text.splitlines(keepends=True))
     reader = DiffReader()
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
@@ -412,11 +410,10 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
         base, offset = body[i]
         lifted = rank[i][0] < 3.0  # (a line naming the task)
         rank[i] = (rank[i][0] if lifted else base + offset + min(distance, REACH) / REACH * 2, i)
-    raw, cost = costs(lines, lines, encoded, tokenizer)
-    units = [Unit(lines[i], cost[i], raw[i], rank[i], must[i], anchors[i]) for i in range(len(lines))]
     stats = file_stats(encoded.text)
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
-    return Plan(units, encoded.count, listing=lambda room: file_listing(stats, tokenizer, room), notes=notes)
+    return Plan(units(lines, lines, rank, must, anchors.__getitem__, encoded, tokenizer), encoded.count,
+                listing=lambda room: file_listing(stats, tokenizer, room), notes=notes)
 
 
 def _distances(lines: list[int], keys: list[int], anchors: list[tuple[int, ...]]) -> dict[int, int]:

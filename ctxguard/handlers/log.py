@@ -8,8 +8,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ctxguard.handlers.base import RememberLast, mentions
-from ctxguard.plan import Plan, Unit, costs
+from ctxguard.handlers.base import RememberLast, clip, mentions
+from ctxguard.plan import Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]")
@@ -267,6 +267,27 @@ def _mark_traceback(lines: list[str], start: int, marks: list[bool]) -> int:
 
 MAX_LINE = 2000  # characters of one line shown at most once a log is cut
 CONTEXT = 2  # lines shown before the first occurrence of each error template
+# How early a log's cut takes a line (lowest first), for the plan and the streaming pass alike.
+ENDS = 0.0  # the first and the last line
+ERROR = 1.0  # the first occurrence of an error template …
+WARNING = 1.5  # … or of a warning template
+TRACE = 2.0  # a traceback's start and last frames
+MARKED = 2.5  # stack frames, sections, lines naming the task
+BEFORE = 2.8  # the lines before the first occurrence of a template
+EDGES = 3.0  # the first and last EDGE lines
+LATER = 4.0  # repeats of a template, the rest of a traceback
+REST = 6.0  # everything else, from the end backwards
+
+
+def template_level(line: str) -> float:
+    """WARNING for a warning line, else ERROR."""
+    lowered = line.lower()
+    return WARNING if "warn" in lowered and "error" not in lowered else ERROR
+
+
+def occurrences(line: str, count: int) -> str:
+    """The first line of a repeated template, with how often it occurs."""
+    return line.rstrip("\r\n") + f"  ({count} occurrences)\n" if count > 1 else line
 
 
 def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
@@ -277,13 +298,10 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     each first error; then repeats and the rest of the tracebacks; then everything else, from
     the end backwards."""
     read = scan(encoded.text)
-    lines = list(read.lines)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n"
+    lines = ended(list(read.lines))
     n = len(lines)
-    shown = [line if len(line) <= MAX_LINE + 64 else
-             f"{line[:MAX_LINE]}... ({len(line.rstrip()) - MAX_LINE} chars omitted)\n" for line in lines]
-    rank: list[tuple[float, int]] = [(6.0, n - i) for i in range(n)]
+    shown = [line if len(line) <= MAX_LINE + 64 else clip(line, MAX_LINE) for line in lines]
+    rank: list[tuple[float, int]] = [(REST, n - i) for i in range(n)]
     must = [False] * n
     anchors: dict[int, tuple[int, ...]] = {}
 
@@ -303,34 +321,29 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             continue
         if kind == "end":
             for depth, j in enumerate(reversed(trace)):  # never shown without their end
-                lift(j, 2.0 if depth < 3 or j == trace[0] else 4.0, i)
+                lift(j, TRACE if depth < 3 or j == trace[0] else LATER, i)
             trace = []
         key = template(lines[i])
         counts[key] = counts.get(key, 0) + 1
         if key in firsts:
-            lift(i, 4.0)
+            lift(i, LATER)
             continue
         firsts[key] = i
-        lowered = lines[i].lower()
-        lift(i, 1.5 if "warn" in lowered and "error" not in lowered else 1.0)
+        lift(i, template_level(lines[i]))
         must[i] = True
         for j in range(max(0, i - CONTEXT), i):
-            lift(j, 2.8, i)
+            lift(j, BEFORE, i)
     for key, i in firsts.items():
-        if counts[key] > 1:
-            shown[i] = shown[i].rstrip("\r\n") + f"  ({counts[key]} occurrences)\n"
+        shown[i] = occurrences(shown[i], counts[key])
     head = None  # stack frames, sections and task lines: each run shown with its first line
     for i, marked in enumerate(important_lines(encoded.text, task_words)):
         head = (i if head is None else head) if marked else None
-        if marked and rank[i][0] > 2.5 and read.kinds.get(i) not in ("start", "inside"):
-            lift(i, 2.5, head)
+        if marked and rank[i][0] > MARKED and read.kinds.get(i) not in ("start", "inside"):
+            lift(i, MARKED, head)
     for i in [*range(min(EDGE, n)), *range(max(0, n - EDGE), n)]:
-        lift(i, 3.0)
+        lift(i, EDGES)
         must[i] = True
-    filled = [i for i in range(n) if lines[i].strip()]
-    for order, i in enumerate(filled[-1:] + filled[:1]):  # the last line (the outcome) first
-        rank[i] = (0.0, order)
-        must[i] = True
-    raw, cost = costs(lines, shown, encoded, tokenizer)
-    units = [Unit(shown[i], cost[i], raw[i], rank[i], must[i], anchors.get(i, ())) for i in range(n)]
-    return Plan(units, encoded.count)
+    for order, i in enumerate(ends(lines)):
+        rank[i], must[i] = (ENDS, order), True
+    return Plan(units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer),
+                encoded.count)

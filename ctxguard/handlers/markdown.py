@@ -5,13 +5,14 @@ import re
 from dataclasses import dataclass
 
 from ctxguard.handlers.base import RememberLast, mentions
-from ctxguard.plan import Plan, Unit, costs
+from ctxguard.plan import Plan, units
 from ctxguard.tokens import Encoded, Tokenizer
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 _TABLE = re.compile(r"^\s*\|")
 _TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]")
+OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")
 
@@ -76,9 +77,6 @@ def _kind(line: str) -> str:
     return "prose"
 
 
-_OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
-
-
 def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
     """A markdown document as units: lines, and the sentences of prose and list items. Kept by
     tier 2 whatever the room: headings, task items, tables and code blocks. Taken first:
@@ -108,7 +106,7 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             if block.kind == "heading":
                 heading = (add(line, 0.0, True),)
             elif block.kind == "task":
-                add(line, 0.5 if _OPEN_TASK.match(line) else 1.0, True)
+                add(line, 0.5 if OPEN_TASK.match(line) else 1.0, True)
             elif block.kind == "table":  # header and separator rows first, the others with them
                 add(line, 1.0 if j < 2 else 1.5, True, () if j < 2 else (first, first + 1))
             elif block.kind == "code":  # fenced: inner lines never without both fences
@@ -125,9 +123,7 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
                     add(sentence, 2.0 if k == 0 and (j == 0 or block.kind == "item") else 3.0, to=heading)
     if pieces and not pieces[-1].endswith("\n"):
         pieces[-1] += "\n"
-    raw, cost = costs(pieces, pieces, encoded, tokenizer)
-    units = [Unit(pieces[i], cost[i], raw[i], rank[i], must[i], anchors[i]) for i in range(len(pieces))]
-    return Plan(units, encoded.count)
+    return Plan(units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer), encoded.count)
 
 
 def _sentences(line: str) -> list[str]:

@@ -6,7 +6,7 @@ import re
 
 from ctxguard.definitions import is_definition, language
 from ctxguard.handlers.base import mentions
-from ctxguard.plan import Plan, Unit, costs
+from ctxguard.plan import Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
 
 _COMMENT_OR_BLANK = re.compile(r"^\s*(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")
@@ -17,9 +17,7 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     """Lines. Kept by tier 2 whatever the room: the first and last line and, in code (the file's
     language, or any when unknown), every definition. Then lines naming the task, the first and
     last EDGE lines, then the rest in order, from the head."""
-    lines = encoded.text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n"
+    lines = ended(encoded.text.splitlines(keepends=True))
     n = len(lines)
     lang = language(name)
     rank = [(3.0, i) for i in range(n)]
@@ -31,11 +29,9 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             rank[i] = (1.5, i)
         elif i < EDGE or i >= n - EDGE:
             rank[i] = (2.0, min(i, n - 1 - i))
-    filled = [i for i in range(n) if lines[i].strip()]
-    for order, i in enumerate(filled[-1:] + filled[:1]):
+    for order, i in enumerate(ends(lines)):
         rank[i], must[i] = (0.0, order), True
-    raw, cost = costs(lines, lines, encoded, tokenizer)
-    return Plan([Unit(lines[i], cost[i], raw[i], rank[i], must[i]) for i in range(n)], encoded.count)
+    return Plan(units(lines, lines, rank, must, lambda i: (), encoded, tokenizer), encoded.count)
 
 
 def is_comment_or_blank(line: str) -> bool:

@@ -31,8 +31,24 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
     order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
     gap = count(plan.gap(max(2, sum(u.omits for u in units))))  # the widest gap line
     limit = room - count(plan.prefix) - (count("\n" + marker(plan.total)) if marker else 0)
+    if marker is not None:
+        return _fit(plan, order, [u.must for u in units], gap, limit, room, count, marker)
+    whole = plan.lossless(room) if plan.lossless is not None else None
+    if whole is not None and count(whole) <= room:
+        return whole
+    for level in plan.levels or (None,):  # tier 2: the first must set that fits
+        must = [u.must for u in units] if level is None else [u.priority[0] < level for u in units]
+        content = _fit(plan, order, must, gap, limit, room, count, None)
+        if content is not None:
+            return content
+    return None
+
+
+def _fit(plan: Plan, order: list[int], must: list[bool], gap: int, limit: int, room: int,
+         count: Callable[[str], int], marker: Callable[[int], str] | None) -> str | None:
+    """Choose and render, packing again into a smaller limit while the content is over room."""
     for _ in range(_TRIES):
-        chosen = _choose(units, order, gap, limit, must=marker is None)
+        chosen = _choose(plan.units, order, must, gap, limit, strict=marker is None)
         if chosen is None:
             return None
         content = render(plan, chosen, marker)
@@ -43,14 +59,15 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
     return None
 
 
-def _choose(units: Sequence[Unit], order: list[int], gap: int, limit: int, must: bool) -> list[bool] | None:
+def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: int, limit: int,
+            strict: bool) -> list[bool] | None:
     n = len(units)
     chosen = [False] * n
     used = [gap if n else 0]  # everything left out is one gap
 
     def take(i: int) -> bool:
         """Choose i and what it anchors to, if they fit; else change nothing."""
-        group = [j for j in _closure(units, i) if not chosen[j]] if units[i].anchors else [i]
+        group = _closure(units, i, chosen) if units[i].anchors else [i]
         before = used[0]
         for j in group:
             left = j == 0 or chosen[j - 1]
@@ -66,29 +83,30 @@ def _choose(units: Sequence[Unit], order: list[int], gap: int, limit: int, must:
         return False
 
     for i in order:
-        if units[i].must and not chosen[i] and not take(i):
-            if must:
+        if must[i] and not chosen[i] and not take(i):
+            if strict:
                 return None
             # Tier 3: no must unit is passed over for a later one, so a bigger room keeps every
             # must unit a smaller one kept (the units that carry the probes).
             break
     for i in order:
-        if not chosen[i] and not units[i].must:
+        if not chosen[i] and not must[i]:
             take(i)
     for i in range(n):  # a gap line that costs as much as the one unit it hides: show the unit
-        if (not chosen[i] and not units[i].must and units[i].cost <= gap
+        if (not chosen[i] and not must[i] and units[i].cost <= gap
                 and (i == 0 or chosen[i - 1]) and (i == n - 1 or chosen[i + 1])):
             take(i)
     return chosen
 
 
-def _closure(units: Sequence[Unit], i: int) -> list[int]:
-    """i and every unit it anchors to, directly or through another, anchors first."""
+def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool]) -> list[int]:
+    """i and every unit not chosen yet it anchors to, directly or through another, in order.
+    (A chosen unit's anchors are chosen: the walk stops there.)"""
     seen: set[int] = set()
     stack = [i]
     while stack:
         j = stack.pop()
-        if j not in seen:
+        if j not in seen and not chosen[j]:
             seen.add(j)
             stack.extend(units[j].anchors)
     return sorted(seen)
@@ -98,8 +116,11 @@ def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | No
     """The chosen units in order, each run left out marked, and the marker.
 
     A run of whole lines is the plan's gap line; a run inside a line (sentences of a paragraph)
-    is `(…)` in place.
+    is `(…)` in place. A plan that writes its own syntax (JSON) is given the marker line.
     """
+    if plan.write is not None:
+        shown = sum(unit.raw for unit, kept in zip(plan.units, chosen) if kept)
+        return plan.write(chosen, marker(max(1, plan.total - shown)) if marker is not None else None)
     out = [plan.prefix]
     mid = False  # the output so far ends inside a line
     ends = 0  # line ends among the units of the current run

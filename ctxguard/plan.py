@@ -55,6 +55,16 @@ class Plan:
     prefix: str = ""  # shown before the units, always
     listing: Callable[[int], str] | None = None  # what a tier-3 cut shows first, within the tokens given
     notes: tuple[str, ...] = field(default=())
+    # Tier 2 may keep, instead of the must units, every unit with a priority under each of these
+    # in turn (the mildest first): for a type whose cut has degrees, such as JSON's.
+    levels: tuple[float, ...] = ()
+    # Writes the chosen units and the marker line (or None) when the type has its own syntax to
+    # keep (JSON); else the packer's render shows them as lines with gap lines.
+    write: Callable[[Sequence[bool], str | None], str] | None = None
+    # The whole artifact rewritten to fit a room, if it can be (JSON written compactly): tier 2
+    # tries it before leaving anything out.
+    lossless: Callable[[int], str | None] | None = None
+    check: Callable[[str], str | None] | None = None  # what is wrong with a content (JSON: it does not parse)
 
 
 def units(lines: Sequence[str], shown: Sequence[str], rank: Sequence[tuple[float, int]],

@@ -12,6 +12,7 @@ from ctxguard.handlers import HANDLERS, PLANS, Context
 from ctxguard.handlers.base import CLOSE_SLACK, ESTIMATE_SLACK, task_words
 from ctxguard.handlers.json import values as json_values
 from ctxguard.packer import pack
+from ctxguard.plan import Plan
 from ctxguard.record import Record
 from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
 
@@ -104,12 +105,21 @@ def _packed(encoded: Encoded, room: int, tier2: bool, kind: str, name: str, task
     the head cut)."""
     plan = PLANS[kind](encoded, tokenizer, name, task_words(task))
     notes.extend(plan.notes)
-    content = pack(plan, room, encoded.recount) if tier2 else None
+    content = _checked(plan, pack(plan, room, encoded.recount), "tier 2", notes) if tier2 else None
     if content is not None:
         return 2, content
     if mode == "salient":
-        content = pack(plan, room, encoded.recount, marker)
+        content = _checked(plan, pack(plan, room, encoded.recount, marker), "tier 3", notes)
     return 3, content if content is not None else head_cut(encoded, room, tokenizer)
+
+
+def _checked(plan: Plan, content: str | None, tier: str, notes: list[str]) -> str | None:
+    """The content, unless the plan's check turns it down (a note says why)."""
+    problem = plan.check(content) if content is not None and plan.check is not None else None
+    if problem is None:
+        return content
+    notes.append(f"{tier} result rejected: {problem}")
+    return None
 
 
 def _tier3(encoded: Encoded, room: int, tokenizer: Tokenizer, mode: str) -> str:

@@ -63,6 +63,10 @@ class Encoded(Protocol):
         """About the count of another text, to tell whether it is worth an exact count: exact
         (as recount) unless it holds much new text, which is then sampled (see SAMPLE_ABOVE)."""
 
+    def learn(self, other: Encoded) -> None:
+        """Take in the segment counts of another encode by the same tokenizer (a rewritten form
+        of this text), so that recounts of texts made from its lines are as cheap."""
+
 
 class Tokenizer(Protocol):
     @property
@@ -187,8 +191,11 @@ class _TiktokenEncoded:
     def _spread(self, segment: str, pos: int, ends: list[int], j: int, out: list[int]) -> None:
         """Count a segment's tokens in the parts where they start."""
         cuts, k = [], j  # byte offsets (within the segment) of the part ends inside it
+        at, nbytes = 0, 0
         while k < len(ends) - 1 and ends[k] < pos + len(segment):
-            cuts.append(len(segment[: ends[k] - pos].encode("utf-8", "surrogatepass")))
+            nbytes += len(segment[at : ends[k] - pos].encode("utf-8", "surrogatepass"))
+            at = ends[k] - pos
+            cuts.append(nbytes)
             k += 1
         start = 0
         for end in self._byte_ends(segment):
@@ -216,6 +223,10 @@ class _TiktokenEncoded:
             return self._last[1]
         exact = sum(self.known[segment] for segment in segments if segment in self.known)
         return exact + self._sampled("".join(new))
+
+    def learn(self, other: Encoded) -> None:
+        if isinstance(other, _TiktokenEncoded):
+            self.known.update(other.known)
 
     def _new(self, segments: list[str]) -> list[str]:
         return [segment for segment in segments if segment not in self.known]
@@ -333,6 +344,9 @@ class _HeuristicEncoded:
 
     def estimate(self, text: str) -> int:
         return self.recount(text)
+
+    def learn(self, other: Encoded) -> None:
+        pass  # (counts come from lengths)
 
 
 @dataclass(frozen=True)

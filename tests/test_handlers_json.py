@@ -5,8 +5,6 @@ import json
 from ctxguard import compress_text
 from ctxguard.handlers.base import Context
 from ctxguard.handlers.json import JsonHandler
-from ctxguard.tiers import compress
-from ctxguard.tokens import get_tokenizer
 from tests.helpers import budget_for_tier2, independent_count
 
 
@@ -19,16 +17,6 @@ def _keys(value: object, prefix: str = "") -> set[str]:
     if isinstance(value, list):
         return set().union(*(_keys(item, prefix + "[]") for item in value)) if value else set()
     return set()
-
-
-def test_long_array_shortened_with_marker_and_keys_kept(sample) -> None:  # type: ignore[no-untyped-def]
-    text = sample("long-array.json")
-    record = compress_text(text, budget_for_tier2(text), name="results.json")
-    assert record["tier"] == 2 and independent_count(record["content"]) <= record["budget"]
-    data = json.loads(record["content"])
-    assert data["tests"][5] == {"_truncated": "53 items omitted"}
-    assert len(data["tests"]) == 8 and data["tests"][-1]["id"] == "t59"
-    assert _keys(json.loads(text)) - _keys(data) == set()
 
 
 def test_deep_json_strings_shortened_visibly(sample) -> None:  # type: ignore[no-untyped-def]
@@ -46,14 +34,6 @@ def test_every_candidate_parses(sample) -> None:  # type: ignore[no-untyped-def]
             json.loads(candidate)
 
 
-def test_json_lines_line_by_line(sample) -> None:  # type: ignore[no-untyped-def]
-    text = sample("records.jsonl")
-    record = compress_text(text, budget_for_tier2(text), name="records.jsonl")
-    lines = record["content"].splitlines()
-    assert record["tier"] == 2 and all(json.loads(line) for line in lines)
-    assert {"_truncated": "33 lines omitted"} in [json.loads(line) for line in lines]
-
-
 def test_invalid_json_is_handled_as_text_with_a_note(sample) -> None:  # type: ignore[no-untyped-def]
     text = sample("invalid.json")
     record = compress_text(text, budget_for_tier2(text), name="broken.json")
@@ -65,24 +45,6 @@ def test_nesting_too_deep_does_not_crash() -> None:
     text = "[" * 5000 + "]" * 5000
     record = compress_text(text, 100, name="deep.json")
     assert record["compacted_tokens"] <= 100
-
-
-def test_an_indented_form_sure_not_to_fit_is_not_written() -> None:
-    # Deeply indented records: the indented form of the shortened document is far over a
-    # budget its compact form meets, so the handler skips writing it; the result is the same
-    # compact candidate the tiers would have reached by counting the indented one.
-    doc = {"records": [{"id": i, "detail": {"owner": {"name": f"user {i}", "tags": ["x", "y"]}}}
-                       for i in range(8)] * 3}
-    text = json.dumps(doc, indent=8)
-    density = independent_count(text) / len(text)
-    handler = JsonHandler()
-    plain = list(handler.candidates(text, Context(budget=0, name="x.json", task_words=frozenset())))
-    budget = independent_count(plain[1]) + 5  # the compact form of the same shortened values fits
-    known = list(handler.candidates(text, Context(budget=budget, name="x.json", task_words=frozenset(),
-                                                  density=density)))
-    assert "\n        " in plain[0] and plain[1:] == known  # only the indented form went
-    record = compress(text, budget, tokenizer=get_tokenizer(), name="x.json", tier2_ratio=10)
-    assert record.tier == 2 and record.content == known[0] == plain[1]
 
 
 def test_an_indented_form_that_may_fit_is_still_tried() -> None:

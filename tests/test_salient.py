@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -205,16 +204,3 @@ def test_skeleton_and_pruned_lengths_are_worked_out_without_writing() -> None:
         written = len(_dump_all([_prune(skeleton, order, limit)], False))
         assert abs(pruned_length(limit) - written) <= 0.03 * written, limit
         assert _at_most(pruned_length, limit) <= written  # what the cut is told: never more
-
-
-def test_json_cut_writes_only_the_candidates_worth_counting(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ctxguard import salient
-
-    built: list[int] = []
-    real = salient._pruned
-    monkeypatch.setattr(salient, "_pruned", lambda skeleton, order, limit: built.append(limit) or real(skeleton, order, limit))
-    text = json.dumps(_api_like(3000), indent=2)
-    record = compress_text(text, independent_count(text) // 30, name="api.json")
-    assert record["tier"] == 3 and json.loads(record["content"]) and "<" in record["content"]
-    assert independent_count(record["content"]) <= record["budget"]
-    assert 1 <= len(built) <= 3, built  # of ~40 ways of pruning keys

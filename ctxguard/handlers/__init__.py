@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ctxguard.handlers import diff, log, markdown, text
+from ctxguard.handlers import diff, json, log, markdown, text
 from ctxguard.handlers.base import Context, Handler
 from ctxguard.handlers.json import JsonHandler
 from ctxguard.plan import Plan
@@ -16,6 +16,7 @@ HANDLERS: dict[str, Handler] = {
 
 # (encoded text, tokenizer, artifact name, task words) -> the artifact's plan
 Planner = Callable[[Encoded, Tokenizer, str, frozenset[str]], Plan]
-PLANS: dict[str, Planner] = {"diff": diff.plan, "log": log.plan, "markdown": markdown.plan, "text": text.plan}
+PLANS: dict[str, Planner] = {"diff": diff.plan, "json": json.plan, "log": log.plan, "markdown": markdown.plan,
+                             "text": text.plan}
 
 __all__ = ["HANDLERS", "PLANS", "Context", "Handler"]

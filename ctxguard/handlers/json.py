@@ -1,15 +1,19 @@
 """JSON and JSON Lines: every key kept, long arrays and strings shortened, still valid JSON."""
 from __future__ import annotations
 
+import collections
+import functools
 import itertools
 import json
 import operator
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxguard.handlers.base import Context, RememberLast
+from ctxguard.handlers.base import Context, RememberLast, plural
+from ctxguard.plan import Plan, Unit
+from ctxguard.tokens import Encoded, Tokenizer
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ def _values(text: str) -> tuple[list[Any], bool] | None:
     except ValueError:
         pass
     try:
-        rows = [loads(line) for line in text.splitlines() if line.strip()]
+        rows = [loads(line) for line in text.split("\n") if line.strip()]  # (only "\n" ends a row)
     except ValueError:
         return None
     return (rows, True) if rows else None
@@ -241,3 +245,371 @@ def _jsonl(values: list[Any], level: _Level) -> str:
         tail = values[len(values) - level.tail :] if level.tail else []
         rows = values[: level.head] + [{"_truncated": f"{omitted} lines omitted"}] + tail
     return "".join(_dump(shrink(row, level), None) + "\n" for row in rows)
+
+
+# --- the plan: JSON as units, packed (ctxguard.plan, ctxguard.packer) --------------------------
+
+# What a cut keeps, strong to mild: arrays longer than max_items keep their first `head` and
+# last `tail` items, strings their first max_chars characters. A unit's stage is the first of
+# these that keeps it; a stronger stage keeps less. Tier 2 keeps every unit of the mildest
+# stage whose units fit (every key of what it shows), then fills the room.
+_STAGES = ((1, 0, 0, 16), (2, 1, 0, 30), (4, 2, 1, 60), (6, 3, 1, 120), (10, 5, 2, 200))
+_PIECE = 200  # a long string's characters after the first 200 come in pieces of this many
+_MIDDLE = len(_STAGES)  # the stage of an array's middle items (plus their spread rank) …
+_TAILS = 1e9  # … and of a long string's pieces after its first 200 characters: last
+_OPEN, _CLOSE, _LEAF, _PIECE_OF = range(4)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How a cut writes the document: compactly, with the raw text's separators when it is
+    compact too; JSON Lines a row a line."""
+
+    colon: str
+    comma: str
+    rows: bool  # JSON Lines: each top-level value on a line of its own
+
+
+class _Units:
+    """The plan's units in document order with what the writer needs of each."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []  # as written in the whole document
+        self.kind: list[int] = []
+        self.key: list[str] = []  # an entry's key and colon ("" in an array)
+        self.body: list[str] = []  # the bracket, the value, or a string's first characters
+        self.parent: list[int] = []  # the unit opening the container holding it (-1: the top)
+        self.end: list[int] = []  # an opening's closing and back; a string's last piece; else itself
+        self.chars: list[int] = []  # a string piece's characters; a string's in all
+        self.stage: list[float] = []
+        self.depth: list[int] = []
+
+    def add(self, kind: int, key: str, body: str, parent: int, stage: float, depth: int, chars: int = 0) -> int:
+        i = len(self.kind)
+        self.kind.append(kind)
+        self.key.append(key)
+        self.body.append(body)
+        self.parent.append(parent)
+        self.end.append(i)
+        self.chars.append(chars)
+        self.stage.append(stage)
+        self.depth.append(depth)
+        self.text.append("")
+        return i
+
+
+def _item_stage(i: int, n: int, spread: list[int]) -> float:
+    """The stage of item i of n: the first stage that keeps it, else the middle's, spread: the
+    middle item a bisection reaches k-th is taken k-th."""
+    for stage, (max_items, head, tail, _) in enumerate(_STAGES):
+        if n <= max_items or i < head or i >= n - tail:
+            return stage
+    return _MIDDLE + spread[i - _STAGES[-1][1]]
+
+
+def _spread(m: int) -> list[int]:
+    """For each of m positions, when a bisection (middle first, then quarters…) reaches it."""
+    rank = [0] * m
+    spans = collections.deque([(0, m)])
+    k = 0
+    while spans:
+        lo, hi = spans.popleft()
+        if lo < hi:
+            mid = (lo + hi) // 2
+            rank[mid] = k
+            k += 1
+            spans.append((lo, mid))
+            spans.append((mid + 1, hi))
+    return rank
+
+
+def _string_ends(n: int) -> list[int]:
+    """Where a string of n characters is cut into pieces: its first 16, then at 30, 60, 120,
+    200, and every _PIECE after."""
+    ends = [end for *_, end in _STAGES if end < n]
+    ends.extend(range(_STAGES[-1][3] + _PIECE, n, _PIECE))
+    return [*ends, n]
+
+
+def _quoted(text: str) -> str:
+    """A string's characters as JSON writes them between the quotes (UTF-8 kept; a lone
+    surrogate escaped, as it cannot be written)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(text)[1:-1]
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
+def _scalar(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if type(value) is not str else f'"{_quoted(value)}"'
+
+
+def _walk(tops: list[Any], layout: _Layout) -> _Units:
+    """Every unit of the document (or of each JSON Lines row), in order, without recursion."""
+    u = _Units()
+    # (value, key text, parent unit, depth, stage, is the last entry of its container)
+    stack: list[tuple[Any, str, int, int, float, bool]] = []
+    spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
+    for k in range(len(tops) - 1, -1, -1):
+        stage = _item_stage(k, len(tops), spread) if layout.rows else 0
+        stack.append((tops[k], "", -1, 0, stage, True))
+    while stack:
+        value, key, parent, depth, stage, last = stack.pop()
+        comma = "" if last else layout.comma
+        end_line = "\n" if depth == 0 else ""
+        kind = type(value)
+        if (kind is dict or kind is list) and value:
+            i = u.add(_OPEN, key, "{" if kind is dict else "[", parent, stage, depth)
+            u.text[i] = key + u.body[i]
+            stack.append((_Close(i, comma + end_line), "", parent, depth, stage, last))
+            if kind is dict:
+                entries = [(item, f'"{_quoted(k)}"{layout.colon}', stage)
+                           for k, item in value.items()]
+            else:
+                n = len(value)
+                middle = _spread(max(0, n - 7))
+                entries = [(item, "", max(stage, _item_stage(j, n, middle))) for j, item in enumerate(value)]
+            for j in range(len(entries) - 1, -1, -1):
+                item, name, item_stage = entries[j]
+                stack.append((item, name, i, depth + 1, item_stage, j == len(entries) - 1))
+        elif kind is _Close:
+            i = u.add(_CLOSE, "", "}" if u.body[value.opening] == "{" else "]", parent, stage, depth)
+            u.text[i] = u.body[i] + value.after
+            u.end[value.opening], u.end[i] = i, value.opening
+        elif kind is str and len(value) > _STAGES[0][3]:
+            ends = _string_ends(len(value))
+            i = u.add(_LEAF, key, '"' + _quoted(value[: ends[0]]), parent, stage, depth, len(value))
+            u.text[i] = key + u.body[i]
+            for n, (a, b) in enumerate(zip(ends, ends[1:])):
+                more = n + 1 - len(_STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
+                piece_stage = max(stage, n + 1 if more <= 0 else _TAILS + more)
+                j = u.add(_PIECE_OF, "", _quoted(value[a:b]), i, piece_stage, depth, b - a)
+                u.text[j] = u.body[j]
+            u.end[i] = len(u.kind) - 1
+            u.text[-1] += '"' + comma + end_line
+        else:
+            written = _scalar(value) if kind is not dict and kind is not list else ("{}" if kind is dict else "[]")
+            i = u.add(_LEAF, key, written, parent, stage, depth, len(value) if kind is str else 0)
+            u.text[i] = key + written + comma + end_line
+    return u
+
+
+@dataclass(frozen=True)
+class _Close:
+    opening: int
+    after: str  # the comma and line break after the bracket
+
+
+def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None) -> str:
+    """The chosen units as JSON, each run left out said in place; the note (a tier-3 marker)
+    as the document's last entry. Every opening chosen has its closing (they anchor each other)."""
+    out: list[str] = []
+    # Per open container: [opening unit (-1: the top), entries written, entries left out]
+    frames: list[list[int]] = [[-1, 0, 0]]
+
+    def entry(frame: list[int], text: str) -> None:
+        if frame[1]:
+            out.append("\n" if frame[0] < 0 else layout.comma)  # (the top holds several only as rows)
+        out.append(text)
+        frame[1] += 1
+
+    def flush(frame: list[int], last: str | None = None) -> None:
+        """Say how many entries were left out; with `last`, the note, in the same place."""
+        opening = frame[0]
+        if opening < 0 and layout.rows:
+            if frame[2]:
+                entry(frame, _note_object(f"{plural(frame[2], 'line')} omitted", layout.colon))
+            if last is not None:
+                entry(frame, _note_object(last, layout.colon))
+        elif opening >= 0 and u.body[opening] == "[":
+            if frame[2]:
+                entry(frame, _note_object(f"{plural(frame[2], 'item')} omitted", layout.colon))
+            if last is not None:
+                entry(frame, json.dumps(last, ensure_ascii=False))
+        elif opening >= 0:
+            says = [f"{plural(frame[2], 'key')} omitted"] if frame[2] else []
+            if last is not None:
+                says.append(last)
+            if says:
+                entry(frame, f"{_note_key(u, opening)}{layout.colon}{json.dumps('; '.join(says), ensure_ascii=False)}")
+        frame[2] = 0
+
+    i, n = 0, len(u.kind)
+    while i < n:
+        kind, frame = u.kind[i], frames[-1]
+        if kind == _CLOSE:
+            frames.pop()
+            flush(frame, note if u.parent[i] < 0 and not layout.rows else None)
+            out.append(u.body[i])
+            i += 1
+            continue
+        if not chosen[i] and not (i == 0 and not layout.rows):  # (a document always shows its top)
+            frame[2] += 1
+            i = u.end[i] + 1
+            continue
+        flush(frame)
+        if kind == _OPEN:
+            entry(frame, u.key[i] + u.body[i])
+            frames.append([i, 0, 0])
+            i += 1
+            continue
+        parts = [u.key[i], u.body[i]]
+        if u.end[i] > i:  # a string in pieces: those chosen (always a first run), and the rest counted
+            left = u.chars[i] - _STAGES[0][3]
+            j = i + 1
+            while j <= u.end[i] and chosen[j]:
+                parts.append(u.body[j])
+                left -= u.chars[j]
+                j += 1
+            if left:
+                parts.append(f"... ({left} chars omitted)")
+            if note is not None and u.parent[i] < 0 and not layout.rows:
+                parts.append(" " + _quoted(note))
+            parts.append('"')
+        elif note is not None and u.parent[i] < 0 and not layout.rows:  # a scalar document
+            parts = ["[", *parts, layout.comma, json.dumps(note, ensure_ascii=False), "]"]
+        entry(frame, "".join(parts))
+        i = u.end[i] + 1
+    flush(frames[0], note if layout.rows else None)
+    out.append("\n")
+    return "".join(out)
+
+
+def _note_object(says: str, colon: str = ": ") -> str:
+    return '{"_truncated"' + colon + json.dumps(says, ensure_ascii=False) + "}"
+
+
+def _note_key(u: _Units, opening: int) -> str:
+    """The key an object's note goes under: "_truncated", unless the object has one."""
+    return '"_ctxguard_truncated"' if _has_key(u, opening, '"_truncated"') else '"_truncated"'
+
+
+def _has_key(u: _Units, opening: int, key: str) -> bool:
+    i = opening + 1
+    while i < u.end[opening]:
+        if u.key[i].startswith(key):
+            return True
+        i = u.end[i] + 1
+    return False
+
+
+_SEPARATOR = re.compile(r'"(:\s?)[^\s]|[\]}"\d](,\s?)["{\[\d]')
+
+
+def _layout(text: str, rows: bool) -> _Layout:
+    """The raw text's way of writing: its indent (if a document spread over lines), and whether
+    a space follows its colons and commas, so the plan's text is the raw text where it can be."""
+    head = text[:65536]
+    found = [m.group(1) or m.group(2) for m in itertools.islice(_SEPARATOR.finditer(head), 400)]
+    colons = [s for s in found if s.startswith(":")]
+    commas = [s for s in found if s.startswith(",")]
+    colon = ": " if colons and colons.count(": ") * 2 > len(colons) else ":"
+    comma = ", " if commas and commas.count(", ") * 2 > len(commas) else ","
+    if not rows and "\n" in text.strip():  # spread over lines: a cut is written compactly,
+        return _Layout(":", ",", rows)  # more of the document in the room
+    return _Layout(colon, comma, rows)
+
+
+def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
+    """A JSON document or JSON Lines as units (see _walk), written as the raw text is.
+
+    Each unit's priority is its stage (see _STAGES; an array's middle items after, spread
+    evenly, a long string's pieces past 200 characters last), then its depth: keys and scalars
+    near the top first. Tier 2 keeps every unit of the mildest stage that fits, tier 3 the
+    strongest stage's as far as they fit; both fill the room by priority. A unit is never shown
+    without its container's opening and closing, a string piece without the ones before it.
+    """
+    found = values(encoded.text)
+    if found is None:
+        raise ValueError("not JSON")
+    tops, rows = found
+    layout = _layout(encoded.text, rows)
+    u = _walk(tops, layout)
+    written = "".join(u.text)
+    costed = encoded if written in (encoded.text, encoded.text + "\n") else tokenizer.encode(written)
+    costs = costed.segment_counts(u.text)
+    if costed is not encoded:
+        encoded.learn(costed)  # the content's lines are the rewritten text's: count them from it
+    scale = encoded.count / max(1, costed.count)  # raw tokens a unit stands for
+    n = len(u.kind)
+    # A small object's scalars are taken with it, all or none: a record is not shown as its
+    # opening and a note that its keys were left out.
+    members: dict[int, list[int]] = collections.defaultdict(list)
+    for i in range(n):
+        if u.kind[i] != _CLOSE and u.kind[i] != _PIECE_OF and u.parent[i] >= 0:
+            members[u.parent[i]].append(i)
+    scalars = {opening: tuple(i for i in inside if u.kind[i] == _LEAF)
+               for opening, inside in members.items() if u.body[opening] == "{" and len(inside) <= _RECORD}
+    out = []
+    for i in range(n):
+        kind, parent = u.kind[i], u.parent[i]
+        if kind == _OPEN:
+            anchors: tuple[int, ...] = (u.end[i], *((parent,) if parent >= 0 else ()), *scalars.get(i, ()))
+        elif kind == _CLOSE:
+            anchors = (u.end[i],)  # (a closing's end is its opening)
+        elif kind == _PIECE_OF:
+            anchors = (i - 1,)
+        else:
+            anchors = (parent,) if parent >= 0 else ()
+        stage = u.stage[i]
+        # A scalar is taken with its container (at its depth): no note for an object of scalars.
+        depth = u.depth[i] - (kind != _OPEN and kind != _CLOSE and parent >= 0)
+        out.append(Unit(u.text[i], costs[i], round(costs[i] * scale), (stage + min(depth, 999) / 1000, i),
+                        stage < 1, anchors))
+    lossless = functools.partial(_whole, tops, layout, u, encoded, costed.count)
+    return Plan(out, encoded.count, gap=_gap(layout), write=functools.partial(_write, u, layout),
+                levels=tuple(float(stage + 1) for stage in range(len(_STAGES) - 1, -1, -1)),
+                lossless=lossless if not rows else None,
+                check=lambda content: None if values(content) is not None else "output is not valid JSON")
+
+
+_RECORD = 16  # an object of at most this many members is a record: its scalars go with it
+_DEEPEST = 32  # levels indented at most when a document is written less indented than the raw text
+
+
+def _whole(tops: list[Any], layout: _Layout, u: _Units, encoded: Encoded, compact: int, room: int) -> str | None:
+    """The whole document within room, if it fits written compactly: with as many of its top
+    levels indented as the raw text is as fit (the rest compact), for the reader."""
+    if compact > room:
+        return None
+    indent = _raw_indent(encoded.text)
+    low, high = 0, min(_DEEPEST, max(u.depth, default=0) + 1) if indent is not None else 0
+    best = "".join(u.text)  # (levels indented: 0)
+    while low < high:  # the deepest level that fits: each level more costs more
+        deep = (low + high + 1) // 2
+        text = _indented(tops[0], indent or "", deep, 0) + "\n"
+        if encoded.recount(text) <= room:
+            low, best = deep, text
+        else:
+            high = deep - 1
+    return best
+
+
+def _raw_indent(text: str) -> str | None:
+    """One level's indent in a document spread over lines, else None."""
+    found = _INDENT.search(text[:65536]) if "\n" in text.strip() else None
+    if found is None:
+        return None
+    unit = found.group(1)
+    return "\t" if unit.startswith("\t") else " " * max(1, min(8, len(unit)))
+
+
+def _indented(value: Any, indent: str, deep: int, level: int) -> str:
+    """value with its containers above level `deep` spread over indented lines, the rest compact."""
+    kind = type(value)
+    if level >= deep or not value or (kind is not dict and kind is not list):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    pad = "\n" + indent * (level + 1)
+    if kind is dict:
+        entries = [f'"{_quoted(key)}": {_indented(item, indent, deep, level + 1)}' for key, item in value.items()]
+    else:
+        entries = [_indented(item, indent, deep, level + 1) for item in value]
+    open_, close = ("{", "}") if kind is dict else ("[", "]")
+    return open_ + ",".join(pad + entry for entry in entries) + "\n" + indent * level + close
+
+
+def _gap(layout: _Layout) -> Callable[[int], str]:
+    """About what a run left out costs: an array's note, as the plan's gap line."""
+    end = "\n" if layout.rows else ""
+    return lambda n: f"{_note_object(plural(n, 'item') + ' omitted', layout.colon)}{layout.comma}{end}"

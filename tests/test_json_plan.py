@@ -1,0 +1,199 @@
+"""JSON planned and packed: every key, arrays and strings shortened only as far as the room
+requires (the longest first), the whole document when its compact form fits, always valid JSON."""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxguard import compress_text
+from ctxguard.handlers.json import plan
+from ctxguard.packer import pack
+from ctxguard.tiers import marker
+from ctxguard.tokens import get_tokenizer
+from tests.helpers import budget_for_tier2, independent_count
+
+OMITTED_ITEMS = re.compile(r"(\d+) items? omitted")
+OMITTED_CHARS = re.compile(r"^(x*)\.\.\. \((\d+) chars omitted\)$")
+
+
+def _keys(value: object, prefix: str = "") -> set[str]:
+    if isinstance(value, dict):
+        out = set()
+        for key, item in value.items():
+            if key != "_truncated":
+                out |= {prefix + "." + key} | _keys(item, prefix + "." + key)
+        return out
+    if isinstance(value, list):
+        return set().union(*(_keys(item, prefix + "[]") for item in value)) if value else set()
+    return set()
+
+
+def _shown_items(items: list[Any]) -> tuple[list[Any], int]:
+    """The items of a shortened array, and how many its notes say were left out."""
+    shown, left = [], 0
+    for item in items:
+        if isinstance(item, dict) and set(item) == {"_truncated"}:
+            left += int(OMITTED_ITEMS.search(item["_truncated"]).group(1))  # type: ignore[union-attr]
+        else:
+            shown.append(item)
+    return shown, left
+
+
+def test_long_array_fills_the_room_keeping_every_key_and_the_first_and_last_items(sample) -> None:  # type: ignore[no-untyped-def]
+    text = json.dumps(json.loads(sample("long-array.json")))  # compact: a cut is needed
+    budget = budget_for_tier2(text)
+    record = compress_text(text, budget, name="results.json")
+    assert record["tier"] == 2 and independent_count(record["content"]) <= budget
+    assert record["compacted_tokens"] >= 0.9 * budget  # the room is used, not one coarse level
+    data = json.loads(record["content"])
+    raw = json.loads(text)
+    shown, left = _shown_items(data["tests"])
+    assert len(shown) + left == len(raw["tests"]) and 0 < left  # every item shown or counted
+    ids = [item["id"] for item in shown]
+    assert ids[:5] == ["t0", "t1", "t2", "t3", "t4"] and ids[-2:] == ["t58", "t59"]
+    by_id = {item["id"]: item for item in raw["tests"]}
+    for item in shown:  # every key, in order; long strings may be shortened (they go first)
+        assert list(item) == list(by_id[item["id"]]) and item["outcome"] == by_id[item["id"]]["outcome"]
+    assert _keys(raw) - _keys(data) == set()
+
+
+def test_middle_items_are_spread_evenly() -> None:
+    rows = [{"n": i, "label": f"row number {i}"} for i in range(400)]
+    text = json.dumps({"rows": rows})
+    record = compress_text(text, budget_for_tier2(text, 1.45), name="rows.json")
+    shown, _ = _shown_items(json.loads(record["content"])["rows"])
+    numbers = [row["n"] for row in shown]
+    gaps = [b - a for a, b in zip(numbers, numbers[1:])]
+    assert numbers[0] == 0 and numbers[-1] == 399 and 50 < len(numbers) < 400
+    assert max(gaps) <= 4  # no long run left out while another part is shown densely
+
+
+def test_the_longest_array_is_shortened_first() -> None:
+    doc = {"short": [f"short item {i}" for i in range(30)], "long": [f"long item {i}" for i in range(600)]}
+    text = json.dumps(doc)
+    record = compress_text(text, budget_for_tier2(text, 1.4), name="x.json")
+    data = json.loads(record["content"])
+    assert record["tier"] == 2 and data["short"] == doc["short"]
+    shown, left = _shown_items(data["long"])
+    assert left > 0 and len(shown) + left == 600
+
+
+def test_the_longest_string_is_shortened_first_and_says_by_how_much() -> None:
+    doc = {"summary": "x" * 900, "log": "x" * 9000, "ok": True}
+    text = json.dumps(doc)
+    record = compress_text(text, budget_for_tier2(text, 1.4), name="x.json")
+    data = json.loads(record["content"])
+    assert record["tier"] == 2 and data["summary"] == doc["summary"] and data["ok"] is True
+    kept, left = OMITTED_CHARS.match(data["log"]).groups()  # type: ignore[union-attr]
+    assert len(kept) >= 200 and len(kept) + int(left) == 9000
+
+
+def test_deep_strings_keep_at_least_200_characters_at_tier_2(sample) -> None:  # type: ignore[no-untyped-def]
+    text = json.dumps(json.loads(sample("deep.json")))
+    record = compress_text(text, budget_for_tier2(text, 1.45), name="deep.json")
+    note = json.loads(record["content"])["level1"]["level2"]["level3"]["level4"]["note"]
+    kept, left = OMITTED_CHARS.match(note).groups()  # type: ignore[union-attr]
+    assert record["tier"] == 2 and len(kept) >= 200 and len(kept) + int(left) == 500
+
+
+def test_json_lines_long_strings_go_first_then_rows_left_out_are_counted(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("records.jsonl")
+    record = compress_text(text, budget_for_tier2(text), name="records.jsonl")
+    rows = [json.loads(line) for line in record["content"].split("\n") if line]
+    assert record["tier"] == 2 and [row["id"] for row in rows] == list(range(40))  # every row
+    cut = [OMITTED_CHARS.match(row["payload"].replace("p", "x")) for row in rows if len(row["payload"]) != 300]
+    assert cut and all(found and len(found.group(1)) + int(found.group(2)) == 300 for found in cut)
+
+    record = compress_text(text, budget_for_tier2(text, 1.49) // 2, name="records.jsonl")
+    rows = [json.loads(line) for line in record["content"].split("\n") if line]
+    notes = [row["_truncated"] for row in rows if set(row) == {"_truncated"}]
+    shown = [row["id"] for row in rows if "id" in row]
+    left = sum(int(found.group(1)) for note in notes if (found := re.match(r"(\d+) lines? omitted", note)))
+    assert record["tier"] == 3 and left and len(shown) + left == 40
+    assert shown[0] == 0 and "[TRUNCATED: content exceeds budget" in notes[-1]
+
+
+def test_whole_document_when_its_compact_form_fits_top_levels_indented() -> None:
+    doc = {"services": {f"svc{i}": {"image": f"registry.example.com/team/service-{i}:1.2.{i}",
+                                    "env": {"REGION": "eu-west-1"}} for i in range(40)}}
+    text = json.dumps(doc, indent=4)
+    compact = independent_count(json.dumps(doc, separators=(",", ":")))
+    budget = compact + 100  # under the raw text, over its compact form
+    assert budget < independent_count(text) <= 1.5 * budget
+    record = compress_text(text, budget, name="x.json")
+    assert record["tier"] == 2 and json.loads(record["content"]) == doc  # nothing left out
+    assert record["content"].startswith('{\n    "services": {\n        "svc0": {')  # as indented as fits
+    assert "_truncated" not in record["content"] and record["compacted_tokens"] <= budget
+
+
+def test_tier_3_keeps_keys_first_and_stays_within_budget() -> None:
+    doc = {"name": "api", "shapes": {f"Shape{i}": {"type": "structure", "doc": "word " * 80,
+                                                    "members": {"Id": {"shape": "String"}}} for i in range(60)}}
+    text = json.dumps(doc, indent=2)
+    budget = independent_count(text) // 8
+    record = compress_text(text, budget, name="api.json")
+    assert record["tier"] == 3 and independent_count(record["content"]) <= budget
+    data = json.loads(record["content"])
+    assert data["name"] == "api" and "[TRUNCATED: content exceeds budget" in data["_truncated"]
+    shown = [name for name in data["shapes"] if name != "_truncated"]
+    assert shown == [f"Shape{i}" for i in range(len(shown))] and len(shown) >= 10  # in order, with …
+    assert all(data["shapes"][name]["type"] == "structure" for name in shown)  # … their scalars
+    assert data["shapes"]["_truncated"] == f"{60 - len(shown)} keys omitted"
+    head = compress_text(text, budget, name="api.json", tier3="head")
+    assert record["retention"]["kept"] > head["retention"]["kept"]
+
+
+def test_a_bigger_budget_keeps_every_key_a_smaller_one_kept(sample) -> None:  # type: ignore[no-untyped-def]
+    text = json.dumps({"shapes": {f"S{i}": {"type": "t", "members": {f"m{j}": {"shape": "x" * (j * 40)}
+                                                                    for j in range(i % 6)}}
+                                  for i in range(80)}, "tail": list(range(300))}, indent=2)
+    raw = independent_count(text)
+    kept = [_keys(json.loads(compress_text(text, int(raw * r), name="x.json")["content"]))
+            for r in (0.05, 0.1, 0.2, 0.35, 0.5, 0.67, 0.8, 0.95)]
+    for smaller, bigger in zip(kept, kept[1:]):
+        assert smaller <= bigger
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=300),
+    lambda children: st.lists(children, max_size=25) | st.dictionaries(st.text(max_size=8), children, max_size=8),
+    max_leaves=120,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON, indent=st.sampled_from([None, 2]), room=st.integers(min_value=32, max_value=600),
+       rows=st.booleans())
+def test_any_pack_of_any_document_parses_and_shows_only_raw_values(value: object, indent: int | None, room: int,
+                                                                 rows: bool) -> None:
+    tokenizer = get_tokenizer()
+    if rows:
+        text = "".join(json.dumps(row) + "\n" for row in (value if isinstance(value, list) and value else [value]))
+    else:
+        text = json.dumps(value, indent=indent)
+    found = plan(tokenizer.encode(text), tokenizer, "x.json")
+    for note in (None, marker):
+        content = pack(found, room, tokenizer.count, note)
+        if content is None:
+            continue
+        assert tokenizer.count(content) <= room
+        if rows and text.count("\n") > 1:
+            for line in content.split("\n")[:-1]:
+                json.loads(line)
+        else:
+            json.loads(content)
+
+
+def test_writing_every_unit_gives_the_document_back() -> None:
+    tokenizer = get_tokenizer()
+    for doc in ({"a": 1, "b": [1, 2, {"c": "é" * 300}], "e": [], "d": {}}, [1, 2, 3], "s" * 50, 5, None):
+        for text in (json.dumps(doc, indent=2), json.dumps(doc), json.dumps(doc, separators=(",", ":"))):
+            found = plan(tokenizer.encode(text), tokenizer, "x.json")
+            assert found.write is not None
+            assert json.loads(found.write([True] * len(found.units), None)) == doc
+            everything = "".join(unit.text for unit in found.units)
+            assert found.write([True] * len(found.units), None) == everything

@@ -1,15 +1,16 @@
 """The three-tier contract, independent of artifact type.
 
-Tier 1: the text fits, unchanged. Tier 2: within tier2_ratio x budget, the type's handler
-compresses structurally and the result is re-counted and validated. Tier 3: a token-exact hard
-cut with a marker that states the true number of raw tokens not shown.
+Tier 1: the text fits, unchanged. Tier 2: within tier2_ratio x budget, the type's plan
+(ctxguard.handlers) packed without the marker, every must-keep unit in, re-counted and checked.
+Tier 3: the same plan packed with a marker that states the true number of raw tokens not shown,
+or a token-exact head cut.
 """
 from __future__ import annotations
 
 from ctxguard import probes
-from ctxguard.classify import classify, is_jsonl_name
-from ctxguard.handlers import HANDLERS, PLANS, Context
-from ctxguard.handlers.base import CLOSE_SLACK, ESTIMATE_SLACK, task_words
+from ctxguard.classify import classify
+from ctxguard.handlers import PLANS
+from ctxguard.handlers.base import task_words
 from ctxguard.handlers.json import values as json_values
 from ctxguard.packer import pack
 from ctxguard.plan import Plan
@@ -64,15 +65,9 @@ def compress(
     if raw > room and kind == "json" and json_values(text) is None:
         notes.append("content is not valid json; compressed as text")
         planned = "text"
-    if raw > room and planned in PLANS:
+    if raw > room:
         tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, planned, name, task, tokenizer,
                                 tier3, notes)
-    elif raw > room:
-        tier2 = _tier2(encoded, room, kind, name, task, notes) if raw <= tier2_ratio * budget else None
-        if tier2 is not None:
-            tier, content = 2, tier2
-        else:
-            tier, content = 3, _tier3(encoded, room, tokenizer, tier3)
     found = probes.extract(kind, text, name)
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))
@@ -122,18 +117,6 @@ def _checked(plan: Plan, content: str | None, tier: str, notes: list[str]) -> st
     return None
 
 
-def _tier3(encoded: Encoded, room: int, tokenizer: Tokenizer, mode: str) -> str:
-    """The tier-3 cut of a JSON text (the one type still cut by its handler's forms): valid JSON
-    when it fits, else the head cut."""
-    if mode == "salient":
-        from ctxguard.salient import salient_cut
-
-        content = salient_cut(encoded, room)
-        if content is not None:
-            return content
-    return head_cut(encoded, room, tokenizer)
-
-
 def min_budget(tokenizer: Tokenizer) -> int:
     """The smallest budget the tokenizer allows: 32, or 64 when tokens are only estimated."""
     return MIN_BUDGET if tokenizer.exact else OFFLINE_MIN_BUDGET
@@ -146,40 +129,6 @@ def _warning(tokenizer: Tokenizer) -> str:
 def overhead(tokenizer: Tokenizer) -> int:
     """Tokens every record's content carries besides the artifact (the offline warning line)."""
     return tokenizer.count(_warning(tokenizer))
-
-
-def handler_context(encoded: Encoded, room: int, name: str, task: str | None) -> Context:
-    """What a handler is told about an artifact it compresses into room tokens."""
-    return Context(budget=room, name=name, task_words=task_words(task), jsonl=is_jsonl_name(name),
-                   density=tokens_per_char(encoded))
-
-
-def tokens_per_char(encoded: Encoded) -> float:
-    """Tokens per character of the encoded text."""
-    return encoded.count / max(1, len(encoded.text))
-
-
-def _tier2(encoded: Encoded, room: int, kind: str, name: str, task: str | None,
-           notes: list[str]) -> str | None:
-    """The mildest structural compression (of the type's handler) that fits and is valid, or None."""
-    text = encoded.text
-    ctx = handler_context(encoded, room, name, task)
-    density = tokens_per_char(encoded)
-    handler = HANDLERS[kind]
-    slack = ESTIMATE_SLACK
-    for candidate in handler.candidates(text, ctx):
-        if candidate == text or len(candidate) * density > room * slack:
-            continue
-        count = encoded.recount(candidate)
-        if count <= room:
-            problem = handler.validate(text, candidate)
-            if problem is None:
-                return candidate
-            notes.append(f"tier 2 result rejected: {problem}")
-            return None
-        # Too big: the next, stronger candidates are estimated with this one's real density.
-        density, slack = count / max(1, len(candidate)), CLOSE_SLACK
-    return None
 
 
 def head_cut(encoded: Encoded, budget: int, tokenizer: Tokenizer) -> str:

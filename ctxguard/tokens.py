@@ -23,13 +23,6 @@ HEURISTIC_WARNING = "[WARNING: Token count estimated via heuristic due to tokeni
 # length of one pre-token, and older tiktoken releases take minutes on a 1 MB base64 line.
 # A split can move the count by a token per piece, and only pathological text has such runs.
 _RUN_PIECE = 8192
-# New text longer than this is estimated from exact counts of evenly spaced pieces of it
-# (SAMPLE_PIECE characters each, SAMPLE_SHARE of it or SAMPLE_ABOVE characters, whichever
-# is more). On real JSON written compactly the estimate is within 1.5 % at a fifth of the cost
-# of an exact count; it errs high, since each piece's cut ends splits a token.
-SAMPLE_ABOVE = 100_000
-SAMPLE_PIECE = 2_000
-SAMPLE_SHARE = 0.05
 # Matched only from the start of a run: tried at every position, a run of n characters would
 # cost n x 8192 steps.
 _LONG_RUN = re.compile(r"(?<!\S)\S{%d,}" % _RUN_PIECE)
@@ -58,10 +51,6 @@ class Encoded(Protocol):
     def recount(self, text: str) -> int:
         """The exact count of another text, typically one made from this text's lines: the lines
         it shares with this text are counted from the one encode, only new ones are encoded."""
-
-    def estimate(self, text: str) -> int:
-        """About the count of another text, to tell whether it is worth an exact count: exact
-        (as recount) unless it holds much new text, which is then sampled (see SAMPLE_ABOVE)."""
 
     def learn(self, other: Encoded) -> None:
         """Take in the segment counts of another encode by the same tokenizer (a rewritten form
@@ -211,32 +200,12 @@ class _TiktokenEncoded:
         self._last = (text, self._recount(text, segments, self._new(segments)))
         return self._last[1]
 
-    def estimate(self, text: str) -> int:
-        if text == self.text:
-            return self.count
-        if self._last is not None and self._last[0] is text:
-            return self._last[1]
-        segments = clean_segments(_scrub_surrogates(text))
-        new = self._new(segments)
-        if sum(map(len, new)) <= SAMPLE_ABOVE:  # little to encode: count it exactly, remembered
-            self._last = (text, self._recount(text, segments, new))
-            return self._last[1]
-        exact = sum(self.known[segment] for segment in segments if segment in self.known)
-        return exact + self._sampled("".join(new))
-
     def learn(self, other: Encoded) -> None:
         if isinstance(other, _TiktokenEncoded):
             self.known.update(other.known)
 
     def _new(self, segments: list[str]) -> list[str]:
         return [segment for segment in segments if segment not in self.known]
-
-    def _sampled(self, text: str) -> int:
-        pieces = max(1, int(max(SAMPLE_ABOVE, len(text) * SAMPLE_SHARE) / SAMPLE_PIECE))
-        step = len(text) / pieces
-        sample = [text[int(i * step) : int(i * step) + SAMPLE_PIECE] for i in range(pieces)]
-        tokens = sum(len(self.encode(piece)) for piece in sample)
-        return math.ceil(tokens * len(text) / sum(map(len, sample)))
 
     def _recount(self, text: str, segments: list[str], new: list[str]) -> int:
         known = self.known
@@ -341,9 +310,6 @@ class _HeuristicEncoded:
 
     def recount(self, text: str) -> int:
         return math.ceil(len(text) / 4)
-
-    def estimate(self, text: str) -> int:
-        return self.recount(text)
 
     def learn(self, other: Encoded) -> None:
         pass  # (counts come from lengths)

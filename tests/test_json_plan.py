@@ -197,3 +197,36 @@ def test_writing_every_unit_gives_the_document_back() -> None:
             assert json.loads(found.write([True] * len(found.units), None)) == doc
             everything = "".join(unit.text for unit in found.units)
             assert found.write([True] * len(found.units), None) == everything
+
+
+def test_invalid_json_is_handled_as_text_with_a_note(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("invalid.json")
+    record = compress_text(text, budget_for_tier2(text), name="broken.json")
+    assert "content is not valid json; compressed as text" in record["notes"]
+    assert record["compacted_tokens"] <= record["budget"]
+
+
+def test_nesting_too_deep_to_parse_is_cut_as_text() -> None:
+    text = "[" * 5000 + "]" * 5000
+    record = compress_text(text, 100, name="deep.json")
+    assert record["compacted_tokens"] <= 100 and "content is not valid json" in record["notes"][0]
+
+
+def test_deep_nesting_that_parses_is_planned_without_recursion() -> None:
+    for depth in (40, 900):
+        text = json.dumps(json.loads("[" * depth + '"' + "word " * 400 + '"' + "]" * depth), indent=1)
+        for budget in (40, 400):
+            record = compress_text(text, budget, name="deep.json")
+            assert record["compacted_tokens"] <= budget and json.loads(record["content"])
+
+
+def test_strings_with_escapes_are_cut_between_characters() -> None:
+    doc = {f"Shape{i}": {"documentation": f'Shape {i} holds a "quoted" word\n\\ and é ' * (i % 9 + 3)}
+           for i in range(120)}
+    text = json.dumps(doc, indent=2)
+    for ratio in (0.9, 0.5, 0.2):
+        record = compress_text(text, int(independent_count(text) * ratio), name="api.json")
+        for name, shape in json.loads(record["content"]).items():
+            if name != "_truncated" and "documentation" in shape:
+                shown = shape["documentation"].split("... (")[0]
+                assert doc[name]["documentation"].startswith(shown)

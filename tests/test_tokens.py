@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import base64
-import json
 import os
 import random
 import subprocess
@@ -9,8 +8,7 @@ import sys
 
 import pytest
 
-from ctxguard.tiers import compress
-from ctxguard.tokens import SAMPLE_ABOVE, HeuristicTokenizer, get_tokenizer
+from ctxguard.tokens import HeuristicTokenizer, get_tokenizer
 from tests.helpers import independent_count
 
 
@@ -171,42 +169,21 @@ def test_verify_mode_catches_a_wrong_recount(monkeypatch: pytest.MonkeyPatch) ->
         encoded.recount("one\nthree\n")
 
 
-def _compact_json_like(rnd: random.Random, n: int) -> str:
-    words = ["alpha", "beta", "gamma", "delta", "an", "operation", "returns", "the", "value", "of"]
-    entries = (f'"Key{i}":{{"type":"string","documentation":"{" ".join(rnd.choices(words, k=rnd.randrange(3, 30)))}",'
-               f'"max":{rnd.randrange(10**6)}}}' for i in range(n))
-    return "{" + ",".join(entries) + "}\n"
-
-
-def test_estimate_is_exact_for_little_new_text_and_close_for_much() -> None:
-    rnd = random.Random(3)
-    raw = "".join(f"line {i} of the raw text\n" for i in range(3000))
-    encoded = get_tokenizer().encode(raw)
-    shared = raw[: len(raw) // 2] + "a new line\n"  # little new text: counted exactly
-    assert encoded.estimate(shared) == independent_count(shared)
-    big = _compact_json_like(rnd, 6000)  # one long new line, ~800k characters: sampled
-    assert len(big) > 5 * SAMPLE_ABOVE
-    exact = independent_count(big)
-    assert encoded.estimate(big) != exact  # it is an estimate …
-    assert abs(encoded.estimate(big) - exact) <= 0.015 * exact  # … within 1.5 %
-    # Lines shared with the raw text are counted exactly beside the sampled new ones.
-    mixed = raw + big
-    assert abs(encoded.estimate(mixed) - (encoded.count + exact)) <= 0.015 * exact
-
-
-def test_a_big_json_cut_counts_exactly_only_what_its_estimate_lets_through(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Candidates of a big document whose estimate is over the budget are passed over without
-    # an exact count: only the one that fits is encoded whole.
-    text = _compact_json_like(random.Random(4), 6000)
-    pretty = json.dumps(json.loads(text), indent=2) + "\n"
+def test_learned_counts_serve_recounts_of_a_rewritten_text(monkeypatch: pytest.MonkeyPatch) -> None:
     tokenizer = get_tokenizer()
-    encoded = tokenizer.encode(pretty)
-    counted: list[int] = []
-    real = encoded.count_each  # type: ignore[attr-defined]
-    monkeypatch.setattr(encoded, "count_each", lambda segments: counted.append(sum(map(len, segments))) or real(segments))
-    monkeypatch.delenv("CTXGUARD_VERIFY_COUNTS")
-    record = compress(pretty, encoded.count // 2, tokenizer=tokenizer, name="api.json", encoded=encoded)
-    assert record.tier == 3 and json.loads(record.content)
-    # (Compact JSON without spaces is one long run, counted in pieces: at most a little high.)
-    assert independent_count(record.content) <= record.compacted_tokens <= record.budget
-    assert len([n for n in counted if n > SAMPLE_ABOVE]) == 1, counted
+    raw = tokenizer.encode("".join(f"  line {i} of the raw text\n" for i in range(300)))
+    rewritten = "".join(f"line {i}, written again\n" for i in range(300))
+    raw.learn(tokenizer.encode(rewritten))
+    counted: list[str] = []
+    real = raw.count_each  # type: ignore[attr-defined]
+    monkeypatch.setattr(raw, "count_each", lambda segments: counted.extend(segments) or real(segments))
+    cut = "".join(rewritten.splitlines(keepends=True)[::3])
+    assert raw.recount(cut) == independent_count(cut) and counted == []  # nothing encoded again
+
+
+def test_segment_counts_of_one_long_line_in_many_parts() -> None:
+    line = ",".join(f'"key{i}":"value number {i}"' for i in range(20_000)) + "\n"
+    parts = line.split(",")
+    parts = [part + "," for part in parts[:-1]] + parts[-1:]
+    counts = get_tokenizer().encode(line).segment_counts(parts)
+    assert sum(counts) == independent_count(line) and all(n > 0 for n in counts)

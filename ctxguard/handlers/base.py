@@ -1,10 +1,9 @@
-"""The handler protocol and the helpers every handler shares."""
+"""Helpers the plans of every type share."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -15,38 +14,6 @@ _STOPWORDS = frozenset(
     make sure each every only also such when what which while about over under more most less
     like just very some other these those been being does done can may might must""".split()
 )
-
-
-@dataclass(frozen=True)
-class Context:
-    """What a handler knows besides the text: the target, the file name and the task."""
-
-    budget: int
-    name: str
-    task_words: frozenset[str]
-    jsonl: bool = False
-    density: float | None = None  # tokens per character of the raw text, when known
-
-
-# A candidate whose length, in tokens estimated from the raw text's density, is this far over
-# budget is sure not to fit: the tiers turn it down without counting it, and a handler that
-# knows the density may pass over it without writing it.
-ESTIMATE_SLACK = 1.3
-# Once a candidate was counted, its density predicts the next ones well: they are judged by it
-# with this margin.
-CLOSE_SLACK = 1.05
-
-
-class Handler(Protocol):
-    """A type-aware Tier 2 strategy: candidates from mild to strong, and a validity check."""
-
-    name: str
-
-    def candidates(self, text: str, ctx: Context) -> Iterator[str]:
-        """Structural compressions of text, each stronger than the one before."""
-
-    def validate(self, raw: str, compressed: str) -> str | None:
-        """None if compressed is a valid artifact of this type, else what is wrong."""
 
 
 class RememberLast(Generic[T]):
@@ -84,30 +51,6 @@ def mentions(line: str, words: frozenset[str]) -> bool:
         return False
     lowered = line.lower()
     return any(word in lowered for word in words)
-
-
-def collapse(
-    lines: Sequence[str], keep: Sequence[bool], marker: Callable[[range], str], min_run: int = 1
-) -> list[str]:
-    """Replace every run of unkept lines (at least min_run long) by one marker line.
-
-    marker gets the indices of the run it replaces.
-    """
-    out: list[str] = []
-    start: int | None = None
-    for i in range(len(lines) + 1):
-        kept = i == len(lines) or keep[i]
-        if not kept and start is None:
-            start = i
-        elif kept and start is not None:
-            if i - start >= min_run:
-                out.append(marker(range(start, i)))
-            else:
-                out.extend(lines[start:i])
-            start = None
-        if kept and i < len(lines):
-            out.append(lines[i])
-    return out
 
 
 def clip(line: str, limit: int, slack: int = 0) -> str:

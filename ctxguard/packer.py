@@ -38,6 +38,8 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
         return whole
     for level in plan.levels or (None,):  # tier 2: the first must set that fits
         must = [u.must for u in units] if level is None else [u.priority[0] < level for u in units]
+        if sum(u.cost for u, m in zip(units, must) if m) > limit:
+            continue  # (sure not to fit, without choosing)
         content = _fit(plan, order, must, gap, limit, room, count, None)
         if content is not None:
             return content
@@ -64,10 +66,17 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
     n = len(units)
     chosen = [False] * n
     used = [gap if n else 0]  # everything left out is one gap
+    # Units that did not fit while the room filled: what needs one of them will not fit either.
+    dead = [False] * n
 
     def take(i: int) -> bool:
         """Choose i and what it anchors to, if they fit; else change nothing."""
-        group = _closure(units, i, chosen) if units[i].anchors else [i]
+        if units[i].cost - gap > limit - used[0]:
+            return False  # (sure not to fit: at best it closes a gap)
+        anchors = units[i].anchors
+        group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen, dead)
+        if group is None:
+            return False
         before = used[0]
         for j in group:
             left = j == 0 or chosen[j - 1]
@@ -90,8 +99,8 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
             # must unit a smaller one kept (the units that carry the probes).
             break
     for i in order:
-        if not chosen[i] and not must[i]:
-            take(i)
+        if not chosen[i] and not must[i] and not take(i):
+            dead[i] = True
     for i in range(n):  # a gap line that costs as much as the one unit it hides: show the unit
         if (not chosen[i] and not must[i] and units[i].cost <= gap
                 and (i == 0 or chosen[i - 1]) and (i == n - 1 or chosen[i + 1])):
@@ -99,14 +108,16 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
     return chosen
 
 
-def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool]) -> list[int]:
-    """i and every unit not chosen yet it anchors to, directly or through another, in order.
-    (A chosen unit's anchors are chosen: the walk stops there.)"""
-    seen: set[int] = set()
-    stack = [i]
+def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool], dead: Sequence[bool]) -> list[int] | None:
+    """i and every unit not chosen yet it anchors to, directly or through another, in order;
+    None if one of those is dead. (A chosen unit's anchors are chosen: the walk stops there.)"""
+    seen = {i}
+    stack = list(units[i].anchors)
     while stack:
         j = stack.pop()
         if j not in seen and not chosen[j]:
+            if dead[j]:
+                return None
             seen.add(j)
             stack.extend(units[j].anchors)
     return sorted(seen)

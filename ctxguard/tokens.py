@@ -186,10 +186,14 @@ class _TiktokenEncoded:
             at = ends[k] - pos
             cuts.append(nbytes)
             k += 1
-        start = 0
-        for end in self._byte_ends(segment):
-            out[j + bisect.bisect_right(cuts, start)] += 1
-            start = end
+        ends_at = self._byte_ends(segment)
+        starts = [0, *ends_at[:-1]]  # each token's first byte
+        before = 0  # tokens starting before the part's end
+        for k, cut in enumerate(cuts):
+            upto = bisect.bisect_left(starts, cut)
+            out[j + k] += upto - before
+            before = upto
+        out[j + len(cuts)] += len(starts) - before
 
     def recount(self, text: str) -> int:
         if text == self.text:

@@ -14,6 +14,7 @@ import functools
 import itertools
 import json
 import re
+from json.encoder import encode_basestring
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,31 +70,21 @@ class _Layout:
 
 
 class _Units:
-    """The plan's units in document order with what the writer needs of each."""
+    """The plan's units in document order with what the writer needs of each (column lists)."""
 
-    def __init__(self) -> None:
-        self.text: list[str] = []  # as written in the whole document
-        self.kind: list[int] = []
-        self.key: list[str] = []  # an entry's key and colon ("" in an array)
-        self.body: list[str] = []  # the bracket, the value, or a string's first characters
-        self.parent: list[int] = []  # the unit opening the container holding it (-1: the top)
-        self.end: list[int] = []  # an opening's closing and back; a string's last piece; else itself
-        self.chars: list[int] = []  # a string piece's characters; a string's in all
-        self.stage: list[float] = []
-        self.depth: list[int] = []
-
-    def add(self, kind: int, key: str, body: str, parent: int, stage: float, depth: int, chars: int = 0) -> int:
-        i = len(self.kind)
-        self.kind.append(kind)
-        self.key.append(key)
-        self.body.append(body)
-        self.parent.append(parent)
-        self.end.append(i)
-        self.chars.append(chars)
-        self.stage.append(stage)
-        self.depth.append(depth)
-        self.text.append("")
-        return i
+    def __init__(self, rows: list[tuple[int, str, str, int, int, float, int, str]], end: list[int],
+                 records: dict[int, list[int]]) -> None:
+        columns = list(map(list, zip(*rows))) or [[] for _ in range(8)]
+        self.kind: list[int] = columns[0]
+        self.key: list[str] = columns[1]  # an entry's key and colon ("" in an array)
+        self.body: list[str] = columns[2]  # the bracket, the value, or a string's first characters
+        self.parent: list[int] = columns[3]  # the unit opening the container holding it (-1: the top)
+        self.chars: list[int] = columns[4]  # a string piece's characters; a string's in all
+        self.stage: list[float] = columns[5]
+        self.depth: list[int] = columns[6]
+        self.text: list[str] = columns[7]  # as written in the whole document
+        self.end = end  # an opening's closing and back; a string's last piece; else itself
+        self.records = records  # an object of at most _RECORD members: its scalars
 
 
 def _item_stage(i: int, n: int, spread: list[int]) -> float:
@@ -132,20 +123,28 @@ def _string_ends(n: int) -> list[int]:
 def _quoted(text: str) -> str:
     """A string's characters as JSON writes them between the quotes (UTF-8 kept; a lone
     surrogate escaped, as it cannot be written)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(text)[1:-1]
-    return json.dumps(text, ensure_ascii=False)[1:-1]
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(text)[1:-1]
+    return encode_basestring(text)[1:-1]
 
 
 def _scalar(value: Any) -> str:
+    if value is None or value is True or value is False:
+        return "null" if value is None else "true" if value else "false"
+    if type(value) is int:
+        return int.__repr__(value)
     return json.dumps(value, ensure_ascii=False) if type(value) is not str else f'"{_quoted(value)}"'
 
 
 def _walk(tops: list[Any], layout: _Layout) -> _Units:
     """Every unit of the document (or of each JSON Lines row), in order, without recursion."""
-    u = _Units()
+    rows: list[tuple[int, str, str, int, int, float, int, str]] = []
+    add = rows.append
+    end: list[int] = []
+    records: dict[int, list[int]] = {}
     # (value, key text, parent unit, depth, stage, is the last entry of its container)
     stack: list[tuple[Any, str, int, int, float, bool]] = []
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
@@ -154,43 +153,50 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
         stack.append((tops[k], "", -1, 0, stage, True))
     while stack:
         value, key, parent, depth, stage, last = stack.pop()
-        comma = "" if last else layout.comma
-        end_line = "\n" if depth == 0 else ""
+        after = ("" if last else layout.comma) + ("\n" if depth == 0 else "")  # its comma, line break
         kind = type(value)
+        i = len(rows)
+        end.append(i)
         if (kind is dict or kind is list) and value:
-            i = u.add(_OPEN, key, "{" if kind is dict else "[", parent, stage, depth)
-            u.text[i] = key + u.body[i]
-            stack.append((_Close(i, comma + end_line), "", parent, depth, stage, last))
+            bracket = "{" if kind is dict else "["
+            add((_OPEN, key, bracket, parent, 0, stage, depth, key + bracket))
+            stack.append((_Close(i, after), "", parent, depth, stage, last))
             if kind is dict:
-                entries = [(item, f'"{_quoted(k)}"{layout.colon}', stage)
-                           for k, item in value.items()]
+                if len(value) <= _RECORD:
+                    records[i] = []
+                colon = layout.colon
+                entries = [(item, f'"{_quoted(name)}"{colon}', stage) for name, item in value.items()]
             else:
                 n = len(value)
                 middle = _spread(max(0, n - 7))
                 entries = [(item, "", max(stage, _item_stage(j, n, middle))) for j, item in enumerate(value)]
-            for j in range(len(entries) - 1, -1, -1):
+            last_entry = len(entries) - 1
+            for j in range(last_entry, -1, -1):
                 item, name, item_stage = entries[j]
-                stack.append((item, name, i, depth + 1, item_stage, j == len(entries) - 1))
+                stack.append((item, name, i, depth + 1, item_stage, j == last_entry))
         elif kind is _Close:
-            i = u.add(_CLOSE, "", "}" if u.body[value.opening] == "{" else "]", parent, stage, depth)
-            u.text[i] = u.body[i] + value.after
-            u.end[value.opening], u.end[i] = i, value.opening
+            bracket = "}" if rows[value.opening][2] == "{" else "]"
+            add((_CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after))
+            end[value.opening], end[i] = i, value.opening
         elif kind is str and len(value) > _STAGES[0][3]:
             ends = _string_ends(len(value))
-            i = u.add(_LEAF, key, '"' + _quoted(value[: ends[0]]), parent, stage, depth, len(value))
-            u.text[i] = key + u.body[i]
+            head = '"' + _quoted(value[: ends[0]])
+            if parent in records:
+                records[parent].append(i)
+            add((_LEAF, key, head, parent, len(value), stage, depth, key + head))
             for n, (a, b) in enumerate(zip(ends, ends[1:])):
                 more = n + 1 - len(_STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
-                piece_stage = max(stage, n + 1 if more <= 0 else _TAILS + more)
-                j = u.add(_PIECE_OF, "", _quoted(value[a:b]), i, piece_stage, depth, b - a)
-                u.text[j] = u.body[j]
-            u.end[i] = len(u.kind) - 1
-            u.text[-1] += '"' + comma + end_line
+                piece = _quoted(value[a:b])
+                end.append(len(rows))
+                add((_PIECE_OF, "", piece, i, b - a, max(stage, n + 1 if more <= 0 else _TAILS + more), depth,
+                     piece + ('"' + after if b == len(value) else "")))
+            end[i] = len(rows) - 1
         else:
             written = _scalar(value) if kind is not dict and kind is not list else ("{}" if kind is dict else "[]")
-            i = u.add(_LEAF, key, written, parent, stage, depth, len(value) if kind is str else 0)
-            u.text[i] = key + written + comma + end_line
-    return u
+            if parent in records:
+                records[parent].append(i)
+            add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
+    return _Units(rows, end, records)
 
 
 @dataclass(frozen=True)
@@ -332,19 +338,13 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
         encoded.learn(costed)  # the content's lines are the rewritten text's: count them from it
     scale = encoded.count / max(1, costed.count)  # raw tokens a unit stands for
     n = len(u.kind)
-    # A small object's scalars are taken with it, all or none: a record is not shown as its
-    # opening and a note that its keys were left out.
-    members: dict[int, list[int]] = collections.defaultdict(list)
-    for i in range(n):
-        if u.kind[i] != _CLOSE and u.kind[i] != _PIECE_OF and u.parent[i] >= 0:
-            members[u.parent[i]].append(i)
-    scalars = {opening: tuple(i for i in inside if u.kind[i] == _LEAF)
-               for opening, inside in members.items() if u.body[opening] == "{" and len(inside) <= _RECORD}
     out = []
     for i in range(n):
         kind, parent = u.kind[i], u.parent[i]
         if kind == _OPEN:
-            anchors: tuple[int, ...] = (u.end[i], *((parent,) if parent >= 0 else ()), *scalars.get(i, ()))
+            # A record's scalars are taken with it, all or none: a record is not shown as its
+            # opening and a note that its keys were left out.
+            anchors: tuple[int, ...] = (u.end[i], *((parent,) if parent >= 0 else ()), *u.records.get(i, ()))
         elif kind == _CLOSE:
             anchors = (u.end[i],)  # (a closing's end is its opening)
         elif kind == _PIECE_OF:

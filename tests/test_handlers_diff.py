@@ -161,3 +161,40 @@ def test_hunk_bodies_are_the_lines_unidiffs_full_parse_reads(sample) -> None:  #
                 assert sum(r[0] == "\\" for r in read) == sum(o[0] == "\\" for o in ours)
                 compared += len(body)
     assert compared >= 40
+
+
+def _hunk_with_a_definition_deep_inside(header: str) -> str:
+    body = "".join(f"+    step_{i} = load_{i}(step_{i - 1})\n" for i in range(1, 31))
+    tail = "".join(f"+    tail_{i} = load_{i}(tail_{i - 1})\n" for i in range(1, 31))
+    return (header + "--- a/pkg/jobs.py\n+++ b/pkg/jobs.py\n@@ -1,0 +1,62 @@\n" + body
+            + "+def retry_job(job):\n" + "+    near_the_definition = job.attempts\n" + tail)
+
+
+def test_body_lines_near_a_definition_go_first_with_or_without_git_headers() -> None:
+    from ctxguard.handlers.diff import plan
+    from ctxguard.tokens import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    for header in ("diff --git a/pkg/jobs.py b/pkg/jobs.py\nindex 1111111..2222222 100644\n", ""):
+        text = _hunk_with_a_definition_deep_inside(header)
+        units = plan(tokenizer.encode(text), tokenizer, "c.diff").units
+        rank = {unit.text: unit.priority for unit in units}
+        near = rank["+    near_the_definition = job.attempts\n"]
+        far = rank["+    step_15 = load_15(step_14)\n"]  # 15 lines from the hunk header and the definition
+        assert near < far, header or "plain diff -u"
+
+
+def test_a_line_naming_the_task_keeps_its_lift_in_a_test_file() -> None:
+    from ctxguard.handlers.diff import plan
+    from ctxguard.tokens import get_tokenizer
+
+    lines = [f"+    value_{i} = compute_{i}(value_{i - 1})\n" for i in range(1, 60)]
+    body = "".join(lines)
+    text = ("diff --git a/tests/test_jobs.py b/tests/test_jobs.py\n--- a/tests/test_jobs.py\n"
+            "+++ b/tests/test_jobs.py\n@@ -1,0 +1,60 @@\n" + "".join(lines[:30])
+            + "+    assert refund_total == 3\n" + "".join(lines[30:]))
+    tokenizer = get_tokenizer()
+    units = plan(tokenizer.encode(text), tokenizer, "c.diff", frozenset({"refund"})).units
+    rank = {unit.text: unit.priority for unit in units}
+    task = rank["+    assert refund_total == 3\n"]
+    assert all(task < rank[line] for line in body.splitlines(keepends=True))

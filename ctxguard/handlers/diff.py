@@ -379,12 +379,13 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     anchors: list[tuple[int, ...]] = []
     file: tuple[int, ...] = ()  # the current file's header line, which every line of it needs
     hunk: tuple[int, ...] = ()  # … and the current hunk's
-    body: dict[int, tuple[float, float]] = {}  # hunk lines ranked by distance: (base, offset)
-    keys: list[int] = []  # where distances are measured from: hunk headers, definitions, errors
-    for i, line in enumerate(lines):
+    body: dict[int, float] = {}  # hunk lines ranked by distance: their level at distance 0
+    keys: dict[tuple[int, ...], list[int]] = {}  # per hunk, where distances are measured from:
+    for i, line in enumerate(lines):  # its header, its definitions and errors
         kind, level = reader.read(line)
         offset = reader.offset
         keep, needs = kind in ("file", "hunk", "definition", "error"), hunk
+        task = task_words and not keep and kind != "file" and mentions(line[1:], task_words)
         if kind == "file":
             file, hunk, needs = (i,), (), ()
         elif kind == "header":  # renames, modes, binary are the file header; ---/+++ and index repeat it
@@ -392,40 +393,31 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             needs = file
         elif kind == "hunk":
             hunk, needs = (*file, i), file
-            keys.append(i)
+            keys[hunk] = [i]
         elif kind in ("definition", "error"):
-            keys.append(i)
+            keys[hunk].append(i)
         elif line.startswith("\\"):  # "\ No newline at end of file": with the line before it
             level, needs = 7.0, (*hunk, i - 1)
+        elif task:
+            pass  # ranked by the task, not by distance
         elif kind == "change":
-            body[i] = (3.5 if is_comment_or_blank(line[1:]) else 3.0, offset)
+            body[i] = (3.5 if is_comment_or_blank(line[1:]) else 3.0) + offset
         elif kind == "context":
-            body[i] = (3.3, offset)
-        if task_words and not keep and kind != "file" and mentions(line[1:], task_words):
+            body[i] = 3.3 + offset
+        if task:
             level = min(level, 2.0 + offset)
         rank.append((level, i))
         must.append(keep)
         anchors.append(needs)
-    for i, distance in _distances(sorted(body), keys, anchors).items():
-        base, offset = body[i]
-        lifted = rank[i][0] < 3.0  # (a line naming the task)
-        rank[i] = (rank[i][0] if lifted else base + offset + min(distance, REACH) / REACH * 2, i)
+    for i, base in body.items():
+        rank[i] = (base + min(_distance(i, keys.get(anchors[i], [])), REACH) / REACH * 2, i)
     stats = file_stats(encoded.text)
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
     return Plan(units(lines, lines, rank, must, anchors.__getitem__, encoded, tokenizer), encoded.count,
                 listing=lambda room: file_listing(stats, tokenizer, room), notes=notes)
 
 
-def _distances(lines: list[int], keys: list[int], anchors: list[tuple[int, ...]]) -> dict[int, int]:
-    """For each hunk body line, how many lines away the nearest key line of its hunk is (its
-    header, a definition, an error)."""
-    points: dict[tuple[int, ...], list[int]] = {}  # per hunk (its anchors), its key lines in order
-    for k in keys:
-        hunk = anchors[k] if len(anchors[k]) == 2 else (*anchors[k], k)  # a header is its own hunk
-        points.setdefault(hunk, []).append(k)
-    out = {}
-    for i in lines:
-        near = points.get(anchors[i], ())
-        at = bisect.bisect_left(near, i)
-        out[i] = min((abs(i - near[j]) for j in (at - 1, at) if 0 <= j < len(near)), default=REACH)
-    return out
+def _distance(i: int, keys: list[int]) -> int:
+    """How many lines from line i the nearest of its hunk's key lines (in order) is."""
+    at = bisect.bisect_left(keys, i)
+    return min((abs(i - keys[j]) for j in (at - 1, at) if 0 <= j < len(keys)), default=REACH)

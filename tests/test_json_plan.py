@@ -230,3 +230,18 @@ def test_strings_with_escapes_are_cut_between_characters() -> None:
             if name != "_truncated" and "documentation" in shape:
                 shown = shape["documentation"].split("... (")[0]
                 assert doc[name]["documentation"].startswith(shown)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON, indent=st.sampled_from([None, 2]), shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
+def test_any_document_a_bigger_budget_keeps_every_key_path_a_smaller_one_kept(
+        value: object, indent: int | None, shares: tuple[float, float]) -> None:
+    from ctxguard import probes
+
+    text = json.dumps(value, indent=indent)
+    raw = independent_count(text)
+    small, big = sorted(max(32, int(raw * share)) for share in shares)
+    found = probes.extract("json", text, "x.json")
+    kept = [{p for p in found if probes.measure("json", text, compress_text(text, budget, name="x.json")["content"],
+                                                [p]).kept} for budget in (small, big)]
+    assert kept[0] <= kept[1]

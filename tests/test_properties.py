@@ -129,3 +129,26 @@ def test_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(text: str, shares:
     kept = [{p for p in found if probes.measure("log", text, compress(
         text, budget, tokenizer=tokenizer, artifact_type="log").content, [p]).kept} for budget in (small, big)]
     assert kept[0] <= kept[1]
+
+
+MD_BLOCK = st.sampled_from([
+    "# Title {n}\n", "## Section {n}\n", "- [ ] open task {n}\n", "- [x] done task {n}\n",
+    "| col {n} | b |\n|---|---|\n| x{n} | y |\n", "```python\ndef step_{n}():\n    return {n}\n```\n",
+    "Some prose about item {n}. It goes on for a while {n}. And ends here.\n", "- a list item {n}\n", "\n",
+])
+MARKDOWN = st.lists(st.tuples(MD_BLOCK, st.integers(0, 99)), min_size=1, max_size=80).map(
+    lambda rows: "".join(block.format(n=n) for block, n in rows))
+
+
+@FAST
+@given(text=MARKDOWN, shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
+def test_markdown_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(text: str, shares: tuple[float, float]) -> None:
+    from ctxguard import probes
+
+    tokenizer = get_tokenizer()
+    raw = tokenizer.count(text)
+    small, big = sorted(max(32, int(raw * share)) for share in shares)
+    found = probes.extract("markdown", text, "x.md")
+    kept = [{p for p in found if probes.measure("markdown", text, compress(
+        text, budget, tokenizer=tokenizer, artifact_type="markdown").content, [p]).kept} for budget in (small, big)]
+    assert kept[0] <= kept[1]

@@ -66,17 +66,13 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
     n = len(units)
     chosen = [False] * n
     used = [gap if n else 0]  # everything left out is one gap
-    # Units that did not fit while the room filled: what needs one of them will not fit either.
-    dead = [False] * n
 
     def take(i: int) -> bool:
         """Choose i and what it anchors to, if they fit; else change nothing."""
         if units[i].cost - gap > limit - used[0]:
             return False  # (sure not to fit: at best it closes a gap)
         anchors = units[i].anchors
-        group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen, dead)
-        if group is None:
-            return False
+        group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen)
         before = used[0]
         for j in group:
             left = j == 0 or chosen[j - 1]
@@ -99,8 +95,8 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
             # must unit a smaller one kept (the units that carry the probes).
             break
     for i in order:
-        if not chosen[i] and not must[i] and not take(i):
-            dead[i] = True
+        if not chosen[i] and not must[i]:
+            take(i)
     for i in range(n):  # a gap line that costs as much as the one unit it hides: show the unit
         if (not chosen[i] and not must[i] and units[i].cost <= gap
                 and (i == 0 or chosen[i - 1]) and (i == n - 1 or chosen[i + 1])):
@@ -108,16 +104,14 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
     return chosen
 
 
-def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool], dead: Sequence[bool]) -> list[int] | None:
-    """i and every unit not chosen yet it anchors to, directly or through another, in order;
-    None if one of those is dead. (A chosen unit's anchors are chosen: the walk stops there.)"""
+def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool]) -> list[int]:
+    """i and every unit not chosen yet it anchors to, directly or through another, in order.
+    (A chosen unit's anchors are chosen: the walk stops there.)"""
     seen = {i}
     stack = list(units[i].anchors)
     while stack:
         j = stack.pop()
         if j not in seen and not chosen[j]:
-            if dead[j]:
-                return None
             seen.add(j)
             stack.extend(units[j].anchors)
     return sorted(seen)

@@ -37,7 +37,7 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
     if whole is not None and count(whole) <= room:
         return whole
     for level in plan.levels or (None,):  # tier 2: the first must set that fits
-        must = [u.must for u in units] if level is None else [u.priority[0] < level for u in units]
+        must = [u.must for u in units] if level is None else [u.must or u.priority[0] < level for u in units]
         if sum(u.cost for u, m in zip(units, must) if m) > limit:
             continue  # (sure not to fit, without choosing)
         content = _fit(plan, order, must, gap, limit, room, count, None)
@@ -66,6 +66,7 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
     n = len(units)
     chosen = [False] * n
     used = [gap if n else 0]  # everything left out is one gap
+    sealed = [False]  # once a must unit did not fit, no must unit is taken after it
 
     def take(i: int) -> bool:
         """Choose i and what it anchors to, if they fit; else change nothing."""
@@ -73,6 +74,8 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
             return False  # (sure not to fit: at best it closes a gap)
         anchors = units[i].anchors
         group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen)
+        if sealed[0] and any(must[j] for j in group):
+            return False
         before = used[0]
         for j in group:
             left = j == 0 or chosen[j - 1]
@@ -91,8 +94,10 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
         if must[i] and not chosen[i] and not take(i):
             if strict:
                 return None
-            # Tier 3: no must unit is passed over for a later one, so a bigger room keeps every
-            # must unit a smaller one kept (the units that carry the probes).
+            # Tier 3: no must unit is passed over for a later one, nor taken later as another's
+            # anchor, so a bigger room keeps every must unit a smaller one kept (the units that
+            # carry the probes).
+            sealed[0] = True
             break
     for i in order:
         if not chosen[i] and not must[i]:

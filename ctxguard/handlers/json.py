@@ -73,7 +73,7 @@ class _Units:
     """The plan's units in document order with what the writer needs of each (column lists)."""
 
     def __init__(self, rows: list[tuple[int, str, str, int, int, float, int, str]], end: list[int],
-                 records: dict[int, list[int]]) -> None:
+                 records: dict[int, list[int]], paths: dict[int, str]) -> None:
         columns = list(map(list, zip(*rows))) or [[] for _ in range(8)]
         self.kind: list[int] = columns[0]
         self.key: list[str] = columns[1]  # an entry's key and colon ("" in an array)
@@ -85,6 +85,7 @@ class _Units:
         self.text: list[str] = columns[7]  # as written in the whole document
         self.end = end  # an opening's closing and back; a string's last piece; else itself
         self.records = records  # an object of at most _RECORD members: its scalars
+        self.paths = paths  # an object's member: its key path (as the probes write it)
 
 
 def _item_stage(i: int, n: int, spread: list[int]) -> float:
@@ -146,34 +147,39 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
     end: list[int] = []
     records: dict[int, list[int]] = {}
     # (value, key text, parent unit, depth, stage, is the last entry of its container)
-    stack: list[tuple[Any, str, int, int, float, bool]] = []
+    stack: list[tuple[Any, str, int, int, float, bool, str]] = []
+    paths: dict[int, str] = {}  # object members: their key path
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
     for k in range(len(tops) - 1, -1, -1):
         stage = _item_stage(k, len(tops), spread) if layout.rows else 0
-        stack.append((tops[k], "", -1, 0, stage, True))
+        stack.append((tops[k], "", -1, 0, stage, True, ""))
     while stack:
-        value, key, parent, depth, stage, last = stack.pop()
+        value, key, parent, depth, stage, last, path = stack.pop()
+        carries = path if key else None  # an object's member carries a key path
         after = ("" if last else layout.comma) + ("\n" if depth == 0 else "")  # its comma, line break
         kind = type(value)
         i = len(rows)
         end.append(i)
+        if carries is not None:
+            paths[i] = carries
         if (kind is dict or kind is list) and value:
             bracket = "{" if kind is dict else "["
             add((_OPEN, key, bracket, parent, 0, stage, depth, key + bracket))
-            stack.append((_Close(i, after), "", parent, depth, stage, last))
+            stack.append((_Close(i, after), "", parent, depth, stage, last, path))
             if kind is dict:
                 if len(value) <= _RECORD:
                     records[i] = []
                 colon = layout.colon
-                entries = [(item, f'"{_quoted(name)}"{colon}', stage) for name, item in value.items()]
+                entries = [(item, f'"{_quoted(name)}"{colon}', stage, f"{path}.{name}" if path else str(name))
+                           for name, item in value.items()]
             else:
                 n = len(value)
                 middle = _spread(max(0, n - 7))
-                entries = [(item, "", max(stage, _item_stage(j, n, middle))) for j, item in enumerate(value)]
+                entries = [(item, "", max(stage, _item_stage(j, n, middle)), path + "[]") for j, item in enumerate(value)]
             last_entry = len(entries) - 1
             for j in range(last_entry, -1, -1):
-                item, name, item_stage = entries[j]
-                stack.append((item, name, i, depth + 1, item_stage, j == last_entry))
+                item, name, item_stage, item_path = entries[j]
+                stack.append((item, name, i, depth + 1, item_stage, j == last_entry, item_path))
         elif kind is _Close:
             bracket = "}" if rows[value.opening][2] == "{" else "]"
             add((_CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after))
@@ -196,7 +202,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             if parent in records:
                 records[parent].append(i)
             add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
-    return _Units(rows, end, records)
+    return _Units(rows, end, records, paths)
 
 
 @dataclass(frozen=True)
@@ -218,8 +224,9 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
         out.append(text)
         frame[1] += 1
 
-    def flush(frame: list[int], last: str | None = None) -> None:
-        """Say how many entries were left out; with `last`, the note, in the same place."""
+    def flush(frame: list[int], last: str | None = None, closing: bool = False) -> None:
+        """Say how many entries were left out (an object once, as it closes: its keys are
+        unique); with `last`, the note, in the same place."""
         opening = frame[0]
         if opening < 0 and layout.rows:
             if frame[2]:
@@ -232,6 +239,8 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
             if last is not None:
                 entry(frame, json.dumps(last, ensure_ascii=False))
         elif opening >= 0:
+            if not closing:
+                return
             says = [f"{plural(frame[2], 'key')} omitted"] if frame[2] else []
             if last is not None:
                 says.append(last)
@@ -244,7 +253,7 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
         kind, frame = u.kind[i], frames[-1]
         if kind == _CLOSE:
             frames.pop()
-            flush(frame, note if u.parent[i] < 0 and not layout.rows else None)
+            flush(frame, note if u.parent[i] < 0 and not layout.rows else None, closing=True)
             out.append(u.body[i])
             i += 1
             continue
@@ -338,6 +347,16 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
         encoded.learn(costed)  # the content's lines are the rewritten text's: count them from it
     scale = encoded.count / max(1, costed.count)  # raw tokens a unit stands for
     n = len(u.kind)
+    priority = [(u.stage[i] + min(u.depth[i] - (u.kind[i] == _LEAF and u.parent[i] >= 0), 999) / 1000, i)
+                for i in range(n)]  # a scalar is taken with its container, at its depth
+    # Every key is kept: the first unit (by priority) to carry each key path is kept whatever
+    # the stage (at tier 3: first, as far as they fit).
+    carriers: set[int] = set()
+    seen: set[str] = set()
+    for i in sorted(u.paths, key=priority.__getitem__):
+        if u.paths[i] not in seen:
+            seen.add(u.paths[i])
+            carriers.add(i)
     out = []
     for i in range(n):
         kind, parent = u.kind[i], u.parent[i]
@@ -351,11 +370,8 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             anchors = (i - 1,)
         else:
             anchors = (parent,) if parent >= 0 else ()
-        stage = u.stage[i]
-        # A scalar is taken with its container (at its depth): no note for an object of scalars.
-        depth = u.depth[i] - (kind != _OPEN and kind != _CLOSE and parent >= 0)
-        out.append(Unit(u.text[i], costs[i], round(costs[i] * scale), (stage + min(depth, 999) / 1000, i),
-                        stage < 1, anchors))
+        out.append(Unit(u.text[i], costs[i], round(costs[i] * scale), priority[i], u.stage[i] < 1 or i in carriers,
+                        anchors))
     lossless = functools.partial(_whole, tops, layout, u, encoded, costed.count)
     return Plan(out, encoded.count, gap=_gap(layout), write=functools.partial(_write, u, layout),
                 levels=tuple(float(stage + 1) for stage in range(len(_STAGES) - 1, -1, -1)),
@@ -409,6 +425,9 @@ def _indented(value: Any, indent: str, deep: int, level: int) -> str:
 
 
 def _gap(layout: _Layout) -> Callable[[int], str]:
-    """About what a run left out costs: an array's note, as the plan's gap line."""
-    end = "\n" if layout.rows else ""
-    return lambda n: f"{_note_object(plural(n, 'item') + ' omitted', layout.colon)}{layout.comma}{end}"
+    """About what a run left out costs, as the plan's gap line: in an array or between rows a
+    note of its own; in an object, a share of the one note it gets however many runs it has."""
+    if layout.rows:
+        return lambda n: _note_object(f"{plural(n, 'line')} omitted", layout.colon) + "\n"
+    return lambda n: f'"_truncated":"{n} keys omitted",'
+

@@ -48,17 +48,26 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
 
 def _fit(plan: Plan, order: list[int], must: list[bool], gap: int, limit: int, room: int,
          count: Callable[[str], int], marker: Callable[[int], str] | None) -> str | None:
-    """Choose and render, packing again into a smaller limit while the content is over room."""
+    """Choose and render, packing again into a smaller limit while the content is over room,
+    and into a bigger one while the room left unused could hold a unit left out (the gaps' cost
+    is estimated: a plan's gap lines vary), keeping the last content that fit."""
+    fitted = None
     for _ in range(_TRIES):
         chosen = _choose(plan.units, order, must, gap, limit, strict=marker is None)
         if chosen is None:
-            return None
+            return fitted
         content = render(plan, chosen, marker)
         over = count(content) - room
-        if over <= 0:
-            return content
-        limit -= over + 2
-    return None
+        if over > 0:
+            if fitted is not None:
+                return fitted  # (a bigger limit went over: the last fit stands)
+            limit -= over + 2
+        elif -over < min((u.cost for u, kept in zip(plan.units, chosen) if not kept), default=room + 1):
+            return content  # (no unit left out would fit in what is left)
+        else:
+            fitted = content
+            limit -= over
+    return fitted
 
 
 def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: int, limit: int,

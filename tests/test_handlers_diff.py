@@ -84,8 +84,8 @@ def test_file_stats(sample) -> None:  # type: ignore[no-untyped-def]
 
 def test_task_words_steer_what_is_kept(sample) -> None:  # type: ignore[no-untyped-def]
     text = sample("python-change.diff")
-    plain = _tier2(text)["content"]
-    steered = _tier2(text, task="watch the metrics counters")["content"]
+    plain = _tier2(text, factor=1.45)["content"]  # (a budget where not every changed line fits)
+    steered = _tier2(text, task="watch the metrics counters", factor=1.45)["content"]
     assert "metrics.increment" in steered
     assert steered.count("metrics.increment") > plain.count("metrics.increment")
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 from ctxguard.plan import Plan, Unit
 
 _TRIES = 4
+_UNUSED = 0.03  # a share of the room left unused that is not worth packing again for
 
 
 def pack(plan: Plan, room: int, count: Callable[[str], int],
@@ -62,8 +63,9 @@ def _fit(plan: Plan, order: list[int], must: list[bool], gap: int, limit: int, r
             if fitted is not None:
                 return fitted  # (a bigger limit went over: the last fit stands)
             limit -= over + 2
-        elif -over < min((u.cost for u, kept in zip(plan.units, chosen) if not kept), default=room + 1):
-            return content  # (no unit left out would fit in what is left)
+        elif -over <= room * _UNUSED or -over < min((u.cost for u, kept in zip(plan.units, chosen) if not kept),
+                                                   default=room + 1):
+            return content  # (little is left, or no unit left out would fit there)
         else:
             fitted = content
             limit -= over

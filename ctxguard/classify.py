@@ -28,11 +28,6 @@ _LOG_LINE = re.compile(
 )
 
 
-def is_jsonl_name(name: str) -> bool:
-    """JSON Lines files are compressed line by line."""
-    return PurePath(name).suffix.lower() in (".jsonl", ".ndjson")
-
-
 def classify(name: str, text: str, explicit: str | None = None) -> str:
     """The artifact type for a name and its content."""
     if explicit:

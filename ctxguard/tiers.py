@@ -11,7 +11,6 @@ from ctxguard import probes
 from ctxguard.classify import classify
 from ctxguard.handlers import PLANS
 from ctxguard.handlers.base import task_words
-from ctxguard.handlers.json import values as json_values
 from ctxguard.packer import pack
 from ctxguard.plan import Plan
 from ctxguard.record import Record
@@ -61,12 +60,8 @@ def compress(
     raw = encoded.count
 
     tier, content = 1, text
-    planned = kind
-    if raw > room and kind == "json" and json_values(text) is None:
-        notes.append("content is not valid json; compressed as text")
-        planned = "text"
     if raw > room:
-        tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, planned, name, task, tokenizer,
+        tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, kind, name, task, tokenizer,
                                 tier3, notes)
     found = probes.extract(kind, text, name)
     if tier == 1:

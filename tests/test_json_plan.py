@@ -14,7 +14,7 @@ from ctxguard.handlers.json import plan
 from ctxguard.packer import pack
 from ctxguard.tiers import marker
 from ctxguard.tokens import get_tokenizer
-from tests.helpers import budget_for_tier2, independent_count
+from tests.helpers import budget_for_tier2, independent_count, probes_kept
 
 OMITTED_ITEMS = re.compile(r"(\d+) items? omitted")
 OMITTED_CHARS = re.compile(r"^(x*)\.\.\. \((\d+) chars omitted\)$")
@@ -236,12 +236,5 @@ def test_strings_with_escapes_are_cut_between_characters() -> None:
 @given(value=JSON, indent=st.sampled_from([None, 2]), shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
 def test_any_document_a_bigger_budget_keeps_every_key_path_a_smaller_one_kept(
         value: object, indent: int | None, shares: tuple[float, float]) -> None:
-    from ctxguard import probes
-
-    text = json.dumps(value, indent=indent)
-    raw = independent_count(text)
-    small, big = sorted(max(32, int(raw * share)) for share in shares)
-    found = probes.extract("json", text, "x.json")  # (key paths are compared parsed, as sets)
-    kept = [set(found) - set(probes.measure("json", text, compress_text(text, budget, name="x.json")["content"],
-                                            found).missed) for budget in (small, big)]
+    kept = probes_kept(json.dumps(value, indent=indent), "json", "x.json", shares)  # (key paths: parsed sets)
     assert kept[0] <= kept[1]

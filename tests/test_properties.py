@@ -63,6 +63,7 @@ def test_json_compress_output_parses_at_tier2(value: object) -> None:
 
 
 from tests.fuzz import REGRESSIONS, check, endings  # noqa: E402
+from tests.helpers import probes_kept  # noqa: E402
 
 
 @FAST
@@ -120,14 +121,7 @@ LOG = st.lists(st.tuples(LOG_LINE, st.integers(0, 59)), min_size=1, max_size=200
 @FAST
 @given(text=LOG, shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
 def test_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(text: str, shares: tuple[float, float]) -> None:
-    from ctxguard import probes
-
-    tokenizer = get_tokenizer()
-    raw = tokenizer.count(text)
-    small, big = sorted(max(32, int(raw * share)) for share in shares)
-    found = probes.extract("log", text, "x.log")
-    kept = [{p for p in found if probes.measure("log", text, compress(
-        text, budget, tokenizer=tokenizer, artifact_type="log").content, [p]).kept} for budget in (small, big)]
+    kept = probes_kept(text, "log", "x.log", shares)
     assert kept[0] <= kept[1]
 
 
@@ -143,12 +137,5 @@ MARKDOWN = st.lists(st.tuples(MD_BLOCK, st.integers(0, 99)), min_size=1, max_siz
 @FAST
 @given(text=MARKDOWN, shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
 def test_markdown_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(text: str, shares: tuple[float, float]) -> None:
-    from ctxguard import probes
-
-    tokenizer = get_tokenizer()
-    raw = tokenizer.count(text)
-    small, big = sorted(max(32, int(raw * share)) for share in shares)
-    found = probes.extract("markdown", text, "x.md")
-    kept = [{p for p in found if probes.measure("markdown", text, compress(
-        text, budget, tokenizer=tokenizer, artifact_type="markdown").content, [p]).kept} for budget in (small, big)]
+    kept = probes_kept(text, "markdown", "x.md", shares)
     assert kept[0] <= kept[1]

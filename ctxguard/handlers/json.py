@@ -16,9 +16,10 @@ import json
 import re
 from json.encoder import encode_basestring
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from ctxguard.handlers import text as plain
 from ctxguard.handlers.base import RememberLast, plural
 from ctxguard.plan import Plan, Unit
 from ctxguard.tokens import Encoded, Tokenizer
@@ -146,7 +147,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
     add = rows.append
     end: list[int] = []
     records: dict[int, list[int]] = {}
-    # (value, key text, parent unit, depth, stage, is the last entry of its container)
+    # (value, key text, parent unit, depth, stage, is the last entry of its container, key path)
     stack: list[tuple[Any, str, int, int, float, bool, str]] = []
     paths: dict[int, str] = {}  # object members: their key path
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
@@ -289,7 +290,7 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
     return "".join(out)
 
 
-def _note_object(says: str, colon: str = ": ") -> str:
+def _note_object(says: str, colon: str) -> str:
     return '{"_truncated"' + colon + json.dumps(says, ensure_ascii=False) + "}"
 
 
@@ -312,21 +313,23 @@ _SEPARATOR = re.compile(r'"(:\s?)[^\s]|[\]}"\d](,\s?)["{\[\d]')
 
 
 def _layout(text: str, rows: bool) -> _Layout:
-    """The raw text's way of writing: its indent (if a document spread over lines), and whether
-    a space follows its colons and commas, so the plan's text is the raw text where it can be."""
+    """How a cut is written: compactly. A document spread over lines without spaces after its
+    colons and commas (more of it in the room); a compact one with the raw text's separators, so
+    the plan's text is the raw text where it can be."""
+    if not rows and "\n" in text.strip():
+        return _Layout(":", ",", rows)
     head = text[:65536]
     found = [m.group(1) or m.group(2) for m in itertools.islice(_SEPARATOR.finditer(head), 400)]
     colons = [s for s in found if s.startswith(":")]
     commas = [s for s in found if s.startswith(",")]
     colon = ": " if colons and colons.count(": ") * 2 > len(colons) else ":"
     comma = ", " if commas and commas.count(", ") * 2 > len(commas) else ","
-    if not rows and "\n" in text.strip():  # spread over lines: a cut is written compactly,
-        return _Layout(":", ",", rows)  # more of the document in the room
     return _Layout(colon, comma, rows)
 
 
 def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
-    """A JSON document or JSON Lines as units (see _walk), written as the raw text is.
+    """A JSON document or JSON Lines as units (see _walk), written compactly (see _layout);
+    text that does not parse, as text, with a note.
 
     Each unit's priority is its stage (see _STAGES; an array's middle items after, spread
     evenly, a long string's pieces past 200 characters last), then its depth: keys and scalars
@@ -336,7 +339,8 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     """
     found = values(encoded.text)
     if found is None:
-        raise ValueError("not JSON")
+        return replace(plain.plan(encoded, tokenizer, name, task_words),
+                       notes=("content is not valid json; compressed as text",))
     tops, rows = found
     layout = _layout(encoded.text, rows)
     u = _walk(tops, layout)

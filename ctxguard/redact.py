@@ -10,13 +10,13 @@ base64 test data pass untouched.
 """
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ctxguard.secrets import (ASSIGNED, HINTS, PEM_BEGIN, PEM_END, RULES, Rule, looks_random, placeholder,
-                              reference)
+from ctxguard.secrets import assign
+from ctxguard.secrets.formats import ANCHORS, BEARER, BY_ANCHOR, PEM_BEGIN, PEM_END, Format
+from ctxguard.secrets.values import filler, looks_random, placeholder
 
 
 @dataclass(frozen=True)
@@ -44,29 +44,106 @@ def redact(text: str) -> Redacted:
     counts: Counter[str] = Counter()
     if "PRIVATE KEY" in text:
         text = _private_keys(text, counts)
-    for rule in RULES:
-        if not any(literal in text for literal in rule.literals):
+    found: list[tuple[int, int, str]] = []
+    lines: dict[int, int] = {}  # start -> end of each line with a hint word or an anchor
+    start = end = -1
+    for match in ANCHORS.finditer(text):
+        pos = match.start()
+        if pos > end:  # anchors come in order: a line's bounds are found once
+            start, end = _line(text, pos)
+            lines[start] = end
+        anchor = match.group()
+        found.extend(_vendor(text, pos, end, BY_ANCHOR.get(anchor, ())))
+        if anchor in ("bearer", "Bearer", "BEARER"):
+            bearer = BEARER.match(text, pos, end)
+            if bearer is not None and looks_random(bearer.group(1)):
+                found.append((bearer.start(1), bearer.end(1), "authorization"))
+    for start, end in sorted(lines.items()):
+        found.extend(_assignments(text, start, end))
+    return Redacted(_splice(text, found, counts), dict(sorted(counts.items())))
+
+
+def _vendor(text: str, pos: int, end: int, formats: tuple[Format, ...]) -> list[tuple[int, int, str]]:
+    """The first of formats that matches at the anchor found at pos, as a span."""
+    for fmt in formats:
+        if fmt.back:
+            match = fmt.pattern.search(text, max(0, pos - fmt.back), end)
+            if match is None or match.start() > pos:
+                continue
+        else:
+            match = fmt.pattern.match(text, pos, end)
+            if match is None:
+                continue
+        value = match.group(fmt.group)
+        if filler(value) or (fmt.group and placeholder(value)) or (fmt.check is not None and not fmt.check(value)):
             continue
-
-        def replace(match: re.Match[str], rule: Rule = rule) -> str:
-            value = match.group(rule.group)
-            if (rule.group and placeholder(value)) or (rule.check is not None and not rule.check(value)):
-                return match.group(0)
-            return _splice(match, rule.group, rule.kind, counts)
-
-        text = rule.pattern.sub(replace, text)
-    lowered = text.lower()
-    if any(hint in lowered for hint in HINTS):
-        text = _assignments(text, counts)
-    return Redacted(text, dict(sorted(counts.items())))
+        return [(match.start(fmt.group), match.end(fmt.group), fmt.kind)]
+    return []
 
 
-def _splice(match: re.Match[str], group: int | str, kind: str, counts: Counter[str]) -> str:
-    """The match with its `group` replaced by the marker, counted."""
-    counts[kind] += 1
-    start, end = match.span(group)
-    whole = match.group(0)
-    return whole[: start - match.start()] + marker(kind) + whole[end - match.start():]
+def _assignments(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
+    """Values assigned to secret names on the line text[start:end], and on the lines after a
+    secret name that stands alone (an env list's `value:`, an XML element's body)."""
+    body = text[start:end]
+    found = [(start + s, start + e, kind) for s, e, kind in assign.spans(body)]
+    secret = assign.pending(body)
+    if secret is not None:
+        at = end
+        for _ in range(3):
+            following = _next_line(text, at)
+            if following is None:
+                break
+            at = following
+            line_end = _line(text, at)[1]
+            span = assign.pending_value(text[at:line_end], secret)
+            if span is not None:
+                found.append((at + span[0], at + span[1], span[2]))
+                break
+            at = line_end
+    return found
+
+
+_RARE_BREAKS = re.compile(r"[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _line(text: str, pos: int) -> tuple[int, int]:
+    """The start and end (before its ending) of the line holding pos."""
+    start = text.rfind("\n", 0, pos) + 1
+    start = text.rfind("\r", start, pos) + 1 or start
+    found = _BREAK.search(text, pos)
+    end = found.start() if found else len(text)
+    if _RARE_BREAKS.search(text, start, end):  # a line break that splitlines also honours
+        breaks = [m.start() for m in _RARE_BREAKS.finditer(text, start, end)]
+        start = max([start] + [b + 1 for b in breaks if b < pos])
+        end = min([end] + [b for b in breaks if b >= pos])
+    return start, end
+
+
+_BREAK = re.compile(r"[\n\r]")
+
+
+def _next_line(text: str, end: int) -> int | None:
+    """Where the line after the one ending at `end` starts, or None at the text's end."""
+    if end >= len(text):
+        return None
+    return end + 2 if text.startswith("\r\n", end) else end + 1
+
+
+def _splice(text: str, found: list[tuple[int, int, str]], counts: Counter[str]) -> str:
+    """The text with each span replaced by its marker, earliest first, overlaps dropped."""
+    if not found:
+        return text
+    out: list[str] = []
+    at = 0
+    for start, end, kind in sorted(found, key=lambda span: (span[0], -span[1])):
+        if start < at:
+            continue
+        out.append(text[at:start])
+        out.append(marker(kind))
+        counts[kind] += 1
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 _ENDING = re.compile(r"(?:\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])\Z")
@@ -76,68 +153,6 @@ def _split(line: str) -> tuple[str, str]:
     """A line (as splitlines keeps it) as its body and its line ending."""
     found = _ENDING.search(line)
     return (line[: found.start()], found.group(0)) if found else (line, "")
-
-
-def _assignments(text: str, counts: Counter[str]) -> str:
-    """Values assigned to secret-looking names, one line body at a time (endings kept aside)."""
-    replacers = [(pattern, functools.partial(_assigned, counts=counts, random_only=random_only, mid_line=mid_line))
-                 for pattern, random_only, mid_line in ASSIGNED]
-    lines = text.splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        lowered = line.lower()
-        if not any(hint in lowered for hint in HINTS):
-            continue
-        body, ending = _split(line)
-        for pattern, replacer in replacers:
-            body = pattern.sub(replacer, body)
-        lines[i] = body + ending
-    return "".join(lines)
-
-
-_LAST_WORD = re.compile(r"[._-]")
-_WORD = re.compile(r"[a-z_]+")
-
-
-def _assigned(match: re.Match[str], counts: Counter[str], random_only: bool, mid_line: bool) -> str:
-    """Replace the value of one `name = value` match, if it is a literal secret."""
-    name, value = match.group("name"), match.group("value")
-    kind = _kind(name)
-    if kind is None or placeholder(value) or value.lower() == _LAST_WORD.split(name.lower())[-1]:
-        return match.group(0)  # `self.token = token` is code
-    if match.groupdict().get("q") is None and reference(value):  # unquoted: `token = new_token` is code
-        return match.group(0)
-    if mid_line and _WORD.fullmatch(value):  # `f(secrets=redact, …)`: a keyword argument
-        return match.group(0)
-    if kind == "secret?" or random_only:  # then only a random-looking value counts
-        if not looks_random(value):
-            return match.group(0)
-        kind = "secret" if kind == "secret?" else kind
-    return _splice(match, "value", kind, counts)
-
-
-_PASSWORD = re.compile(r"passw(?:or)?d|pwd|passphrase|passcode", re.I)
-_API_KEY = re.compile(r"api[_.-]?key", re.I)
-_TOKEN = re.compile(r"token", re.I)
-_SECRET = re.compile(r"secret|private[_.-]?key|access[_.-]?key", re.I)
-_MAYBE = re.compile(r"key|auth|cred|signature|salt|session|cookie|private", re.I)
-_NOT_SECRET = re.compile(r"public|hash|sha\d*|digest|checksum|integrity|fingerprint|etag|commit|tokeni[sz]|"
-                         r"continuation|pagination|next_?token|page_?token|"
-                         r"revision|id$|ids$|type$|name$|url$|uri$|path$|file$|count$|len|size$|max|min", re.I)
-
-
-def _kind(name: str) -> str | None:
-    """The kind of secret a name holds: a sure kind, "secret?" (only if random-looking), or None."""
-    if _NOT_SECRET.search(name):
-        return None
-    if _PASSWORD.search(name):
-        return "password"
-    if _API_KEY.search(name):
-        return "api_key"
-    if _TOKEN.search(name):
-        return "token"
-    if _SECRET.search(name):
-        return "secret"
-    return "secret?" if _MAYBE.search(name) else None
 
 
 def _private_keys(text: str, counts: Counter[str]) -> str:
@@ -153,8 +168,13 @@ def _private_keys(text: str, counts: Counter[str]) -> str:
         if begin is None:
             i += 1
             continue
-        counts["private_key"] += 1
         end = PEM_END.search(body, begin.end())
+        after = body[begin.end(): end.start() if end else len(body)]
+        if not _BASE64_RUN.search(after) and (end is not None or i + 1 >= len(lines)
+                                              or not _BASE64_RUN.search(lines[i + 1])):
+            i += 1  # `the '-----BEGIN RSA PRIVATE KEY-----' marker` names a key; it holds none
+            continue
+        counts["private_key"] += 1
         if end is not None:  # the whole block on one line (a JSON string, an env value)
             lines[i] = body[: begin.start()] + marker("private_key") + body[end.end():] + ending
             continue  # the same line may hold another block

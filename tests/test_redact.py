@@ -14,7 +14,7 @@ from tests.gitrepo import Repo, configured
 
 # Built from pieces so that this file itself does not look like it leaks anything.
 FAKE = {
-    "aws_access_key": "AKIA" + "IOSFODNN7EXAMPLE",
+    "aws_access_key": "AKIA" + "IOSFODNN7EXAMPLB",
     "google_api_key": "AIza" + "SyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW",
     "github_token": "ghp_" + "A1b2C3d4" * 4 + "E5f6",
     "gitlab_token": "glpat-" + "x1Y2z3W4v5U6t7S8r9Q0",
@@ -48,7 +48,7 @@ def test_private_keys_assignments_and_url_passwords() -> None:
 
 def test_redacted_json_is_still_valid_json() -> None:
     value = {"user": "bob", "password": "hunter2-prod", "token": FAKE["github_token"],
-             "tls": {"key": PEM}, "nested": [{"api_key": "k-" + "9" * 20}]}
+             "tls": {"key": PEM}, "nested": [{"api_key": "k-" + "9a8b7c" * 4}]}
     found = redact(json.dumps(value, indent=2))
     parsed = json.loads(found.text)
     assert parsed["password"] == "[REDACTED:password]" and parsed["user"] == "bob"

@@ -1,0 +1,210 @@
+"""Values assigned to secret names, in the syntaxes where names and values meet on a line.
+
+Each reader takes one line's body (its ending kept aside by the caller) and yields the spans of
+secret values with their kind. The syntaxes: `name = "v"` with any of `= : => := ::= :::= ?=
+.= +=` and a type between (`var dbPassword string = "v"`, `val key: String = "v"`); call and
+index forms (`os.environ["X_TOKEN"] = "v"`, `setProperty("X_TOKEN", "v")`); unquoted values at
+a line's start (`.env`, YAML, INI, make, a diff's +/- lines), running to the end of the token;
+`name=value` inside a line (logfmt, query and connection strings, flags); env lists that put
+the name in another field (`{"name": "DB_PASSWORD", "value": "v"}`, XML entries), on one line or
+over the next lines (`pending`).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Iterator
+
+from ctxguard.secrets.names import SecretName, classify, parts
+from ctxguard.secrets.values import kept, looks_random, reference
+
+Span = tuple[int, int, str]
+
+_NAME = r"[$@]?[A-Za-z_][\w.-]*(?:::[\w.-]+)*"
+_SEP = r"(?P<sep>=>|:::=|::=|:=|\?\?=|\?=|\.=|\+=|!==?|===?|=|:)"
+_QUOTED = r"(?:[rRbBuUfF]{1,2}(?=[\"'])|@(?=\"))?(?P<q>[\"'`])(?P<value>(?:(?!(?P=q))[^\\]|\\.)*?)(?P=q)"
+
+# `name = "v"`, `"name": "v"`, `NAME ?= "v"`, `$name .= "v"`, `env["NAME"] = "v"`,
+# `var name T = "v"`, `name: T = "v"` (the type is `type`; in `String name = "v"` the name is).
+_ASSIGN_QUOTED = re.compile(
+    rf"(?<![\w.$-])(?P<nq>[\"'`]?)(?P<name>{_NAME})[\"'`]?\]?"
+    r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|<>?, ]*?[ \t]*(?==)|[ \t]+(?P<type>[A-Za-z_*\[\]][\w.\[\]*<>]*)[ \t]*(?==))?"
+    rf"[ \t]*{_SEP}[ \t]*{_QUOTED}")
+# `if ("v" == password)`: a literal compared with a secret name.
+_COMPARED = re.compile(rf"{_QUOTED}[ \t]*(?P<sep>!==?|===?)[ \t]*(?P<name>{_NAME})(?![\w(])")
+# `setProperty("NAME", "v")`, `environ.setdefault("NAME", "v")`, `getenv("NAME", "default")`.
+_PAIR = re.compile(r"\b(?:set|put|get|add|with|env|define)\w*[ \t]*\([ \t]*"
+                   rf"(?P<nq>[\"'])(?P<name>[\w.-]+)(?P=nq)[ \t]*,[ \t]*{_QUOTED}(?![ \t]*:)", re.I)
+# `{"name": "DB_PASSWORD", "value": "v"}`, `<entry name="X" value="v"/>`, `<X>v</X>`.
+_ENTRY = re.compile(r"[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"'](?P<name>[\w.-]+)[\"'][ \t]*,?[ \t]*"
+                    r"[\"']?value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?P<value>[^\"'\s,}]+)", re.I)
+_XML_ELEMENT = re.compile(r"<(?P<name>[\w.-]+)>(?P<value>[^<\s]{4,})</(?P=name)>")
+# Unquoted, from a line's start: `.env`, YAML, INI, make, shell `export`, a diff's +/- lines.
+_LEADING = re.compile(
+    r"^[+ -]?[ \t]*(?:-[ \t]+)?(?:(?:export|set|setx|ENV|ARG|declare(?:[ \t]+-\w+)*|local|readonly)[ \t]+)?"
+    rf"(?P<nq>[\"']?)(?P<name>{_NAME})(?P=nq)[ \t]*{_SEP}[ \t]*(?P<value>[^\s\"'`|>].*?)[ \t]*$")
+# `name=value` inside a line: logfmt, a query or connection string, a flag, an escaped newline.
+_INLINE = re.compile(r"(?<=[ \t`\"'?&;,{{(\[/:])(?:--?)?(?P<name>[A-Za-z_][\w.-]*)="
+                     r"(?P<value>[^\s\"'`{}<>()\[\]]{3,})(?![{(\[<])")  # not `token=Token{…}`: an object
+# ` api_key: value` inside a line with spaces around the separator: only a random-looking value.
+_INLINE_SPACED = re.compile(rf"(?<=[ \t`\"'])(?P<name>{_NAME})[ \t]*(?::|=)[ \t]*"
+                            r"(?P<value>(?![\"'`])[^\s\"'`#,;&<>(){}\[\]\\]{16,})(?=$|[ \t,;&`\"'\\|])")
+# The same inside a JSON or shell string, its quotes escaped: `\"password\": \"v\"`.
+_ESCAPED = re.compile(rf"(?<![\w.-])(?P<name>{_NAME})\\?[\"']?[ \t]*(?:=|:)[ \t]*\\(?P<q>[\"'])"
+                      r"(?P<value>[^\"'\\\s]{4,}?)\\(?P=q)")
+# A name whose value comes on a following line: `- name: DB_PASSWORD`, `<dbPassword>`.
+_NAME_LINE = re.compile(r"^[+ -]?[ \t]*(?:-[ \t]+)?(?:[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?"
+                        r"(?P<name>[\w.-]+)[\"']?,?|<(?P<tag>[\w.-]+)>)[ \t]*$", re.I)
+_VALUE_LINE = re.compile(r"^[+ -]?[ \t]*(?:[\"']?value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?P<value>[^\"'\s,}]+)"
+                         r"|(?P<bare>[^\s<>\"'=:]{8,})[ \t]*$)", re.I)
+
+
+def spans(body: str) -> list[Span]:
+    """The secret values assigned on one line, as (start, end, kind), without overlaps."""
+    found: list[Span] = []
+    for start, end, kind in _candidates(body):
+        if end > start and not any(s < end and start < e for s, e, _ in found):
+            found.append((start, end, kind))
+    return found
+
+
+def pending(body: str) -> SecretName | None:
+    """A secret name alone on its line, whose value the next lines give (env lists, XML)."""
+    match = _NAME_LINE.match(body)
+    if match is None:
+        return None
+    return classify(match.group("name") or match.group("tag"))
+
+
+def pending_value(body: str, secret: SecretName, name: str = "") -> Span | None:
+    """The value line after a pending name: `value: v`, `"value": "v"` or a bare token."""
+    match = _VALUE_LINE.match(body)
+    if match is None:
+        return None
+    group = "value" if match.group("value") is not None else "bare"
+    value = match.group(group)
+    if not _secret(secret, value, quoted=bool(match.group("q")), code=False, words=parts(name)):
+        return None
+    return match.start(group), match.end(group), secret.kind
+
+
+def _candidates(body: str) -> Iterator[Span]:
+    # Each reader runs only where the characters its syntax needs are on the line.
+    lowered = body.lower()
+    if "value" in lowered:
+        for match in _ENTRY.finditer(body):
+            yield from _judge(match, match.group("name"), bool(match.group("q")), code=False)
+    if "</" in body:
+        for match in _XML_ELEMENT.finditer(body):
+            yield from _judge(match, match.group("name"), quoted=True, code=False)
+    quoted = "'" in body or '"' in body or "`" in body
+    if quoted:
+        for match in _ASSIGN_QUOTED.finditer(body):
+            name = match.group("name")
+            if match.group("type") and classify(name.lstrip("$@")) is None:
+                name = match.group("type")  # `String dbPassword = "v"`: the name follows the type
+            elif match.group("type") and not _GO_TYPE.fullmatch(match.group("type")):
+                continue  # `Pass conds='x'` in prose: no type between a name and its value
+            if _compared_word(match):
+                continue
+            yield from _judge(match, name, quoted=True, code=False)
+        if "==" in body or "!=" in body:
+            for match in _COMPARED.finditer(body):
+                if not _compared_word(match):
+                    yield from _judge(match, match.group("name"), quoted=True, code=False)
+        if "," in body:
+            for match in _PAIR.finditer(body):
+                yield from _judge(match, match.group("name"), quoted=True, code=False)
+        if "\\" in body:
+            for match in _ESCAPED.finditer(body):
+                yield from _judge(match, match.group("name"), quoted=True, code=False)
+    leading = _LEADING.match(body)
+    if leading is not None:
+        yield from _leading(leading)
+    if "=" in body:
+        at = 0
+        while (inline := _INLINE.search(body, at)) is not None:
+            end = yield from _inline(inline, body)
+            at = max(inline.start("value"), end)  # a query string's next `&name=` is read on its own
+    for match in _INLINE_SPACED.finditer(body):
+        secret = classify(match.group("name").lstrip("$@"))
+        if secret is not None and looks_random(match.group("value")):
+            yield match.start("value"), match.end("value"), secret.kind
+
+
+def _compared_word(match: re.Match[str]) -> bool:
+    """`if token == "with"`, `token += "-tags"`: a comparison with a word, an append; a literal
+    that is not a word (`apikey == "m{{h}o)p…"`) is a secret the code checks against."""
+    if match.group("sep") not in ("==", "===", "!=", "!==", "+="):
+        return False
+    value = match.group("value")
+    return not looks_random(value) and re.fullmatch(r"[\w./-]*", value) is not None
+
+
+def _judge(match: re.Match[str], name: str, quoted: bool, code: bool) -> Iterator[Span]:
+    name = name.lstrip("$@")
+    secret = classify(name)
+    if secret is not None and _secret(secret, match.group("value"), quoted, code, parts(name)):
+        yield match.start("value"), match.end("value"), secret.kind
+
+
+def _leading(match: re.Match[str]) -> Iterator[Span]:
+    """`NAME=value`, `name: value`: the value is the line's one remaining token (with anything
+    more, `token: str | None = None`, `x = a or b`, the line is code or prose)."""
+    name = match.group("name").lstrip("$@")
+    secret = classify(name)
+    if secret is None:
+        return
+    value, start = match.group("value"), match.start("value")
+    comment = re.search(r"[ \t]+#|[\"\\]", value)  # `KEY=v # note`; a quote or escape ends it too
+    if comment:
+        value = value[: comment.start()].rstrip()
+    if re.search(r"\s", value) or re.match(r"[rRbBuUfF]{1,2}[\"']", value):
+        return
+    code = value.endswith((",", ";")) or "(" in value or bool(re.search(r"[a-z][A-Z]", name))
+    code = code or match.string[match.start("sep") - 1: match.start("sep")] == " " != match.group("sep")[:1]
+    value = value.rstrip(",;") if code or value.endswith(",") else value
+    if _secret(secret, value, quoted=False, code=code, words=parts(name)):
+        yield start, start + len(value), secret.kind
+
+
+def _inline(match: re.Match[str], body: str) -> Generator[Span, None, int]:
+    """The value of one `name=value` inside a line; returns where the value (as cut) ends."""
+    name = match.group("name").lstrip("$@")
+    value, start = match.group("value"), match.start("value")
+    first = not body[: match.start()].strip(" \t+-")  # at the line's start, `_leading` reads it
+    secret = None if first or value.startswith("=") else classify(name)
+    before = body[match.start() - 1] if match.start() else ""
+    stops = {"?": "&#", "&": "&#", ";": ";", ",": ",)}", "{": ",}", "(": ",)", "[": ",]"}.get(before, "")
+    cut = min((i for i in (value.find(c) for c in stops + "\\") if i >= 0), default=len(value))
+    value = value[:cut]
+    code = "(" in body[: match.start()] or before in "(," or body[max(0, match.start() - 2): match.start()] == ", "
+    if code:
+        value = re.split(r"[),;\]}]", value, maxsplit=1)[0]
+    value = value.rstrip(",);]}:")
+    if secret is not None and len(value) >= 3 and _secret(secret, value, quoted=False, code=code,
+                                                          words=parts(name)):
+        yield start, start + len(value), secret.kind
+        return start + len(value)
+    return start
+
+
+def _secret(secret: SecretName, value: str, quoted: bool, code: bool, words: list[str]) -> bool:
+    """Whether a value under this name is a literal secret (see ctxguard.secrets.values)."""
+    if len(value.strip()) < 3 or kept(value, words):
+        return False
+    if looks_random(value):
+        return True
+    if not secret.sure:
+        return False
+    if not quoted and reference(value) and (code or _CODE_VALUE.search(value) is not None):
+        return False  # `token: source.token`, `cancelToken: defaultToConfig2`, `password = new_password`
+    if not quoted and code and _IDENTIFIER.fullmatch(value):
+        return False  # `"SECRET_BLOCK": session,`: a variable in code
+    return True
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+_GO_TYPE = re.compile(r"\*?(?:\[\])?(?:string|String|str|bytes?|byte|\[\]byte|char\*?|CharSequence|SecretStr|Secret)")
+
+
+_CODE_VALUE = re.compile(r"[.(\[]|->|::|^(?:self|this)\b|^[a-z_$][a-z$]*[A-Z][a-z]")

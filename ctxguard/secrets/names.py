@@ -1,0 +1,145 @@
+"""Which names hold secrets: a name is read as its parts, never searched for substrings.
+
+`ADMIN_PASSWORD`, `minioSecretKey` and `rabbitmq.default.pass` are split on `_`, `.`, `-` and
+case changes into whole words; a secret word (`password`, `token`, `secret`, `api key`, …) must
+be the last meaningful part, so `PASSWORD_MIN_LENGTH`, `token_url`, `TOKEN_HEADER` and
+`public_key` name something else. Words like `admin`, `max` or `hash` only matter as parts, so
+`MAXMIND_LICENSE_KEY` and `HASHICORP_VAULT_TOKEN` are secret names.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+Kind = Literal["password", "token", "api_key", "secret"]
+
+_PARTS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+_PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "passphrase", "passcode", "pword", "pw",
+                       "passwort", "contrasena", "senha", "motdepasse"})
+_KEY_OWNERS = frozenset({"api", "access", "secret", "private", "license", "licence", "master", "encryption",
+                         "encrypt", "signing", "sign", "client", "app", "application", "auth", "service",
+                         "account", "storage", "subscription", "deploy", "webhook", "admin", "root",
+                         "consumer", "hmac", "jwt", "crypto", "aes", "cipher", "shared", "ssh", "gpg",
+                         "pgp", "session", "cookie", "stripe", "twilio", "sendgrid", "mailgun", "openai",
+                         "anthropic", "developer", "dev", "server", "integration", "management", "write",
+                         "read", "ingest", "ingestion", "partner", "merchant", "tenant", "project",
+                         "org", "organization", "personal", "user", "bot", "rest", "secure", "security",
+                         "google", "maps", "firebase", "algolia", "search", "mapbox", "aws", "azure",
+                         "gcp", "cloud", "provider", "sdk"})
+# Compound words that hold a secret word without a separator (`apikey`, `authtoken`).
+_COMPOUND_TAILS: tuple[tuple[str, Kind], ...] = (
+    ("password", "password"), ("passwd", "password"), ("passphrase", "password"), ("apikey", "api_key"),
+    ("token", "token"), ("secretkey", "secret"), ("accesskey", "secret"), ("privatekey", "secret"),
+    ("secret", "secret"), ("licensekey", "secret"), ("masterkey", "secret"), ("signingkey", "secret"),
+    ("encryptionkey", "secret"),
+)
+_MAYBE = frozenset({"key", "keys", "auth", "credential", "credentials", "cred", "creds", "signature", "sig",
+                    "salt", "session", "cookie", "private", "secrets", "pin", "otp", "seed", "dsn", "jwt"})
+# Parts after the secret word that make the name hold something else (`PASSWORD_MIN_LENGTH`).
+_NOT_AFTER = frozenset({
+    "length", "len", "min", "max", "size", "count", "counter", "hash", "hashed", "digest", "sha", "md5",
+    "id", "ids", "type", "types", "name", "names", "url", "uri", "urls", "path", "paths", "file", "files",
+    "filename", "filepath", "dir", "directory", "header", "headers", "field", "fields", "label", "labels",
+    "prefix", "suffix", "format", "pattern", "regex", "policy", "policies", "rule", "rules", "expiry",
+    "expires", "expiration", "expire", "expired", "ttl", "timeout", "lifetime", "age", "enabled", "enable",
+    "disabled", "required", "require", "reset", "mode", "strategy", "validator", "validation", "valid",
+    "invalid", "strength", "hint", "error", "errors", "message", "msg", "placeholder", "input", "button",
+    "form", "page", "title", "description", "desc", "help", "link", "endpoint", "host", "port",
+    "username", "login", "email", "version", "generator", "provider", "manager", "service", "store",
+    "cache", "handler", "class", "method", "flag", "option", "options", "config", "configuration",
+    "settings", "location", "param", "params", "parameter", "column", "table", "schema", "limit",
+    "retries", "attempts", "changed", "updated", "created", "at", "date", "time", "timestamp", "exists",
+    "check", "verify", "verification", "confirmation", "confirm", "request", "response", "callback",
+    "function", "fn", "func", "source", "kind", "encoding", "algorithm", "algo", "scheme", "ref",
+    "reference", "template", "arn", "prompt", "info", "meta", "metadata", "list", "index", "idx", "num",
+    "number", "total", "usage", "used", "budget", "window", "parser", "lexer", "variable", "env", "var",
+    "key", "keys", "storage", "vault", "file", "policy", "secret", "pair", "store", "ring", "chain",
+    "server", "url", "uri", "issuer", "audience", "scope", "scopes", "grant", "auth", "flow", "client",
+    "last", "rotated", "rotation", "owner", "arg", "args", "argument", "spec", "ctx", "context", "obj",
+    "object", "instance", "impl", "builder", "factory", "model", "entity", "dto", "schema", "serializer",
+    "view", "widget", "component", "module", "package", "lib", "util", "utils", "helper", "test", "tests",
+    "mock", "stub", "fixture", "example", "sample", "doc", "docs", "terminator", "end", "start", "begin",
+    "compound", "symbol", "char", "chars", "re", "pattern", "matcher", "kw", "tokens"})
+# Parts before the secret word that make the whole name something other than a credential.
+_NOT_BEFORE = frozenset({"public", "publishable", "cancel", "next", "page", "continuation", "pagination",
+                         "cursor", "sync", "bos", "eos", "pad", "unk", "sep", "cls", "mask", "special",
+                         "start", "end", "stop", "max", "min", "num", "total", "count", "prompt",
+                         "completion", "input", "output", "forgot", "show", "hide", "toggle", "verify", "check", "validate", "require",
+                         "required", "has", "is", "use", "uses", "enable", "enabled", "with", "no", "without",
+                         "allow", "sort", "cache", "foreign", "partition", "range",
+                         "row", "lookup", "map", "dict", "unique", "index", "idempotency", "i18n", "label",
+                         "placeholder", "hint", "error", "invalid", "wrong", "missing", "empty", "weak",
+                         "strong", "lexer", "parse", "parser", "csrf", "xsrf", "type", "kind", "format", "field", "column", "param", "header", "legacy", "dummy",
+                         "fake", "mock", "example", "sample"})
+
+
+@dataclass(frozen=True)
+class SecretName:
+    """What a name says about its value: its kind, and whether only a random value counts."""
+
+    kind: Kind
+    sure: bool
+
+
+def parts(name: str) -> list[str]:
+    """A name's words, lower-cased: `minioSecretKey` -> minio, secret, key."""
+    return [p.lower() for p in _PARTS.split(name) if p]
+
+
+def classify(name: str) -> SecretName | None:
+    """The secret a name holds, or None for a name of something else. A dotted name is read by
+    its last segment (`spring.datasource.password`; `Token.String.Symbol` is a symbol)."""
+    if "::" in name:
+        return None  # `AWS::IAM::AccessKey`: a type's name
+    words = parts(name.rsplit(".", 1)[-1] if "." in name.strip(".") else name)
+    for i in range(len(words) - 1, -1, -1):
+        found = _secret_word(words[i], words[:i])
+        if found is None:
+            continue
+        if any(w in _NOT_AFTER for w in words[i + 1:]):
+            return None  # `PASSWORD_MIN_LENGTH`, `token_url`, `TOKEN_HEADER`
+        return found
+    return None
+
+
+def _secret_word(word: str, before: list[str]) -> SecretName | None:
+    """What one part holds, given the parts before it (None: not a secret word here)."""
+    if (before and before[-1] in _NOT_BEFORE) or any(w in ("public", "publishable") for w in before):
+        return None
+    found = _word(word, before)
+    if found is None:
+        compound = _compound(word)
+        if compound is None:
+            return None
+        head, found = compound
+        if head in _NOT_BEFORE or head in ("public", "jsonweb", "web"):
+            return None
+    return found
+
+
+def _word(word: str, before: list[str]) -> SecretName | None:
+    if word in _PASSWORD:
+        return SecretName("password", True)
+    if word == "token":
+        return SecretName("token", True)
+    if word in ("pat",) and before:
+        return SecretName("token", True)
+    if word == "secret":
+        return SecretName("secret", True)
+    if word == "key" and before and before[-1] in _KEY_OWNERS:
+        return SecretName("api_key" if before[-1] in ("api", "x") else "secret", True)
+    if word in ("key", "keys") and before and before[-1] in ("api", "apis"):
+        return SecretName("api_key", True)
+    if word in _MAYBE:
+        return SecretName("secret", False)
+    return None
+
+
+def _compound(word: str) -> tuple[str, SecretName] | None:
+    """`apikey` -> ("", api_key); `authtoken` -> ("auth", token)."""
+    for tail, kind in _COMPOUND_TAILS:
+        if word.endswith(tail) and (word != tail or tail not in ("password", "token", "secret")):
+            return word[: -len(tail)], SecretName(kind, True)
+    return None

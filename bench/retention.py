@@ -35,7 +35,6 @@ from ctxguard.evaluate import Method, Row, ctxguard_method, evaluate, load, tabl
 from ctxguard.tiers import marker
 from ctxguard.tokens import get_tokenizer
 
-
 _WORD = re.compile(r"\w+")
 
 

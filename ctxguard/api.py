@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxguard.classify import classify
-from ctxguard.read import Loaded, read_artifact
+from ctxguard.read import BinaryData, Loaded, read_artifact
 from ctxguard.record import Record, error_record
 from ctxguard.redact import note
 from ctxguard.redact import redact as redact_secrets
@@ -33,7 +33,11 @@ def compress_file_record(
     memory).
     """
     label = name if name is not None else str(path)
-    streamed = _stream(Path(path), label, budget, artifact_type, encoding, tier3, redact, missed)
+    try:
+        streamed = _stream(Path(path), label, budget, artifact_type, encoding, tier3, redact, missed)
+    except BinaryData as exc:
+        return compress_loaded(Loaded(None, error=str(exc)), label, budget, artifact_type=artifact_type,
+                               encoding=encoding)
     if streamed is not None:
         return streamed
     return compress_loaded(

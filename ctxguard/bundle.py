@@ -1,6 +1,8 @@
 """Records -> the bundle: schema-versioned, deterministic JSON, written atomically."""
 from __future__ import annotations
 
+import errno
+import glob
 import hashlib
 import json
 import os
@@ -74,9 +76,13 @@ def dumps(bundle: dict[str, Any]) -> str:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a reader never sees half a file."""
+    """Write via a temporary file and rename, so a reader never sees half a file. The temporary
+    file's name holds the writer's process id: what a killed run left is removed by the next."""
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory; name a file inside it", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
@@ -84,6 +90,32 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+_STALE = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+\.tmp")
+
+
+def remove_stale(path: Path) -> list[Path]:
+    """Remove the temporary files a killed writer of path left beside it (their process is gone);
+    those of live writers stay. Returns what was removed."""
+    removed = []
+    for candidate in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        match = _STALE.fullmatch(candidate.name)
+        if match is None or match.group("name") != path.name or _alive(int(match.group("pid"))):
+            continue
+        candidate.unlink(missing_ok=True)
+        removed.append(candidate)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process (or a number no process has): leave it alone
+    return True
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,18 @@
 """Config -> artifacts: git diffs and files by glob, each with its share of its entry's budget."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ctxguard import git
 from ctxguard.config import ArtifactSpec, Config
+from ctxguard.diffpath import header_path, line_path
 from ctxguard.generated import GENERATED, is_excluded
 from ctxguard.read import read_artifact
 from ctxguard.tiers import MIN_BUDGET
 
 NO_CHANGES = "[NO CHANGES]"
-_GIT_HEADER = re.compile(r"^diff --git (\"?)a/(.*?)\1 (\"?)b/(.*?)\3$")
 
 
 @dataclass(frozen=True)
@@ -90,13 +89,13 @@ def split_diff(text: str) -> list[tuple[str, str]]:
 def _path_of(lines: list[str]) -> str:
     for line in lines[:8]:
         if line.startswith("rename to "):
-            return line[len("rename to ") :].rstrip("\n")
-    match = _GIT_HEADER.match(lines[0].rstrip("\n"))
-    if match:
-        return match.group(4)
+            return line_path(line, "rename to ")
+    path = header_path(lines[0])
+    if path is not None:
+        return path
     for line in lines[:8]:
-        if line.startswith("+++ b/"):
-            return line[6:].rstrip("\n")
+        if line.startswith(("+++ b/", '+++ "b/')):
+            return line_path(line, "+++ ")
     return lines[0].rstrip("\n")
 
 

@@ -100,8 +100,31 @@ class _Errors:
             raise ConfigError(f"{len(lines)} problem(s) in the config:\n  " + "\n  ".join(lines))
 
 
-def _to_python(node: yaml.Node, loader: _Loader, path: str, errors: _Errors, lines: dict[str, int]) -> Any:
+MAX_NODES = 20_000  # a config has tens of values; aliases must not expand past this
+MAX_DEPTH = 40
+MAX_CONFIG_BYTES = 1 << 20
+
+
+class _Budget:
+    """How many values a config may expand to (aliases included): a YAML bomb stops here."""
+
+    def __init__(self, source: str) -> None:
+        self.source, self.left = source, MAX_NODES
+
+    def take(self, node: yaml.Node, depth: int) -> None:
+        self.left -= 1
+        line = node.start_mark.line + 1
+        if self.left < 0:
+            raise ConfigError(f"{self.source}:{line}: the config expands to more than {MAX_NODES:,} values "
+                              "(aliases that repeat aliases?); write it out plainly")
+        if depth > MAX_DEPTH:
+            raise ConfigError(f"{self.source}:{line}: the config is nested more than {MAX_DEPTH} levels deep")
+
+
+def _to_python(node: yaml.Node, loader: _Loader, path: str, errors: _Errors, lines: dict[str, int],
+               budget: _Budget, depth: int = 0) -> Any:
     """Convert a YAML node, recording each key path's line and refusing duplicate keys."""
+    budget.take(node, depth)
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         out: dict[str, Any] = {}
@@ -111,11 +134,12 @@ def _to_python(node: yaml.Node, loader: _Loader, path: str, errors: _Errors, lin
             if key in out:
                 errors.add(key_node.start_mark.line + 1, child, "duplicate key; each key may appear once")
                 continue
-            out[key] = _to_python(value_node, loader, child, errors, lines)
+            out[key] = _to_python(value_node, loader, child, errors, lines, budget, depth + 1)
             lines[child] = key_node.start_mark.line + 1
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_to_python(v, loader, f"{path}[{i}]", errors, lines) for i, v in enumerate(node.value)]
+        return [_to_python(v, loader, f"{path}[{i}]", errors, lines, budget, depth + 1)
+                for i, v in enumerate(node.value)]
     return loader.construct_object(node)
 
 
@@ -123,10 +147,15 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[str, int], _Errors]:
     """YAML text to plain data plus a line number for every key path."""
     errors = _Errors(source)
     lines: dict[str, int] = {}
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{source}: the config is {len(text):,} characters; a config is at most "
+                          f"{MAX_CONFIG_BYTES:,}")
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
-        data = _to_python(node, loader, "", errors, lines) if node is not None else None
+        data = _to_python(node, loader, "", errors, lines, _Budget(source)) if node is not None else None
+    except RecursionError:  # the YAML parser itself recurses per level of nesting
+        raise ConfigError(f"{source}: the config is nested too deeply to read") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 1
@@ -139,6 +168,14 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[str, int], _Errors]:
 def load_config(path: str | Path) -> Config:
     """Read and validate a config file; ConfigError lists every problem with its line."""
     p = Path(path)
+    from ctxguard.read import not_regular
+
+    problem = not_regular(p) if p.exists() else None
+    if problem is not None:
+        raise ConfigError(f"cannot read config: {problem}")
+    if p.exists() and p.stat().st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: the config is {p.stat().st_size:,} bytes; a config is at most "
+                          f"{MAX_CONFIG_BYTES:,}")
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -21,6 +21,7 @@ MAX_FILES = 100
 MAX_ERRORS = 30
 MAX_TASKS = 50
 MAX_LINE = 200
+MAX_ARTIFACTS = 200  # status lines; past this the digest counts the rest
 _OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]\s*(.*)$")
 
 
@@ -117,5 +118,15 @@ def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
         if len(found.tasks) > MAX_TASKS:
             out.append(f"- … and {len(found.tasks) - MAX_TASKS} more open items\n")
     out.append(f"\nArtifacts ({len(records)}):\n")
-    out += [_status(r, worst) for r in records]
+    lines = [_status(r, worst) for r in records]
+    if len(lines) <= MAX_ARTIFACTS:
+        return "".join(out + lines)
+    # Many artifacts (`split: file` on a big change): the ones with something to say first.
+    quiet = [i for i, line in enumerate(lines) if ", complete, " in line or ", empty " in line]
+    loud = [i for i in range(len(lines)) if i not in set(quiet)]
+    shown = sorted((loud + quiet)[:MAX_ARTIFACTS])
+    out += [lines[i] for i in shown]
+    hidden = len(lines) - len(shown)
+    out.append(f"- … and {hidden} more artifacts, each in its own record (the {len(quiet)} complete "
+               f"or empty ones are listed last)\n")
     return "".join(out)

@@ -28,3 +28,24 @@ class TokenizerError(CtxguardError):
 
 class GitError(CtxguardError):
     """git could not give us what the config asked for."""
+
+
+def io_message(exc: OSError) -> str:
+    """An operating-system failure as a sentence that says what happened and what to do."""
+    import errno
+
+    where = f" {exc.filename}" if exc.filename else ""
+    if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
+        return f"no space left on the device while writing{where}; free some space or write elsewhere (--output)"
+    if exc.errno == errno.EFBIG:
+        return (f"file too large while writing{where}: a file-size limit (ulimit -f) stops it; raise the "
+                "limit or write a smaller bundle (a lower total_budget)")
+    if exc.errno == errno.EROFS:
+        return f"cannot write{where}: the file system is read-only; choose a writable --output"
+    if isinstance(exc, PermissionError):
+        return f"cannot write{where}: permission denied; choose a folder you can write (--output)"
+    if isinstance(exc, IsADirectoryError):
+        return f"{exc.filename} is a directory; name a file inside it (for example {exc.filename}/bundle.json)"
+    if isinstance(exc, NotADirectoryError):
+        return f"cannot write{where}: a part of the path is a file, not a folder"
+    return f"{exc.strerror or exc}{where and ': ' + where.strip()}"

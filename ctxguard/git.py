@@ -1,6 +1,14 @@
-"""Everything that talks to git (through gitpython); read-only, never touches the index."""
+"""Everything that talks to git (through gitpython); read-only, never touches the index.
+
+Diffs come from git's plumbing (`diff-index`, `diff-files`, `diff-tree`), which never refreshes
+the index: `git diff` rewrites `.git/index` (its stat data) when tracked files are stat-dirty
+and holds `index.lock` meanwhile, even with GIT_OPTIONAL_LOCKS=0. Paths come as UTF-8 text
+(`core.quotePath=false`); what git still quotes is read by `unquote`.
+"""
 from __future__ import annotations
 
+import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,12 +32,17 @@ class DiffResult:
 
 def open_repo(start: str | Path = ".") -> Any:
     """The repository containing start, or GitError."""
+    if shutil.which(os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git") is None:
+        raise GitError("git is not installed or not on PATH; install git (or put it on PATH) to "
+                       "collect diffs, or compress files with `ctxguard compress`")
     import git
 
     try:
-        return git.Repo(start, search_parent_directories=True)
+        repo = git.Repo(start, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise GitError(f"{Path(start).resolve()} is not inside a git repository") from None
+    repo.git.set_persistent_git_options(c="core.quotePath=false")
+    return repo
 
 
 def root(repo: Any) -> Path:
@@ -99,7 +112,7 @@ def parent(repo: Any, sha: str) -> str | None:
 def has_staged(repo: Any) -> bool:
     """True when the index differs from HEAD (or holds anything, before the first commit)."""
     head = head_commit(repo)
-    return bool(_run_diff(repo, "--cached", "--name-only", head or EMPTY_TREE).strip())
+    return bool(_run(repo, "diff-index", "--cached", "--name-only", head or EMPTY_TREE).strip())
 
 
 def head_commit(repo: Any) -> str | None:
@@ -110,14 +123,17 @@ def head_commit(repo: Any) -> str | None:
         return None
 
 
-def _run_diff(repo: Any, *args: str) -> bytes:
+def _run(repo: Any, command: str, *args: str) -> bytes:
+    """One plumbing diff command's bytes (diff-index, diff-files or diff-tree)."""
     import git
 
+    options = ("-p", *_DIFF_OPTIONS) if "--name-only" not in args else ()
     try:
-        data = repo.git.diff(*_DIFF_OPTIONS, *args, stdout_as_string=False,
-                             strip_newline_in_stdout=False, env={"GIT_OPTIONAL_LOCKS": "0"})
+        data = getattr(repo.git, command.replace("-", "_"))(
+            *options, *args, stdout_as_string=False, strip_newline_in_stdout=False,
+            env={"GIT_OPTIONAL_LOCKS": "0"})
     except git.GitCommandError as exc:
-        raise GitError(f"git diff failed: {str(exc.stderr).strip() or exc}") from None
+        raise GitError(f"git {command} failed: {str(exc.stderr).strip() or exc}") from None
     return bytes(data)
 
 
@@ -125,28 +141,28 @@ def diff(repo: Any, mode: str) -> DiffResult:
     """The diff for a mode: staged, worktree, HEAD, <commit>, or <base>...<head>."""
     head = head_commit(repo)
     if mode == "staged":
-        return DiffResult(_run_diff(repo, "--cached", head or EMPTY_TREE), mode, head, None)
+        return DiffResult(_run(repo, "diff-index", "--cached", head or EMPTY_TREE), mode, head, None)
     if mode == "worktree":
-        return DiffResult(_run_diff(repo), mode, head, None)
+        return DiffResult(_run(repo, "diff-files"), mode, head, None)
     if mode == "HEAD":
         if head is None:
             raise GitError("diff: HEAD needs at least one commit; use `staged` for a new repository")
-        return DiffResult(_run_diff(repo, head), mode, head, None)
+        return DiffResult(_run(repo, "diff-index", head), mode, head, None)
     if "..." in mode:
         base_ref, head_ref = mode.split("...", 1)
         if base_ref == EMPTY_TREE:  # everything up to head (a first push)
             head_sha = resolve(repo, head_ref or "HEAD")
-            return DiffResult(_run_diff(repo, EMPTY_TREE, head_sha), mode, None, head_sha)
+            return DiffResult(_run(repo, "diff-tree", "-r", EMPTY_TREE, head_sha), mode, None, head_sha)
         base_sha, head_sha = resolve(repo, base_ref or "HEAD"), resolve(repo, head_ref or "HEAD")
         bases = repo.merge_base(base_sha, head_sha)
         if not bases:
             raise GitError(f"{base_ref} and {head_ref} have no common ancestor")
         merge_base = str(bases[0].hexsha)
-        return DiffResult(_run_diff(repo, merge_base, head_sha), mode, merge_base, head_sha)
+        return DiffResult(_run(repo, "diff-tree", "-r", merge_base, head_sha), mode, merge_base, head_sha)
     if ".." in mode:
         raise GitError(f"use three dots for a range ({mode.replace('..', '...')}): ctxguard diffs "
                        "from the merge base, as a pull request does")
     sha = resolve(repo, mode)
     parents = repo.commit(sha).parents
     parent = str(parents[0].hexsha) if parents else EMPTY_TREE
-    return DiffResult(_run_diff(repo, parent, sha), mode, parent, sha)
+    return DiffResult(_run(repo, "diff-tree", "-r", parent, sha), mode, parent, sha)

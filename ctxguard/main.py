@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 
 from ctxguard import __version__
-from ctxguard.errors import EXIT_CRASH, EXIT_INTERRUPTED, CtxguardError
+from ctxguard.errors import EXIT_CRASH, EXIT_INTERRUPTED, EXIT_USAGE, CtxguardError, io_message
 
 EXAMPLES = """\
 examples:
@@ -56,6 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ctxguard: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `ctxguard compress … | head`: the reader left; not an error
+        sys.stderr.close()
+        return EXIT_USAGE
+    except OSError as exc:  # the machine said no (a full disk, a read-only folder): not a bug
+        print(f"ctxguard: error: {io_message(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as exc:  # the one place a bug becomes a message instead of a traceback
         import traceback
 

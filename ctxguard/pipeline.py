@@ -12,6 +12,7 @@ from ctxguard.classify import classify
 from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
 from ctxguard.handlers.diff import FileStat, file_coverage, file_stats
+from ctxguard.read import BinaryData
 from ctxguard.record import Record, error_record
 from ctxguard.redact import note, redact
 from ctxguard.tiers import compress, min_budget, overhead
@@ -54,9 +55,15 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
     kinds = [classify(a.name, "".join(refs[i].preview) if i in refs else a.text or "", a.type)
              for i, a in enumerate(artifacts)]
     # Big files: one streaming pass each, which counts them and keeps what their cut may show.
-    streams = {i: stream.prepare(a.stream, tokenizer, kinds[i], _tier3(config, a.entry), config.redact,
-                                 head_budget=a.budget)
-               for i, a in enumerate(artifacts) if a.stream is not None}
+    streams = {}
+    for i, a in enumerate(artifacts):
+        if a.stream is None:
+            continue
+        try:
+            streams[i] = stream.prepare(a.stream, tokenizer, kinds[i], _tier3(config, a.entry), config.redact,
+                                        head_budget=a.budget)
+        except BinaryData as exc:  # a NUL byte past the first block: not text after all
+            artifacts[i] = replace(a, stream=None, text=None, error=str(exc))
     stats = {a.name: file_stats(a.text) for a, kind in zip(artifacts, kinds) if kind == "diff" and a.text}
     found = digest.facts([(a.name, kind, a.text) for a, kind in zip(artifacts, kinds) if a.text is not None], stats)
     found = digest.merge(found, [(artifacts[i].name, sink) for i, (_, sink) in streams.items()])

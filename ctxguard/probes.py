@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
 from ctxguard.definitions import is_definition, language
+from ctxguard.diffpath import line_path
 from ctxguard.handlers.diff import CONTEXT, DEFINES, ERROR, classified
 from ctxguard.handlers.json import values as json_values
 from ctxguard.handlers.log import (
@@ -135,8 +136,8 @@ def _diff(text: str) -> Iterator[Probe]:
     files = classified(text)  # the handler's reading of the lines, shared
     if files is None:
         for line in text.splitlines():
-            if line.startswith("+++ b/"):
-                yield Probe("path", line[6:].strip())
+            if line.startswith(("+++ b/", '+++ "b/')):
+                yield Probe("path", line_path(line, "+++ ").strip())
         return
     for patched in files:
         yield Probe("path", patched.path)

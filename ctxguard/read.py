@@ -6,8 +6,18 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 _SNIFF = 8192
+STDIN_LIMIT = 1 << 30  # standard input is spooled to a temporary file up to this many bytes
+BINARY = "binary data (NUL bytes); not a text artifact"
+
+
+class BinaryData(ValueError):
+    """A NUL byte in what was taken for text (past the first block that was sniffed)."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(f"binary data (a NUL byte at byte {offset:,}); not a text artifact")
 
 
 @dataclass(frozen=True)
@@ -25,8 +35,11 @@ def decode(data: bytes) -> Loaded:
                        (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
             return Loaded(data.decode(codec, "replace"), notes=(f"decoded from {codec.upper()}",))
-    if b"\x00" in data[:_SNIFF]:
-        return Loaded(None, error="binary data (NUL bytes); not a text artifact")
+    nul = data.find(b"\x00")
+    if 0 <= nul < _SNIFF:
+        return Loaded(None, error=BINARY)
+    if nul >= 0:
+        return Loaded(None, error=str(BinaryData(nul)))
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
@@ -78,3 +91,24 @@ def _what(mode: int) -> str:
         if test(mode):
             return name
     return "not a file"
+
+
+def spool(stream: BinaryIO, folder: Path, limit: int = STDIN_LIMIT) -> Path | str:
+    """Standard input copied to a file in folder, a block at a time (bounded memory), so it is
+    read like any file (big ones streamed); or why not: binary data (told from the first block,
+    so `/dev/zero` stops at once) or more than `limit` bytes."""
+    path = folder / "stdin"
+    total = 0
+    with path.open("wb") as out:
+        while block := stream.read(1 << 20):
+            if total == 0 and not block.startswith(_BOMS) and b"\x00" in block[:_SNIFF]:
+                return BINARY
+            total += len(block)
+            if total > limit:
+                return (f"standard input is over {limit // (1 << 20):,} MiB; write it to a file and pass "
+                        "the file's path instead of -")
+            out.write(block)
+    return path
+
+
+_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)

@@ -17,6 +17,7 @@ encode per byte.
 from __future__ import annotations
 
 import codecs
+import re
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,12 +25,24 @@ from pathlib import Path
 from typing import Protocol
 
 from ctxguard import probes
-from ctxguard.handlers.diff import DiffReader, FileStat, file_listing
 from ctxguard.handlers.base import clip, cut_line
-from ctxguard.handlers.log import (EDGE, EDGES, ENDS, MAX_LINE, REST, TRACE, Lines, occurrences, strip_ansi,
-                                   template, template_level)
+from ctxguard.handlers.diff import DiffReader, FileStat, file_listing
+from ctxguard.handlers.log import (
+    EDGE,
+    EDGES,
+    ENDS,
+    MAX_LINE,
+    REST,
+    TRACE,
+    Lines,
+    occurrences,
+    strip_ansi,
+    template,
+    template_level,
+)
 from ctxguard.packer import pack
 from ctxguard.plan import Plan, Unit, hole
+from ctxguard.read import BinaryData
 from ctxguard.record import Record
 from ctxguard.redact import note, redact
 from ctxguard.tiers import marker
@@ -71,12 +84,21 @@ class Scan:
     redacted: dict[str, int] = field(default_factory=dict)
 
 
+_SAFE_BYTES = re.compile(rb"(?<=[A-Za-z])(?=[0-9])")
+
+
 def _blocks(path: Path) -> Iterator[bytes]:
-    """Whole lines in blocks of about BLOCK bytes; a longer line comes in pieces."""
+    """Whole lines in blocks of about BLOCK bytes; a longer line comes in pieces. A NUL byte
+    raises BinaryData: the file was taken for text from its first block only."""
     with path.open("rb") as handle:
         rest = b""
+        offset = 0
         while True:
             chunk = handle.read(BLOCK)
+            nul = chunk.find(b"\x00")
+            if nul >= 0:
+                raise BinaryData(offset + nul)
+            offset += len(chunk)
             if not chunk:
                 if rest:
                     yield rest
@@ -84,11 +106,13 @@ def _blocks(path: Path) -> Iterator[bytes]:
             data = rest + chunk
             cut = last_clean_break(data)
             if cut < 0:
-                if len(data) >= 16 * BLOCK:  # a huge line (or no safe break at all): pieces
-                    line_end = data.rfind(b"\n")
-                    cut = line_end if line_end >= 0 else len(data) - 1
-                    yield data[: cut + 1]
-                    rest = data[cut + 1 :]
+                if len(data) >= 16 * BLOCK:  # a huge line: cut where a letter meets a digit
+                    safe = _SAFE_BYTES.search(data, len(data) - 8 * BLOCK)  # (tokens.exact_pieces)
+                    if safe is None:
+                        rest = data  # letters only: no exact place to cut, so none is made
+                        continue
+                    yield data[: safe.start()]
+                    rest = data[safe.start():]
                 else:
                     rest = data
                 continue

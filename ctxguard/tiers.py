@@ -7,10 +7,14 @@ or a token-exact head cut.
 """
 from __future__ import annotations
 
+import json
+import math
+
 from ctxguard import probes
 from ctxguard.classify import classify
 from ctxguard.handlers import PLANS
 from ctxguard.handlers.base import task_words
+from ctxguard.handlers.json import values as json_values
 from ctxguard.packer import pack
 from ctxguard.plan import Plan
 from ctxguard.record import Record
@@ -46,6 +50,8 @@ def compress(
     tier3 is "salient" (the type's most telling parts, by priority) or "head" (the literal
     paragraph-boundary head cut). missed=True lists the missed probes in the record.
     """
+    if not math.isfinite(tier2_ratio) or tier2_ratio < 1:
+        raise ValueError(f"tier2_ratio must be a number of at least 1 (got {tier2_ratio!r})")
     if tier3 not in TIER3_MODES:
         raise ValueError(f"tier3 must be one of {', '.join(TIER3_MODES)} (got {tier3!r})")
     if budget < min_budget(tokenizer):
@@ -63,6 +69,8 @@ def compress(
     if raw > room:
         tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, kind, name, task, tokenizer,
                                 tier3, notes)
+    elif kind == "json" and json_values(text) is None:
+        notes.append("content is not valid json; kept whole as text")
     found = probes.extract(kind, text, name)
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))
@@ -100,6 +108,9 @@ def _packed(encoded: Encoded, room: int, tier2: bool, kind: str, name: str, task
         return 2, content
     if mode == "salient":
         content = _checked(plan, pack(plan, room, encoded.recount, marker), "tier 3", notes)
+        if content is None and kind == "json":  # a head cut would not parse: the marker alone does
+            notes.append("no part of the JSON fits the budget with its keys; only the marker is shown")
+            return 3, json.dumps(marker(encoded.count), ensure_ascii=False)
     return 3, content if content is not None else head_cut(encoded, room, tokenizer)
 
 

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,8 +21,13 @@ HEURISTIC_WARNING = "[WARNING: Token count estimated via heuristic due to tokeni
 
 # Runs without whitespace longer than this are encoded in pieces: BPE is superlinear in the
 # length of one pre-token, and older tiktoken releases take minutes on a 1 MB base64 line.
-# A split can move the count by a token per piece, and only pathological text has such runs.
+# A run is cut only where a letter is followed by a digit: there tiktoken's pre-tokenizer (the
+# regex of o200k_base and cl100k_base) always ends one piece and starts another (no letter
+# alternative takes a digit, and a number piece starts at the digit), and BPE never merges
+# across pieces, so the pieces' counts add up to the whole run's exactly. A run with no such
+# place (letters only) is encoded whole.
 _RUN_PIECE = 8192
+_SAFE_CUT = re.compile(r"(?<=[^\W\d_])(?=\d)")
 # Matched only from the start of a run: tried at every position, a run of n characters would
 # cost n x 8192 steps.
 _LONG_RUN = re.compile(r"(?<!\S)\S{%d,}" % _RUN_PIECE)
@@ -250,14 +255,8 @@ class TiktokenTokenizer:
         if not _has_long_run(text):
             return encode(text)
         tokens: list[int] = []
-        pos = 0
-        for match in _LONG_RUN.finditer(text):
-            tokens += encode(text[pos : match.start()])
-            run = match.group()
-            for i in range(0, len(run), _RUN_PIECE):
-                tokens += encode(run[i : i + _RUN_PIECE])
-            pos = match.end()
-        tokens += encode(text[pos:])
+        for piece in exact_pieces(text):
+            tokens += encode(piece)
         return tokens
 
     def count(self, text: str) -> int:
@@ -332,6 +331,22 @@ class HeuristicTokenizer:
 
     def encode(self, text: str) -> Encoded:
         return _HeuristicEncoded(text)
+
+
+def exact_pieces(text: str) -> Iterator[str]:
+    """text cut into pieces inside its long runs, every piece at least _RUN_PIECE characters of
+    the run, only where a letter meets a digit (see _SAFE_CUT): the pieces encode to exactly the
+    text's tokens. (Not at a run's edges: a space before a word is part of the word's piece.)"""
+    pos = 0
+    for run in _LONG_RUN.finditer(text):
+        at = run.start()
+        while run.end() - at > 2 * _RUN_PIECE:
+            cut = _SAFE_CUT.search(text, at + _RUN_PIECE, run.end())
+            if cut is None:
+                break
+            yield text[pos : cut.start()]
+            pos = at = cut.start()
+    yield text[pos:]
 
 
 def _has_long_run(text: str) -> bool:

@@ -2,12 +2,19 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from unidiff import PatchSet
 
 from ctxguard import compress_text
-import pytest
-
-from ctxguard.handlers.diff import ERROR_LINE, _header, _hunk_header, file_stats, is_error_line, line_type, parse
+from ctxguard.handlers.diff import (
+    ERROR_LINE,
+    _header,
+    _hunk_header,
+    file_stats,
+    is_error_line,
+    line_type,
+    parse,
+)
 from tests.helpers import budget_for_tier2, independent_count
 
 

@@ -3,7 +3,14 @@ from __future__ import annotations
 
 import json
 
-from ctxguard.probes import Probe, definition_name, error_message, extract, measure, prefix_key_paths
+from ctxguard.probes import (
+    Probe,
+    definition_name,
+    error_message,
+    extract,
+    measure,
+    prefix_key_paths,
+)
 from tests.conftest import SampleReader
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 from ctxguard.commands.common import positive_int

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -38,6 +39,17 @@ def check_tokenizer(encoding: str | None, strict: bool) -> None:
 def print_json(data: Any) -> None:
     """JSON on stdout, UTF-8, stable key order as given."""
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def ratio(value: str) -> float:
+    """argparse type for --tier2-ratio: a finite number from 1 to 10 (`nan` and `inf` refused)."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not math.isfinite(number) or not 1 <= number <= 10:
+        raise argparse.ArgumentTypeError(f"{value!r} must be a number from 1 to 10")
+    return number
 
 
 def positive_int(value: str) -> int:

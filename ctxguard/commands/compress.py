@@ -3,9 +3,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
-from ctxguard.commands.common import add_encoding, add_type, check_tokenizer, positive_int, print_json
+from ctxguard.commands.common import (
+    add_encoding,
+    add_type,
+    check_tokenizer,
+    positive_int,
+    print_json,
+    ratio,
+)
 from ctxguard.errors import EXIT_OK, EXIT_USAGE, UsageError
 from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO, TIER3_MODES
 
@@ -21,7 +30,7 @@ def add_parser(sub: Any) -> None:
     add_type(parser)
     parser.add_argument("--task", help="what the reader needs, e.g. 'keep stack traces'")
     parser.add_argument(
-        "--tier2-ratio", type=float, default=TIER2_RATIO,
+        "--tier2-ratio", type=ratio, default=TIER2_RATIO,
         help="structural compression is tried up to this multiple of the budget (default 1.5)",
     )
     parser.add_argument("--tier3", choices=TIER3_MODES, default="salient",
@@ -35,12 +44,10 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxguard.api import compress_file_record, compress_loaded
-    from ctxguard.read import decode
+    from ctxguard.read import Loaded, spool
 
     if args.budget < MIN_BUDGET:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
-    if args.tier2_ratio < 1:
-        raise UsageError("--tier2-ratio must be at least 1")
     check_tokenizer(args.encoding, args.strict)
     from ctxguard.tiers import min_budget
     from ctxguard.tokens import get_tokenizer
@@ -51,7 +58,12 @@ def run(args: argparse.Namespace) -> int:
     options = dict(artifact_type=args.artifact_type, task=args.task, encoding=args.encoding,
                    tier2_ratio=args.tier2_ratio, tier3=args.tier3, missed=args.missed, redact=args.redact)
     if args.path == "-":
-        record = compress_loaded(decode(sys.stdin.buffer.read()), "-", args.budget, **options)
+        with tempfile.TemporaryDirectory(prefix="ctxguard-stdin-") as folder:
+            spooled = spool(sys.stdin.buffer, Path(folder))
+            if isinstance(spooled, str):
+                record = compress_loaded(Loaded(None, error=spooled), "-", args.budget, **options)
+            else:
+                record = compress_file_record(spooled, args.budget, name="-", **options)
     else:
         record = compress_file_record(args.path, args.budget, **options)
     print_json(record.to_dict())

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from ctxguard.commands.common import add_encoding, check_tokenizer, print_json
@@ -20,11 +22,16 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxguard.read import decode, read_artifact
+    from ctxguard.read import Loaded, read_artifact, spool
     from ctxguard.tokens import get_tokenizer
 
     check_tokenizer(args.encoding, args.strict)
-    loaded = decode(sys.stdin.buffer.read()) if args.path == "-" else read_artifact(args.path)
+    if args.path == "-":
+        with tempfile.TemporaryDirectory(prefix="ctxguard-stdin-") as folder:
+            spooled = spool(sys.stdin.buffer, Path(folder))
+            loaded = Loaded(None, error=spooled) if isinstance(spooled, str) else read_artifact(spooled)
+    else:
+        loaded = read_artifact(args.path)
     if loaded.text is None:
         raise UsageError(loaded.error or f"cannot read {args.path}")
     tokenizer = get_tokenizer(args.encoding)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxguard.definitions import is_definition, language
+from ctxguard.diffpath import file_path, header_path
 from ctxguard.generated import GENERATED, is_excluded
 from ctxguard.handlers.base import RememberLast, mentions
 from ctxguard.handlers.text import is_comment_or_blank
@@ -146,8 +147,7 @@ def _stat(patched: Any) -> FileStat:
         status = "renamed"
     else:
         status = "modified"
-    path = patched.path
-    return FileStat(path=path, added=patched.added, removed=patched.removed, status=status)
+    return FileStat(path=file_path(patched), added=patched.added, removed=patched.removed, status=status)
 
 
 # What a hunk body line is, as bits: read once per diff, for the handler and the probes alike.
@@ -178,7 +178,7 @@ def _classified(text: str) -> list[ClassifiedFile] | None:
     parsed = parse(text)
     if parsed is None:
         return None
-    return [ClassifiedFile(_header(f), f.path, [_classify(_hunk_header(h), body, language(f.path))
+    return [ClassifiedFile(_header(f), file_path(f), [_classify(_hunk_header(h), body, language(f.path))
                                                 for h, body in zip(f, bodies)])
             for f, bodies in zip(parsed.files, parsed.bodies)]
 
@@ -255,12 +255,13 @@ def file_coverage(raw: str, content: str) -> dict[str, str]:
     seen = changed_line_counts(raw)
     coverage = {}
     for patched, hunks in zip(parsed.files, parsed.bodies):
-        path = patched.path
+        path, raw = file_path(patched), patched.path  # (raw: as the headers in the content write it)
         if all(_may_hold(segments, body) and "".join(body) in content for body in hunks):
             coverage[path] = "whole"
             continue
         lines = [line.rstrip("\r\n") for body in hunks for line in body if line[:1] in ("+", "-")]
-        header = f"+++ b/{path}" in shown or any(f"diff --git a/{path} " in line for line in headers)
+        header = f"+++ b/{raw}" in shown or any(f"diff --git a/{raw} " in line or header_path(line) == path
+                                               for line in headers)
         unique = any(seen[line] == 1 and line in shown for line in lines)
         coverage[path] = "cut" if header or unique else "omitted"
     return coverage
@@ -325,7 +326,7 @@ class DiffReader:
     def read(self, line: str) -> tuple[str, float]:
         self.index += 1
         if line.startswith(("diff --git ", "diff --cc ")):
-            self.path = line.rstrip("\r\n").rsplit(" b/", 1)[-1] if " b/" in line else line.split()[-1]
+            self.path = header_path(line) or line.rstrip("\r\n").split()[-1]
             self.offset = file_offset(self.path)
             self.language = language(self.path)
             self.in_hunk, self.index = False, 0

@@ -14,9 +14,9 @@ import functools
 import itertools
 import json
 import re
-from json.encoder import encode_basestring
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from json.encoder import encode_basestring
 from typing import Any
 
 from ctxguard.handlers import text as plain
@@ -25,25 +25,35 @@ from ctxguard.plan import Plan, Unit
 from ctxguard.tokens import Encoded, Tokenizer
 
 
-def loads(text: str) -> Any:
-    """Parse JSON, raising ValueError for anything unparseable (including too-deep nesting)."""
+def loads(text: str, duplicates: list[str] | None = None) -> Any:
+    """Parse JSON, raising ValueError for anything unparseable (including too-deep nesting).
+    Keys repeated in one object (the last value wins, as everywhere) are added to duplicates."""
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        found = dict(items)
+        if duplicates is not None and len(found) < len(items):
+            seen: set[str] = set()
+            duplicates.extend(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        return found
+
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=pairs if duplicates is not None else None)
     except RecursionError as exc:
         raise ValueError("JSON nested too deeply to parse") from exc
 
 
-def _values(text: str) -> tuple[list[Any], bool] | None:
-    """A JSON document as ([value], False), JSON Lines as (values, True), else None."""
+def _values(text: str) -> tuple[list[Any], bool, list[str]] | None:
+    """A JSON document as ([value], False, duplicate keys), JSON Lines as (values, True, …),
+    else None."""
+    duplicates: list[str] = []
     try:
-        return [loads(text)], False
+        return [loads(text, duplicates)], False, duplicates
     except ValueError:
         pass
     try:
-        rows = [loads(line) for line in text.split("\n") if line.strip()]  # (only "\n" ends a row)
+        rows = [loads(line, duplicates) for line in text.split("\n") if line.strip()]  # (only "\n" ends a row)
     except ValueError:
         return None
-    return (rows, True) if rows else None
+    return (rows, True, duplicates) if rows else None
 
 
 values = RememberLast(_values)  # parsed once for the plan, the probes and the check (never modified)
@@ -341,7 +351,7 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     if found is None:
         return replace(plain.plan(encoded, tokenizer, name, task_words),
                        notes=("content is not valid json; compressed as text",))
-    tops, rows = found
+    tops, rows, duplicates = found
     layout = _layout(encoded.text, rows)
     u = _walk(tops, layout)
     written = "".join(u.text)
@@ -380,7 +390,17 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     return Plan(out, encoded.count, gap=_gap(layout), write=functools.partial(_write, u, layout),
                 levels=tuple(float(stage + 1) for stage in range(len(_STAGES) - 1, -1, -1)),
                 lossless=lossless if not rows else None,
-                check=lambda content: None if values(content) is not None else "output is not valid JSON")
+                check=lambda content: None if values(content) is not None else "output is not valid JSON",
+                notes=_duplicates_note(duplicates))
+
+
+def _duplicates_note(duplicates: list[str]) -> tuple[str, ...]:
+    """What a cut says when objects repeat a key: it shows each key once, with its last value."""
+    if not duplicates:
+        return ()
+    names = ", ".join(dict.fromkeys(duplicates[:5]))
+    return (f"{plural(len(duplicates), 'repeated key')} in objects ({names}): the cut shows each key once, "
+            "with its last value; the offloaded raw text has them all",)
 
 
 _RECORD = 16  # an object of at most this many members is a record: its scalars go with it

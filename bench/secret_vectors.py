@@ -2,6 +2,8 @@
 
     python bench/secret_vectors.py extract --gitleaks DIR --detect-secrets DIR
     python bench/secret_vectors.py [--vectors FILE] [--seed N] [--show 10]
+    python bench/secret_vectors.py --sources DIR [--sources DIR ...]   # false positives
+    python bench/secret_vectors.py --speed FILE [--speed FILE ...]     # time against an encode
 
 `extract` reads two pinned checkouts and writes tests/samples/secrets/vectors.json:
 - gitleaks (MIT; `cmd/generate/config/rules/*.go`): each rule's literal true-positive and
@@ -18,6 +20,12 @@ The benchmark then measures, with values drawn afresh from each shape (seeded):
 - **false positives**: the rules' literal false positives and detect-secrets' no-secret lines
   that a redaction changed.
 A secret counts as gone when its value no longer appears in the redacted text.
+
+`--sources` redacts every source, config and document file under each folder, leaving out test
+folders (`tests`, `test`, `testing`, `__tests__`, `fixtures`, `testdata`, `test_*` files, whose
+keys are test keys), and prints the share of lines a redaction changed: real package sources
+hold no live secrets, so nearly every change is a false positive. `--speed` times redaction
+against one `encode_ordinary` of the same text (o200k_base), best of three.
 """
 from __future__ import annotations
 
@@ -261,6 +269,55 @@ def _longest_token(text: str) -> str | None:
     return max(runs, key=lambda run: (switches(run), len(run))) if runs else None
 
 
+_SOURCE_SUFFIXES = {".py", ".js", ".ts", ".json", ".yaml", ".yml", ".md", ".rst", ".cfg", ".toml", ".txt",
+                    ".go", ".rb", ".java", ".ini", ".sh"}
+_TEST_PARTS = {"tests", "test", "testing", "__tests__", "fixtures", "testdata"}
+
+
+def false_positives(folders: list[Path], show: int) -> None:
+    """Lines changed by redaction in real sources outside test folders."""
+    total = changed = 0
+    examples: list[str] = []
+    for folder in folders:
+        for path in sorted(folder.rglob("*")):
+            if (path.suffix not in _SOURCE_SUFFIXES or not path.is_file() or path.name.startswith("test_")
+                    or _TEST_PARTS & {p.lower() for p in path.parts}):
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if len(text) > 3_000_000:
+                continue
+            before, after = text.splitlines(), redact(text).text.splitlines()
+            total += len(before)
+            for old, new in zip(before, after):
+                if old != new:
+                    changed += 1
+                    examples.append(f"{path.name}: {new.strip()[:160]}")
+    print(f"lines changed in sources outside tests: {changed:,} / {total:,} = {changed / max(1, total):.4%}")
+    for example in examples[:show]:
+        print(f"    {example}")
+
+
+def speed(files: list[Path]) -> None:
+    """Redaction time over one encode of the same text."""
+    import time
+
+    import tiktoken
+
+    encoding = tiktoken.get_encoding("o200k_base")
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        timings = []
+        for work in (lambda: encoding.encode_ordinary(text), lambda: redact(text)):
+            best = float("inf")
+            for _ in range(3):
+                started = time.perf_counter()
+                work()
+                best = min(best, time.perf_counter() - started)
+            timings.append(best)
+        print(f"{path.name:<48} {len(text) / 1e6:6.2f} MB  encode {timings[0]:.3f} s  redact {timings[1]:.3f} s"
+              f"  ({timings[1] / timings[0]:.2f}x)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("action", nargs="?", choices=["measure", "extract"], default="measure")
@@ -269,7 +326,16 @@ def main() -> int:
     parser.add_argument("--vectors", type=Path, default=VECTORS)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--show", type=int, default=0, help="print this many misses per measure")
+    parser.add_argument("--sources", type=Path, action="append", default=[],
+                        help="a folder of real sources for the false-positive rate (repeatable)")
+    parser.add_argument("--speed", type=Path, action="append", default=[], help="a file to time (repeatable)")
     args = parser.parse_args()
+    if args.sources or args.speed:
+        if args.sources:
+            false_positives(args.sources, args.show)
+        if args.speed:
+            speed(args.speed)
+        return 0
     if args.action == "extract":
         if not args.gitleaks or not args.detect_secrets:
             parser.error("extract needs --gitleaks and --detect-secrets")

@@ -15,7 +15,7 @@ import re
 from collections.abc import Generator, Iterator
 
 from ctxguard.secrets.names import SecretName, classify, parts
-from ctxguard.secrets.values import kept, looks_random, reference
+from ctxguard.secrets.values import kept, looks_random, reference, token_like
 
 Span = tuple[int, int, str]
 
@@ -37,7 +37,7 @@ _PAIR = re.compile(r"\b(?:set|put|get|add|with|env|define)\w*[ \t]*\([ \t]*"
 # `{"name": "DB_PASSWORD", "value": "v"}`, `<entry name="X" value="v"/>`, `<X>v</X>`.
 _ENTRY = re.compile(r"[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"'](?P<name>[\w.-]+)[\"'][ \t]*,?[ \t]*"
                     r"[\"']?value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?P<value>[^\"'\s,}]+)", re.I)
-_XML_ELEMENT = re.compile(r"<(?P<name>[\w.-]+)>(?P<value>[^<\s]{4,})</(?P=name)>")
+_XML_ELEMENT = re.compile(r"<(?P<name>[\w.-]+)>[ \t]*(?P<value>[^<\s][^<]{3,}?)[ \t]*</(?P=name)>")
 # Unquoted, from a line's start: `.env`, YAML, INI, make, shell `export`, a diff's +/- lines.
 _LEADING = re.compile(
     r"^[+ -]?[ \t]*(?:-[ \t]+)?(?:(?:export|set|setx|ENV|ARG|declare(?:[ \t]+-\w+)*|local|readonly)[ \t]+)?"
@@ -95,7 +95,11 @@ def _candidates(body: str) -> Iterator[Span]:
             yield from _judge(match, match.group("name"), bool(match.group("q")), code=False)
     if "</" in body:
         for match in _XML_ELEMENT.finditer(body):
-            yield from _judge(match, match.group("name"), quoted=True, code=False)
+            value = match.group("value")
+            inner = value[1:-1] if value.startswith("{") and value.endswith("}") else value  # Jenkins' {…}
+            secret = classify(match.group("name"))
+            if secret is not None and _secret(secret, inner, quoted=True, code=False, words=parts(match.group("name"))):
+                yield match.start("value"), match.end("value"), secret.kind
     quoted = "'" in body or '"' in body or "`" in body
     if quoted:
         for match in _ASSIGN_QUOTED.finditer(body):
@@ -127,7 +131,8 @@ def _candidates(body: str) -> Iterator[Span]:
             at = max(inline.start("value"), end)  # a query string's next `&name=` is read on its own
     for match in _INLINE_SPACED.finditer(body):
         secret = classify(match.group("name").lstrip("$@"))
-        if secret is not None and looks_random(match.group("value")):
+        value = match.group("value")
+        if secret is not None and (looks_random(value) or (secret.sure and token_like(value))):
             yield match.start("value"), match.end("value"), secret.kind
 
 

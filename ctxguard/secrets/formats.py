@@ -90,6 +90,10 @@ FORMATS: tuple[Format, ...] = (
     _f("lob_key", "live_pub_ test_pub_", rf"{_B}(?:live|test)_pub_[a-f0-9]{{31}}{_E}"),
     _f("lob_key", "live_ test_", rf"{_B}(?:live|test)_[a-f0-9]{{35}}{_E}"),
     _f("facebook_token", "EAAC EAAM EAAB EAAG", rf"{_B}EAA[BCGM][A-Za-z0-9]{{60,}}{_E}"),
+    _f("langsmith_key", "lsv2_pt_ lsv2_sk_", rf"{_B}lsv2_(?:pt|sk)_[a-f0-9]{{32}}_[a-f0-9]{{10}}{_E}"),
+    _f("spectralops_token", "spu-", rf"{_B}spu-[a-f0-9]{{32}}{_E}"),
+    _f("launchdarkly_key", "sdk- api-", rf"{_B}(?:sdk|api)-[a-z0-9]{{8}}-[a-z0-9]{{4}}-[a-z0-9]{{4}}-[a-z0-9]{{4}}"
+       rf"-[a-z0-9]{{12}}{_E}"),
     _f("curl_password", "--user -u", r"(?:--user|-u)[ \t=]+[\"']?[^:\s\"']+:([^\s\"']{3,})", group=1),
     _f("twilio_key", "SK", rf"{_BD}SK[0-9a-fA-F]{{32}}{_ED}"),
     _f("mailchimp_key", "-us", r"(?<![0-9A-Za-z])[0-9a-f]{32}-us\d{1,2}(?![0-9A-Za-z])", back=32),

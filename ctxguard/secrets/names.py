@@ -14,7 +14,7 @@ from typing import Literal
 
 Kind = Literal["password", "token", "api_key", "secret"]
 
-_PARTS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_PARTS = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[a-z])(?=[0-9]{1,2}(?![0-9a-z]))")
 
 _PASSWORD = frozenset({"password", "passwd", "pass", "pwd", "passphrase", "passcode", "pword", "pw",
                        "passwort", "contrasena", "senha", "motdepasse"})
@@ -30,7 +30,8 @@ _KEY_OWNERS = frozenset({"api", "access", "secret", "private", "license", "licen
                          "gcp", "cloud", "provider", "sdk"})
 # Compound words that hold a secret word without a separator (`apikey`, `authtoken`).
 _COMPOUND_TAILS: tuple[tuple[str, Kind], ...] = (
-    ("password", "password"), ("passwd", "password"), ("passphrase", "password"), ("apikey", "api_key"),
+    ("password", "password"), ("passwd", "password"), ("passphrase", "password"), ("pwd", "password"),
+    ("apikey", "api_key"),
     ("token", "token"), ("secretkey", "secret"), ("accesskey", "secret"), ("privatekey", "secret"),
     ("secret", "secret"), ("licensekey", "secret"), ("masterkey", "secret"), ("signingkey", "secret"),
     ("encryptionkey", "secret"),

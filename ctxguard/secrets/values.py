@@ -14,10 +14,12 @@ from collections import Counter
 
 def looks_random(value: str) -> bool:
     """A value that looks machine-generated: long, token characters only, mixed, high entropy."""
-    if not 16 <= len(value) <= 1024 or _TOKEN_CHARS.fullmatch(value) is None or _WORDY.search(value):
+    if not 16 <= len(value) <= 4096 or _TOKEN_CHARS.fullmatch(value) is None or _WORDY.search(value):
         return False
     if _CAMEL_WORDS.fullmatch(value):  # `defaultToConfig2`, `MaxRetryCount`: a name in code
         return False
+    if _DOTTED.fullmatch(value) and all(_SEGMENT.fullmatch(p) for p in value.split(".")):
+        return False  # `fs.s3.enableServerSideEncryption`, `jetbrains.mps.v8_elimination`: a property
     digits = sum(c.isdigit() for c in value)
     mixed = any(c.islower() for c in value) + any(c.isupper() for c in value) + (digits > 0)
     if not digits or mixed < 2 or switches(value) < len(value) / 8:
@@ -36,9 +38,16 @@ _FILLER = re.compile(r"x{6}|X{6}|\*{6}|_PUT_|YOUR_|_HERE|EXAMPLE")
 
 
 def filler(value: str) -> bool:
-    """A documented example rather than a key: `ghp_xxxxxxxx…`, `AKIAXXXXXXXX…`, `glc_1111…`."""
+    """A documented example rather than a key: `ghp_xxxxxxxx…`, `AKIAXXXXXXXX…`, `glc_1111…=`."""
     tail = value.split("_")[-1] if "_" in value[:12] else value
-    return _FILLER.search(value) is not None or (len(tail) >= 12 and len(set(tail)) <= 3)
+    return _FILLER.search(value) is not None or (len(tail) >= 12 and len(set(tail.strip("="))) <= 2)
+
+
+def token_like(value: str) -> bool:
+    """Shaped like a key even without digits (`DpHXOuGTWGEgWCORmVuN…`): 16+ token characters whose
+    case changes every few characters, not words."""
+    return (16 <= len(value) <= 4096 and _TOKEN_CHARS.fullmatch(value) is not None and _WORDY.search(value) is None
+            and _CAMEL_WORDS.fullmatch(value) is None and switches(value) >= len(value) / 6)
 
 
 def entropy(value: str) -> float:
@@ -52,7 +61,9 @@ def not_words(value: str) -> bool:
     return any(c.isdigit() for c in value) and _WORDY.search(value) is None
 
 
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_.~-]+")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_.~|-]+")
+_DOTTED = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)+")
+_SEGMENT = re.compile(r"[a-z]{1,3}\d{0,3}|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*\d{0,3}(?:[_-][a-z0-9]+)*")
 _CAMEL_WORDS = re.compile(r"[A-Za-z][a-z]{1,}(?:[A-Z][a-z]{2,})+\d{0,3}")
 # Three or more words joined by _ - or . (`user_profile_cache`, `my-app-key-name`): a name.
 _WORDY = re.compile(r"(?:[A-Za-z][a-z]{2,}[_.-]){2,}[A-Za-z][a-z]{2,}")
@@ -76,8 +87,10 @@ _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # ENV_VAR_NAME: where 
 def placeholder(value: str) -> bool:
     """A value that stands for a secret rather than being one: `${VAR}`, `<token>`, `xxx`, …"""
     value = value.strip("\"'`")
-    if not value or _ENV_NAME.fullmatch(value) or not any(c.isalnum() for c in value):
+    if not value or not any(c.isalnum() for c in value):
         return True
+    if _ENV_NAME.fullmatch(value):
+        return not looks_random(value)  # `DB_PASSWORD` names a variable; `API_KEYN2B1NFN5CP…` is a key
     if _TEMPLATE.search(value):
         return True
     return _PLACEHOLDER.match(value) is not None

@@ -1,0 +1,276 @@
+"""Needle recall: do the facts a reviewer came for survive the cut?
+
+    python bench/needles.py build --out DIR [--cache DIR] [--semver REPO] [--cloudevents REPO]
+    python bench/needles.py measure --cases DIR [--ratios 0.5,0.2,0.1,0.05] [--show N]
+
+`build` makes real tool output from pinned projects, each with a small injected fault, and
+writes DIR/<case>.<ext> with DIR/<case>.needles.json beside it. The facts (needles) are
+extracted from the raw output by fixed rules, the same for every project:
+
+| family | artifact | needles |
+|---|---|---|
+| pytest-log | `pytest -v` and `pytest` output of a test suite with a flipped condition | each failing test id, its first `E ` line, each `path:line: Error` location, the summary line |
+| pytest-json | the same run's `--json-report` | each failing test's nodeid and the first line of its crash message |
+| compiler | `gcc -fsyntax-only -Wall` of a C file with a type error and an undeclared name | every `error:` line |
+| diff | `git diff --no-index` between two releases, one source line flipped in the newer | the injected `+` line |
+| markdown | specifications (SemVer, CloudEvents) | every sentence with an upper-case RFC 2119 word |
+
+The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1 and simplejson 3.19.2
+sdists from PyPI (`pip download`), pytest-json-report 1.5.0 for the JSON reports, and two git
+checkouts given by path (semver/semver at f99d548, cloudevents/spec at c2845a4), read at those
+commits. None of them is in the dev corpus.
+
+`measure` cuts every case to each ratio of its raw tokens with ctxguard, with a head cut and
+with a tail cut of the same token budget, and prints needle recall per family and ratio (a
+needle counts when its text, white space squeezed, is in the content).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+SDISTS = ("more-itertools==10.1.0", "more-itertools==10.2.0", "toolz==0.12.0", "toolz==0.12.1",
+          "simplejson==3.19.2")
+REPORT_PLUGIN = ("pytest-json-report==1.5.0", "pytest-metadata==3.1.1")
+SEMVER = ("f99d5485190a47c0863949e7da810a5553e0ed4d", ("semver.md",))
+CLOUDEVENTS = ("c2845a49bc9831be02f305a4a792401b932d77d4",
+               ("cloudevents/spec.md", "cloudevents/bindings/http-protocol-binding.md", "subscriptions/spec.md"))
+
+# (case, project folder, source file, old, new, test folder): one flipped condition each.
+PYTEST_CASES = (
+    ("mit-empty-window", "more-itertools-10.2.0", "more_itertools/more.py",
+     "    if n == 0:\n        yield tuple()", "    if n == 1:\n        yield tuple()", "tests"),
+    ("mit-window-step", "more-itertools-10.2.0", "more_itertools/more.py",
+     "    if step < 1:\n        raise ValueError('step must be >= 1')",
+     "    if step < 2:\n        raise ValueError('step must be >= 1')", "tests"),
+    ("toolz-merge-sorted", "toolz-0.12.1", "toolz/itertoolz.py", "    if N < 2:", "    if N <= 2:", "toolz/tests"),
+)
+# (case, older release, newer release, source file in the newer, old, new): a release diff.
+DIFF_CASES = (
+    ("more-itertools-release", "more-itertools-10.1.0", "more-itertools-10.2.0", "more_itertools/more.py",
+     "    if n == 0:\n        yield tuple()", "    if n == 1:\n        yield tuple()"),
+    ("toolz-release", "toolz-0.12.0", "toolz-0.12.1", "toolz/itertoolz.py", "    if N < 2:", "    if N <= 2:"),
+)
+# (case, C file, [(old, new)]): faults a compiler reports.
+COMPILER_CASES = (
+    ("simplejson-speedups", "simplejson-3.19.2/simplejson/_speedups.c",
+     (("static PyObject *\nscanstring_unicode(", "static int\nscanstring_unicode("),
+      ("    Py_ssize_t next = begin;", "    Py_ssize_t next = begun;"))),
+)
+
+
+def _run(args: list[str], cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def _flip(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    if old not in text:
+        raise SystemExit(f"needles: the fault's text is not in {path}")
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None) -> None:
+    """Every case's artifact and needles (see the module docstring)."""
+    out.mkdir(parents=True, exist_ok=True)
+    cache.mkdir(parents=True, exist_ok=True)
+    for spec in SDISTS:
+        name, version = spec.split("==")
+        if not any(cache.glob(f"{name.replace('-', '[-_]')}-{version}.tar.gz")):
+            _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", spec,
+                  "-d", str(cache)])
+    _run([sys.executable, "-m", "pip", "install", "-q", *REPORT_PLUGIN])
+    with tempfile.TemporaryDirectory(prefix="needles-") as tmp:
+        work = Path(tmp)
+        for archive in cache.glob("*.tar.gz"):
+            with tarfile.open(archive) as tar:
+                tar.extractall(work, filter="data")
+        for case, project, source, old, new, tests in PYTEST_CASES:
+            tree = work / f"{case}-tree"
+            shutil.copytree(work / project, tree)
+            _flip(tree / source, old, new)
+            report = work / f"{case}.json"
+            verbose = _run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "--json-report",
+                            f"--json-report-file={report}", tests], cwd=tree)
+            _write(out, f"{case}-verbose.log", verbose.stdout, pytest_log_needles(verbose.stdout), "pytest-log")
+            plain = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", tests], cwd=tree)
+            _write(out, f"{case}.log", plain.stdout, pytest_log_needles(plain.stdout), "pytest-log")
+            raw = report.read_text(encoding="utf-8")
+            _write(out, f"{case}-report.json", raw, pytest_json_needles(raw), "pytest-json")
+        for case, older, newer, source, old, new in DIFF_CASES:
+            tree = work / f"{case}-new"
+            shutil.copytree(work / newer, tree)
+            _flip(tree / source, old, new)
+            diff = _run(["git", "diff", "--no-index", "--no-color", "--no-ext-diff", f"{older}/", f"{case}-new/"],
+                        cwd=work).stdout
+            needles = ["+" + line for line in new.splitlines() if line not in old.splitlines()]
+            _write(out, f"{case}.diff", diff, needles, "diff")
+        for case, source, faults in COMPILER_CASES:
+            path = work / source
+            for old, new in faults:
+                _flip(path, old, new)
+            includes = _run(["python3-config", "--includes"]).stdout.split()
+            done = _run(["gcc", "-fsyntax-only", "-Wall", *includes, path.name], cwd=path.parent)
+            _write(out, f"{case}.log", done.stderr, [line for line in done.stderr.splitlines() if ": error: " in line],
+                   "compiler")
+    for repo, (commit, paths) in ((semver, SEMVER), (cloudevents, CLOUDEVENTS)):
+        if repo is None:
+            continue
+        for path in paths:
+            text = _run(["git", "-C", str(repo), "show", f"{commit}:{path}"]).stdout
+            name = repo.name.split("+")[-1] if "+" in repo.name else repo.name
+            _write(out, f"{name}-{path.replace('/', '-')}", text, markdown_needles(text), "markdown")
+
+
+def _write(out: Path, name: str, text: str, needles: list[str], family: str) -> None:
+    (out / name).write_text(text, encoding="utf-8")
+    (out / f"{name}.needles.json").write_text(
+        json.dumps({"family": family, "needles": list(dict.fromkeys(needles))}, indent=1), encoding="utf-8")
+    print(f"needles: {name}: {len(set(needles))} needles ({family})")
+
+
+# --- fixed rules: the facts a reviewer must see ------------------------------------------------
+
+_FAILED = re.compile(r"^FAILED (\S+)")
+_LOCATION = re.compile(r"^(\S+\.py:\d+): (\w+(?:Error|Exception|Failure|Exit))\b")
+_SUMMARY = re.compile(r"^=+ (.*\b(?:failed|passed|error)\b.*) in [\d.]+s.*=+$")
+
+
+def pytest_log_needles(log: str) -> list[str]:
+    """Failing test ids (from the short summary), each failure's first `E ` line and its
+    `path:line: Error` location, and the summary line."""
+    lines = log.splitlines()
+    needles = [m.group(1) for line in lines if (m := _FAILED.match(line))]
+    in_failure, first_e = False, False
+    for line in lines:
+        if re.match(r"^_{3,} .* _{3,}$", line):
+            in_failure, first_e = True, False
+        elif in_failure and line.startswith("E ") and not first_e:
+            needles.append(line.rstrip())
+            first_e = True
+        elif in_failure and (m := _LOCATION.match(line)):
+            needles.append(m.group(0))
+    needles += [m.group(1) for line in lines if (m := _SUMMARY.match(line))]
+    return needles
+
+
+def pytest_json_needles(raw: str) -> list[str]:
+    """Each failing test's nodeid and the first line of its crash message, as JSON writes them."""
+    report = json.loads(raw)
+    needles = []
+    for test in report.get("tests", []):
+        if test.get("outcome") not in ("failed", "error"):
+            continue
+        needles.append(json.dumps(test["nodeid"]))
+        for stage in ("setup", "call", "teardown"):
+            crash = (test.get(stage) or {}).get("crash") or {}
+            if crash.get("message"):
+                first = crash["message"].splitlines()[0][:120]
+                needles.append(json.dumps(first)[1:-1])
+                break
+    return needles
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`\"(])")
+_RFC2119 = re.compile(r"\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|REQUIRED|SHOULD(?: NOT)?|RECOMMENDED)\b")
+
+
+def markdown_needles(text: str) -> list[str]:
+    """Every sentence with an upper-case RFC 2119 word (outside code blocks), as written."""
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    needles = []
+    for paragraph in re.split(r"\n\s*\n", prose):
+        flat = " ".join(line.strip() for line in paragraph.splitlines())
+        for sentence in _SENTENCE.split(flat):
+            if _RFC2119.search(sentence):
+                needles.append(sentence.strip()[:160])
+    return needles
+
+
+# --- measure -------------------------------------------------------------------------------------
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def measure(cases: Path, ratios: list[float], show: int) -> None:
+    """Needle recall per family and ratio, for ctxguard, a head cut and a tail cut."""
+    from ctxguard.api import compress_text
+    from ctxguard.tokens import get_tokenizer
+
+    tokenizer = get_tokenizer("o200k_base")
+    encoding = tokenizer._encoding  # type: ignore[attr-defined]
+    found: dict[tuple[str, float, str], list[int]] = defaultdict(lambda: [0, 0])
+    misses: dict[tuple[str, float], list[str]] = defaultdict(list)
+    for meta in sorted(cases.glob("*.needles.json")):
+        artifact = meta.with_name(meta.name[: -len(".needles.json")])
+        family, needles = (lambda d: (d["family"], d["needles"]))(json.loads(meta.read_text()))
+        text = artifact.read_text(encoding="utf-8")
+        tokens = encoding.encode_ordinary(text)
+        for ratio in ratios:
+            budget = max(64, int(len(tokens) * ratio))
+            contents = {
+                "ctxguard": compress_text(text, budget, name=artifact.name)["content"],
+                "head": encoding.decode(tokens[:budget]),
+                "tail": encoding.decode(tokens[-budget:]),
+            }
+            for method, content in contents.items():
+                flat = _squeeze(content)
+                for needle in needles:
+                    hit = _squeeze(needle) in flat
+                    cell = found[(family, ratio, method)]
+                    cell[0] += hit
+                    cell[1] += 1
+                    if method == "ctxguard" and not hit:
+                        misses[(family, ratio)].append(f"{artifact.name}: {needle[:110]}")
+    families = sorted({key[0] for key in found})
+    print(f"{'family':<12} {'ratio':>5}  {'ctxguard':>15} {'head':>15} {'tail':>15}")
+    totals: dict[tuple[float, str], list[int]] = defaultdict(lambda: [0, 0])
+    for family in families:
+        for ratio in ratios:
+            cells = []
+            for method in ("ctxguard", "head", "tail"):
+                hit, total = found[(family, ratio, method)]
+                totals[(ratio, method)][0] += hit
+                totals[(ratio, method)][1] += total
+                cells.append(f"{hit:>4}/{total:<4} {hit / max(1, total):5.0%}")
+            print(f"{family:<12} {ratio:>5}  {cells[0]:>15} {cells[1]:>15} {cells[2]:>15}")
+            for line in misses[(family, ratio)][:show]:
+                print(f"      missed: {line}")
+    for ratio in ratios:
+        cells = [f"{h:>4}/{t:<4} {h / max(1, t):5.0%}" for h, t in (totals[(ratio, m)] for m in ("ctxguard", "head", "tail"))]
+        print(f"{'all':<12} {ratio:>5}  {cells[0]:>15} {cells[1]:>15} {cells[2]:>15}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="action", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--out", type=Path, required=True)
+    b.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "ctxg-needles-cache")
+    b.add_argument("--semver", type=Path, help="a checkout of github.com/semver/semver")
+    b.add_argument("--cloudevents", type=Path, help="a checkout of github.com/cloudevents/spec")
+    m = sub.add_parser("measure")
+    m.add_argument("--cases", type=Path, required=True)
+    m.add_argument("--ratios", default="0.5,0.2,0.1,0.05")
+    m.add_argument("--show", type=int, default=0, help="print this many of ctxguard's misses per cell")
+    args = parser.parse_args()
+    if args.action == "build":
+        build(args.out, args.cache, args.semver, args.cloudevents)
+    else:
+        measure(args.cases, [float(r) for r in args.ratios.split(",")], args.show)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,6 +1,7 @@
 """Markdown plans and PRDs as plans: headings, tables, code and task items first; prose condensed."""
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -77,18 +78,36 @@ def _kind(line: str) -> str:
     return "prose"
 
 
+# What a reader of a plan or a spec looks for, after the structure: rules (RFC 2119 words in
+# capitals), decisions, numbered rules; then each paragraph's first sentence; examples last.
+# (Not a keyword in quotes: `The key words "MUST", "SHOULD" … are to be interpreted as …`.)
+_MUST = re.compile(r"(?<![\"'“`])\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|REQUIRED)\b(?![\"'”`])")
+_SHOULD = re.compile(r"(?<![\"'“`])\b(?:SHOULD(?: NOT)?|RECOMMENDED)\b(?![\"'”`])")
+_MAY = re.compile(r"(?<![\"'“`])\b(?:MAY|OPTIONAL)\b(?![\"'”`])")
+_DECISION = re.compile(r"\b(?:we will|we won't|we decided|decided to|decision:|we chose|must not|must)\b", re.I)
+_EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s")
+# A `#`/`##` heading is the document's skeleton, taken first; a deeper one comes after the MUST
+# sentences, each of which takes its section's heading with it.
+HEADING = 1.35
+_TOP = re.compile(r"^\s{0,3}#{1,2}(\s|$)")
+MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
+
+
 def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
     """A markdown document as units: lines, and the sentences of prose and list items. Kept by
-    tier 2 whatever the room: headings, task items, tables and code blocks. Taken first:
-    headings, open task items, tables (their header rows before other rows), code (never
-    without its fences); then front matter, lines naming the task, the first sentence of each
-    paragraph and list item; then the rest in document order. Prose is never shown without its
-    section's heading."""
+    tier 2 whatever the room: headings, task items, tables, code blocks (a code block that
+    repeats an earlier one is not) and sentences with RFC 2119 words in capitals. Taken first: headings, open task items, tables (their header
+    rows before other rows), code (never without its fences); then sentences with RFC 2119
+    words in capitals (MUST, SHALL, REQUIRED, then SHOULD), decisions, numbered rules, MAY; front matter, lines naming the task, the
+    first sentence of each paragraph and list item; then the rest in document order, examples
+    and repeated code blocks last. Prose is never shown without its section's heading."""
     pieces: list[str] = []
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
     anchors: list[tuple[int, ...]] = []
     heading: tuple[int, ...] = ()
+    seen_code: set[str] = set()
 
     def add(text: str, level: float, keep: bool = False, to: tuple[int, ...] = ()) -> int:
         if task_words and level > 1.8 and mentions(text, task_words):
@@ -102,28 +121,67 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     for block in blocks(encoded.text):
         first = len(pieces)
         last = first + len(block.lines) - 1
+        if block.kind in ("prose", "item"):
+            for piece, level in _prose(block):  # a rule is kept like the structure (tier 2 or 3)
+                add(piece, level, level in (MUST, SHOULD), to=heading)
+            continue
+        repeated = block.kind == "code" and block.text in seen_code
+        if block.kind == "code":
+            seen_code.add(block.text)
         for j, line in enumerate(block.lines):
             if block.kind == "heading":
-                heading = (add(line, 0.0, True),)
+                heading = (add(line, 0.0 if _TOP.match(line) else HEADING, True),)
             elif block.kind == "task":
                 add(line, 0.5 if OPEN_TASK.match(line) else 1.0, True)
             elif block.kind == "table":  # header and separator rows first, the others with them
-                add(line, 1.0 if j < 2 else 1.5, True, () if j < 2 else (first, first + 1))
+                add(line, 1.0 if j < 2 else 1.5, True, heading if j < 2 else (first, first + 1))
             elif block.kind == "code":  # fenced: inner lines never without both fences
                 fenced = _FENCE.match(block.lines[-1]) is not None and last > first
                 inner = 0 < j < len(block.lines) - 1 or not fenced and j > 0
-                level = 1.5 if j > 1 and inner else 1.0  # the fences and the first line first
-                add(line, level, True, ((first, last) if fenced else (first,)) if inner else ())
+                level = REPEATED if repeated else 1.5 if j > 1 and inner else 1.0  # fences, first line first
+                add(line, level, not repeated, ((first, last) if fenced else (first,)) if inner else heading)
             elif block.kind == "front":
                 add(line, 1.6)
-            elif block.kind == "blank":
+            else:  # blank
                 add(line, 2.5)
-            else:  # prose and list items: the first sentence, then the others
-                for k, sentence in enumerate(_sentences(line)):
-                    add(sentence, 2.0 if k == 0 and (j == 0 or block.kind == "item") else 3.0, to=heading)
     if pieces and not pieces[-1].endswith("\n"):
         pieces[-1] += "\n"
     return Plan(units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer), encoded.count)
+
+
+def _prose(block: Block) -> list[tuple[str, float]]:
+    """A paragraph or list item as pieces of its lines, cut where its sentences end (a sentence
+    may run over several lines), each with its sentence's level."""
+    text = block.text
+    cuts = [m.end() for m in _SENTENCE.finditer(text)]
+    bounds = list(zip([0, *cuts], [*cuts, len(text)]))
+    levels = [_level(text[a:b], k, block) for k, (a, b) in enumerate(bounds)]
+    out: list[tuple[str, float]] = []
+    at = 0
+    for line in block.lines:
+        end = at + len(line)
+        starts = [at, *(c for c in cuts if at < c < end)]
+        for a, b in zip(starts, [*starts[1:], end]):
+            k = bisect.bisect_right(cuts, a)
+            out.append((text[a:b], levels[k]))
+        at = end
+    return out
+
+
+def _level(sentence: str, k: int, block: Block) -> float:
+    if _MUST.search(sentence):
+        return MUST
+    if _SHOULD.search(sentence):
+        return SHOULD
+    if _EXAMPLE.match(sentence):
+        return EXAMPLE
+    if _DECISION.search(sentence) and (k == 0 or "we " in sentence.lower()):
+        return DECISION
+    if k == 0 and block.kind == "item" and _NUMBERED.match(sentence):
+        return NUMBERED
+    if _MAY.search(sentence):
+        return MAY
+    return FIRST if k == 0 else OTHER
 
 
 def _sentences(line: str) -> list[str]:

@@ -12,7 +12,7 @@ extracted from the raw output by fixed rules, the same for every project:
 | pytest-log | `pytest -v` and `pytest` output of a test suite with a flipped condition | each failing test id, its first `E ` line, each `path:line: Error` location, the summary line |
 | pytest-json | the same run's `--json-report` | each failing test's nodeid and the first line of its crash message |
 | compiler | `gcc -fsyntax-only -Wall` of a C file with a type error and an undeclared name | every `error:` line |
-| diff | `git diff --no-index` between two releases, one source line flipped in the newer | the injected `+` line |
+| diff | `git diff` between two releases committed in turn, one source line flipped in the newer | the injected `+` line |
 | markdown | specifications (SemVer, CloudEvents) | every sentence with an upper-case RFC 2119 word |
 
 The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1 and simplejson 3.19.2
@@ -108,11 +108,20 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             raw = report.read_text(encoding="utf-8")
             _write(out, f"{case}-report.json", raw, pytest_json_needles(raw), "pytest-json")
         for case, older, newer, source, old, new in DIFF_CASES:
-            tree = work / f"{case}-new"
-            shutil.copytree(work / newer, tree)
-            _flip(tree / source, old, new)
-            diff = _run(["git", "diff", "--no-index", "--no-color", "--no-ext-diff", f"{older}/", f"{case}-new/"],
-                        cwd=work).stdout
+            repo = work / f"{case}-repo"
+            shutil.copytree(work / older, repo)
+            git = ["git", "-C", str(repo), "-c", "user.name=needles", "-c", "user.email=needles@example.com"]
+            _run([*git, "init", "-q"])
+            _run([*git, "add", "-A"])
+            _run([*git, "commit", "-q", "-m", older])
+            for path in list(repo.iterdir()):
+                if path.name != ".git":
+                    shutil.rmtree(path) if path.is_dir() else path.unlink()
+            shutil.copytree(work / newer, repo, dirs_exist_ok=True)
+            _flip(repo / source, old, new)
+            _run([*git, "add", "-A"])
+            _run([*git, "commit", "-q", "-m", newer])
+            diff = _run([*git, "diff", "--no-color", "--no-ext-diff", "-M", "HEAD~1", "HEAD"]).stdout
             needles = ["+" + line for line in new.splitlines() if line not in old.splitlines()]
             _write(out, f"{case}.diff", diff, needles, "diff")
         for case, source, faults in COMPILER_CASES:

@@ -205,3 +205,22 @@ def test_a_line_naming_the_task_keeps_its_lift_in_a_test_file() -> None:
     rank = {unit.text: unit.priority for unit in units}
     task = rank["+    assert refund_total == 3\n"]
     assert all(task < rank[line] for line in body.splitlines(keepends=True))
+
+
+def test_a_changed_body_line_shows_under_its_enclosing_definition(sample) -> None:  # type: ignore[no-untyped-def]
+    record = compress_text(sample("enclosing-def.diff"), 90, name="enclosing-def.diff")
+    assert record["tier"] == 3
+    content = record["content"]
+    assert "+    if n == 1:\n" in content and "-    if n == 0:\n" in content
+    assert " def windowed(seq, n, step=1):\n" in content  # the unchanged def that encloses the change
+    assert content.index(" def windowed(") < content.index("-    if n == 0:")
+
+
+def test_a_line_edited_in_place_in_source_goes_before_tests_docs_and_new_code(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("release-with-noise.diff")
+    total = compress_text(text, 100_000, name="r.diff")["raw_tokens"]
+    for ratio in (0.5, 0.2, 0.1):
+        record = compress_text(text, max(64, int(total * ratio)), name="release-with-noise.diff")
+        assert "+    if n == 1:\n" in record["content"], ratio
+    tier2 = compress_text(text, int(total / 1.45), name="release-with-noise.diff")
+    assert tier2["tier"] == 2 and "+    if n == 1:\n" in tier2["content"] and "-    if n == 0:\n" in tier2["content"]

@@ -3,6 +3,7 @@ header, definition and error line first, bodies by their distance from a definit
 from __future__ import annotations
 
 import bisect
+import difflib
 import functools
 import io
 import re
@@ -274,6 +275,7 @@ def _may_hold(segments: set[str], body: list[str]) -> bool:
                if before.endswith("\n") and line.endswith("\n"))
 
 
+DOCS = re.compile(r"(?:^|/)docs?/|\.(?:md|rst|txt|adoc)$|(?:^|/)(?:CHANGE|HISTORY|NEWS|RELEASE)[^/]*$", re.I)
 TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
 
 
@@ -355,9 +357,13 @@ class DiffReader:
 
 
 def file_offset(path: str) -> float:
-    """How far a diff file's lines sink in a cut: lockfiles and generated files 3, tests and
-    docs 1, code 0."""
-    return 3.0 if is_excluded(path, GENERATED) else 1.0 if TESTS_DOCS.search(path) else 0.0
+    """How far a diff file's lines sink in a cut: lockfiles and generated files 3, docs and
+    changelogs 1.5, tests 1, code 0."""
+    if is_excluded(path, GENERATED):
+        return 3.0
+    if DOCS.search(path):
+        return 1.5
+    return 1.0 if TESTS_DOCS.search(path) else 0.0
 
 
 REACH = 40  # lines: beyond this distance from a definition or error, body lines rank alike
@@ -365,9 +371,12 @@ REACH = 40  # lines: beyond this distance from a definition or error, body lines
 
 def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
     """A diff as lines. Kept by tier 2 whatever the room: every file header (`diff --git`,
-    renames, modes, binary) and hunk header, every changed definition and error line; a tier-3
-    cut takes those first as far as they fit (definitions and errors, each with its file and
-    hunk header, then the other file headers, then the other hunk headers) after the file list.
+    renames, modes, binary) and hunk header, every changed definition and error line, and every
+    line of code in a source file edited in place (see small_edits: a flipped condition); a
+    tier-3 cut takes those first as far as they fit (definitions and errors, then the edits, each
+    with its file and hunk header and the unchanged definition that encloses it, then the other
+    file headers, then the other hunk headers) after the file list. Then the source files' other
+    changed code, nearest a definition first, before any other body line.
     Then the `---`/`+++` lines, and the hunk bodies by their distance from a definition or an
     error (or from the hunk's start, in a hunk with none), changed lines before context at the
     same distance, changed comments and blank lines later; `index` lines last. A file's lines
@@ -380,7 +389,10 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     anchors: list[tuple[int, ...]] = []
     file: tuple[int, ...] = ()  # the current file's header line, which every line of it needs
     hunk: tuple[int, ...] = ()  # … and the current hunk's
+    enclosing: tuple[int, ...] = ()  # … and the unchanged definition above a change in its hunk
     body: dict[int, float] = {}  # hunk lines ranked by distance: their level at distance 0
+    hunks: list[tuple[int, ...]] = []  # each line's hunk (file and hunk header)
+    edited = small_edits(lines)
     keys: dict[tuple[int, ...], list[int]] = {}  # per hunk, where distances are measured from:
     for i, line in enumerate(lines):  # its header, its definitions and errors
         kind, level = reader.read(line)
@@ -393,29 +405,68 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             keep = bool(file) and not line.startswith(("index ", "--- ", "+++ "))
             needs = file
         elif kind == "hunk":
-            hunk, needs = (*file, i), file
+            hunk, needs, enclosing = (*file, i), file, ()
             keys[hunk] = [i]
         elif kind in ("definition", "error"):
             keys[hunk].append(i)
+            needs = (*hunk, *enclosing)
         elif line.startswith("\\"):  # "\ No newline at end of file": with the line before it
             level, needs = 7.0, (*hunk, i - 1)
         elif task:
             pass  # ranked by the task, not by distance
         elif kind == "change":
-            body[i] = (3.5 if is_comment_or_blank(line[1:]) else 3.0) + offset
+            code = not is_comment_or_blank(line[1:])
+            source = code and offset == 0 and reader.language is not None
+            keep = source and i in edited  # a line of code edited in place: the behaviour changed there
+            body[i] = (EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset)
+            needs = (*hunk, *enclosing, *(edited.get(i, ())))
         elif kind == "context":
             body[i] = 3.3 + offset
+            if level < 7:  # an unchanged definition: the changes below it in the hunk are in it
+                enclosing = (i,)
         if task:
-            level = min(level, 2.0 + offset)
+            level = min(level, 1.15 + offset)  # before a source file's other changed code
         rank.append((level, i))
         must.append(keep)
         anchors.append(needs)
+        hunks.append(hunk)
     for i, base in body.items():
-        rank[i] = (base + min(_distance(i, keys.get(anchors[i], [])), REACH) / REACH * 2, i)
+        span = 0.0 if base < 1.0 else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
+        late = 0.001 if base == EDITED and edited.get(i) == () else 0.0  # the added line brings its removed one
+        rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
     stats = file_stats(encoded.text)
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
     return Plan(units(lines, lines, rank, must, anchors.__getitem__, encoded, tokenizer), encoded.count,
                 listing=lambda room: file_listing(stats, tokenizer, room), notes=notes)
+
+
+EDITED = 0.95  # a line edited in place (`if n == 0` -> `if n == 1`): the behaviour changed there
+
+
+def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
+    """The removed and added lines that are the same line edited a little: a run of `-` lines
+    then a run of `+` lines, paired in order, each pair alike (difflib ratio over 0.6) but not
+    equal. A flipped condition or a changed constant reads like this; new code does not. Each
+    added line maps to its removed line (shown with it), each removed line to nothing."""
+    found: dict[int, tuple[int, ...]] = {}
+    i, n = 0, len(lines)
+    while i < n:
+        if not lines[i].startswith("-") or lines[i].startswith("---"):
+            i += 1
+            continue
+        minus_end = i
+        while minus_end < n and lines[minus_end].startswith("-") and not lines[minus_end].startswith("---"):
+            minus_end += 1
+        plus_end = minus_end
+        while plus_end < n and lines[plus_end].startswith("+") and not lines[plus_end].startswith("+++"):
+            plus_end += 1
+        if plus_end - minus_end == minus_end - i and minus_end - i <= 8:
+            for a, b in zip(range(i, minus_end), range(minus_end, plus_end)):
+                old, new = lines[a][1:].strip(), lines[b][1:].strip()
+                if old != new and old and difflib.SequenceMatcher(None, old, new).ratio() > 0.6:
+                    found[a], found[b] = (), (a,)
+        i = max(plus_end, i + 1)
+    return found
 
 
 def _distance(i: int, keys: list[int]) -> int:

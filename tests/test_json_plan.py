@@ -238,3 +238,26 @@ def test_any_document_a_bigger_budget_keeps_every_key_path_a_smaller_one_kept(
         value: object, indent: int | None, shares: tuple[float, float]) -> None:
     kept = probes_kept(json.dumps(value, indent=indent), "json", "x.json", shares)  # (key paths: parsed sets)
     assert kept[0] <= kept[1]
+
+
+def test_a_reports_few_failures_come_first_with_their_messages(sample) -> None:  # type: ignore[no-untyped-def]
+    """300 runs, 3 failed with a message: a cut to 4,000 tokens keeps all three (the issue's
+    case kept 2 of 3: items were spread evenly)."""
+    text = sample("json-report-failures.json")
+    for budget in (4000, 1500, 600):
+        record = compress_text(text, budget, name="report.json")
+        kept = json.loads(record["content"])
+        failed = [run for run in kept["runs"] if isinstance(run, dict) and run.get("status") == "failed"]
+        assert len(failed) == 3, budget
+        assert all(run["message"].split("\n")[0].split(":")[0] in ("AssertionError", "TimeoutError", "KeyError")
+                   for run in failed)
+
+
+def test_items_that_differ_from_their_siblings() -> None:
+    from ctxguard.handlers.json import outliers
+
+    items: list[Any] = [{"outcome": "passed", "call": {"crash": None}} for _ in range(20)]
+    items[3] = {"outcome": "failed", "call": {"crash": {"message": "boom"}}}
+    items[9] = {"outcome": "passed", "call": {"crash": {"message": "flaky"}}}
+    assert outliers(items) == {3, 9}
+    assert outliers([{"status": "ok"}] * 10) == set() and outliers(list(range(50))) == set()

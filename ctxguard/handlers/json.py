@@ -157,15 +157,16 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
     add = rows.append
     end: list[int] = []
     records: dict[int, list[int]] = {}
-    # (value, key text, parent unit, depth, stage, is the last entry of its container, key path)
-    stack: list[tuple[Any, str, int, int, float, bool, str]] = []
+    # (value, key text, parent unit, depth, stage, is the last entry of its container, key path,
+    # inside an item that differs from its siblings)
+    stack: list[tuple[Any, str, int, int, float, bool, str, bool]] = []
     paths: dict[int, str] = {}  # object members: their key path
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
     for k in range(len(tops) - 1, -1, -1):
         stage = _item_stage(k, len(tops), spread) if layout.rows else 0
-        stack.append((tops[k], "", -1, 0, stage, True, ""))
+        stack.append((tops[k], "", -1, 0, stage, True, "", False))
     while stack:
-        value, key, parent, depth, stage, last, path = stack.pop()
+        value, key, parent, depth, stage, last, path, salient = stack.pop()
         carries = path if key else None  # an object's member carries a key path
         after = ("" if last else layout.comma) + ("\n" if depth == 0 else "")  # its comma, line break
         kind = type(value)
@@ -176,21 +177,23 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
         if (kind is dict or kind is list) and value:
             bracket = "{" if kind is dict else "["
             add((_OPEN, key, bracket, parent, 0, stage, depth, key + bracket))
-            stack.append((_Close(i, after), "", parent, depth, stage, last, path))
+            stack.append((_Close(i, after), "", parent, depth, stage, last, path, salient))
             if kind is dict:
                 if len(value) <= _RECORD:
                     records[i] = []
                 colon = layout.colon
-                entries = [(item, f'"{_quoted(name)}"{colon}', stage, f"{path}.{name}" if path else str(name))
+                entries = [(item, f'"{_quoted(name)}"{colon}', stage, f"{path}.{name}" if path else str(name), salient)
                            for name, item in value.items()]
             else:
                 n = len(value)
                 middle = _spread(max(0, n - 7))
-                entries = [(item, "", max(stage, _item_stage(j, n, middle)), path + "[]") for j, item in enumerate(value)]
+                odd = outliers(value) if n > _STAGES[-1][0] else set()
+                entries = [(item, "", stage if j in odd else max(stage, _item_stage(j, n, middle)), path + "[]",
+                            salient or j in odd) for j, item in enumerate(value)]
             last_entry = len(entries) - 1
             for j in range(last_entry, -1, -1):
-                item, name, item_stage, item_path = entries[j]
-                stack.append((item, name, i, depth + 1, item_stage, j == last_entry, item_path))
+                item, name, item_stage, item_path, inside = entries[j]
+                stack.append((item, name, i, depth + 1, item_stage, j == last_entry, item_path, inside))
         elif kind is _Close:
             bracket = "}" if rows[value.opening][2] == "{" else "]"
             add((_CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after))
@@ -205,7 +208,8 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 more = n + 1 - len(_STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
                 piece = _quoted(value[a:b])
                 end.append(len(rows))
-                add((_PIECE_OF, "", piece, i, b - a, max(stage, n + 1 if more <= 0 else _TAILS + more), depth,
+                first = stage if salient else n + 1  # a failure's message: its first 200 characters with it
+                add((_PIECE_OF, "", piece, i, b - a, max(stage, first if more <= 0 else _TAILS + more), depth,
                      piece + ('"' + after if b == len(value) else "")))
             end[i] = len(rows) - 1
         else:
@@ -214,6 +218,52 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 records[parent].append(i)
             add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
     return _Units(rows, end, records, paths)
+
+
+# What tells a failing item from its passing siblings in a report (pytest-json-report, jest,
+# mocha, eslint, CI APIs): a status-like field with a rare value, or an error-like field that
+# is filled in only on a few items.
+_STATUS = frozenset({"status", "outcome", "result", "state", "level", "severity", "conclusion", "verdict",
+                     "passed", "success", "ok", "failed", "skipped", "errorcount", "fatalerrorcount"})
+_ERRORS = frozenset({"error", "errors", "crash", "longrepr", "failuremessages", "failuremessage", "failure",
+                     "failures", "exception", "traceback", "stack", "stacktrace", "stderr", "messages", "err"})
+
+
+def outliers(items: list[Any]) -> set[int]:
+    """The items of an array that differ from their siblings, for a reviewer to see first: a
+    rare value (a quarter of the items at most) of a status-like field most items have, or a
+    filled error-like field most items leave empty. Looked for in each item and one level down
+    (`call.crash`)."""
+    facts = [_facts(item) for item in items]
+    n = len(items)
+    counts: collections.Counter[tuple[str, Any]] = collections.Counter(f for found in facts for f in found)
+    present: collections.Counter[str] = collections.Counter(name for found in facts for name, _ in found)
+    odd = set()
+    for j, found in enumerate(facts):
+        for name, value in found:
+            if name in _ERRORS:
+                if value and counts[(name, True)] <= n // 4:
+                    odd.add(j)
+                    break
+            elif present[name] >= n // 2 and counts[(name, value)] <= n // 4:
+                odd.add(j)
+                break
+    return odd
+
+
+def _facts(item: Any) -> list[tuple[str, Any]]:
+    """An item's status-like values and whether each error-like field is filled, one level deep."""
+    found: list[tuple[str, Any]] = []
+    if type(item) is not dict:
+        return found
+    for scope in (item, *(v for v in item.values() if type(v) is dict)):
+        for name, value in scope.items():
+            lowered = name.lower()
+            if lowered in _STATUS and (value is None or type(value) in (str, bool, int)):
+                found.append((lowered, value))
+            elif lowered in _ERRORS:
+                found.append((lowered, bool(value)))
+    return found
 
 
 @dataclass(frozen=True)

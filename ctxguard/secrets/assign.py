@@ -157,8 +157,8 @@ def _leading(match: re.Match[str]) -> Iterator[Span]:
     more, `token: str | None = None`, `x = a or b`, the line is code or prose)."""
     name = match.group("name").lstrip("$@")
     secret = classify(name)
-    if secret is None:
-        return
+    if secret is None or (match.group("nq") == '"' and match.group("sep") == ":"):
+        return  # (an unquoted JSON value is a number, true, false or null: a marker would not parse)
     value, start = match.group("value"), match.start("value")
     comment = re.search(r"[ \t]+#|[\"\\]", value)  # `KEY=v # note`; a quote or escape ends it too
     if comment:

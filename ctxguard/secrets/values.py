@@ -71,7 +71,7 @@ _WORDY = re.compile(r"(?:[A-Za-z][a-z]{2,}[_.-]){2,}[A-Za-z][a-z]{2,}")
 _PLACEHOLDER = re.compile(
     r"(?:\$|\{|<|%\(|%[A-Za-z_]+%|\[|\*{3}|#|@\w+@|x{3,}|X{3,}|\.{3}|…|null$|none$|nil$|true$|false$"
     r"|undefined$|changeme|change[_-]?me|change[_-]?it|redacted|your[_-]|my[_-]?secret|example|dummy"
-    r"|placeholder|replace[_-]?me|todo|fixme|n/?a$|tbd$|read$|write$|required$|optional$|env$|\d{1,9}$"
+    r"|placeholder|replace[_-]?me|todo|fixme|n/?a$|tbd$|read$|write$|required$|optional$|env$|-?\d{1,9}(?:\.\d+)?$"
     r"|-+$|_+$|\*+$|\?+$|secrets\.|vault:|env\(|ENV\[|process\.env|os\.environ|getenv|sops:|arn:|ref\+"
     r"|file:|!secret|!vault|<%|\$\(|.*(?:x{6}|X{6}|\*{6}|0{8})"
     r"|(?:test|fake|mock|dummy|sample|example|demo)[_-]"

@@ -90,6 +90,7 @@ _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 # A `#`/`##` heading is the document's skeleton, taken first; a deeper one comes after the MUST
 # sentences, each of which takes its section's heading with it.
 HEADING = 1.35
+CODE = 1.45  # a code block's fences and first line: after the rules, before the bodies
 _TOP = re.compile(r"^\s{0,3}#{1,2}(\s|$)")
 MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
 
@@ -138,7 +139,7 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             elif block.kind == "code":  # fenced: inner lines never without both fences
                 fenced = _FENCE.match(block.lines[-1]) is not None and last > first
                 inner = 0 < j < len(block.lines) - 1 or not fenced and j > 0
-                level = REPEATED if repeated else 1.5 if j > 1 and inner else 1.0  # fences, first line first
+                level = REPEATED if repeated else 1.5 if j > 1 and inner else CODE  # fences, first line first
                 add(line, level, not repeated, ((first, last) if fenced else (first,)) if inner else heading)
             elif block.kind == "front":
                 add(line, 1.6)

@@ -38,7 +38,8 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
     if whole is not None and count(whole) <= room:
         return whole
     for level in plan.levels or (None,):  # tier 2: the first must set that fits
-        must = [u.must for u in units] if level is None else [u.must or u.priority[0] < level for u in units]
+        base = plan.tier2_must if plan.tier2_must is not None else [u.must for u in units]
+        must = list(base) if level is None else [m or u.priority[0] < level for u, m in zip(units, base)]
         if sum(u.cost for u, m in zip(units, must) if m) > limit:
             continue  # (sure not to fit, without choosing)
         content = _fit(plan, order, must, gap, limit, room, count, None)

@@ -65,6 +65,9 @@ class Plan:
     # tries it before leaving anything out.
     lossless: Callable[[int], str | None] | None = None
     check: Callable[[str], str | None] | None = None  # what is wrong with a content (JSON: it does not parse)
+    # What tier 2 must keep when it is more than the units' `must` (which a tier-3 cut takes
+    # first): a log's every error and warning line, where tier 3 takes only each template's first.
+    tier2_must: Sequence[bool] | None = None
 
 
 def units(lines: Sequence[str], shown: Sequence[str], rank: Sequence[tuple[float, int]],

@@ -174,3 +174,35 @@ def test_traceback_lines_never_shown_without_the_exception_line(sample, share: f
     content = compress_text(text, int(independent_count(text) * share), name="w.log")["content"]
     if '  File "/app/parse.py", line 14, in parse\n' in content:
         assert "decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]" in content
+
+
+def test_jest_failures_survive_and_passing_titles_with_error_do_not_crowd_them(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("jest-failures.log")
+    total = compress_text(text, 100_000, name="jest.log")["raw_tokens"]
+    for ratio in (0.3, 0.15):
+        content = compress_text(text, int(total * ratio), name="jest-failures.log")["content"]
+        for needle in ("● options › rejects a missing value", "● options › keeps the default port",
+                       "Expected: 8080", "Received: 80", "Tests:       2 failed, 160 passed, 162 total"):
+            assert needle in content, (ratio, needle)
+        assert "✓ when unknown option 7 then error" not in content
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tier_2_keeps_every_error_and_warning_line_or_is_tier_3(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    lines = [f"2024-05-14 12:00:{i % 60:02d} {'ERROR' if rng.random() < 0.8 else 'INFO'} job {i % 7} step {i}"
+             for i in range(400)]
+    text = "\n".join(lines) + "\n"
+    errors = [line for line in lines if " ERROR " in line]
+    total = compress_text(text, 100_000, name="x.log")["raw_tokens"]
+    tiers = set()
+    for factor in (1.02, 1.2, 1.45):
+        record = compress_text(text, int(total / factor), name="job.log")
+        tiers.add(record["tier"])
+        if record["tier"] == 2:
+            assert all(line in record["content"] for line in errors), factor
+        else:
+            assert record["tier"] == 3 and record["truncated"]
+    assert tiers == {2, 3}  # both branches ran: a budget near the raw size is tier 2, a smaller one not

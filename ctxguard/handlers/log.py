@@ -17,12 +17,12 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]")
 # starts with plain literals, so _LEVEL_HINT finds where one may start, the word boundary in
 # front is checked by hand and _LEVEL_WORD confirms the rest (has_level).
 _LEVEL_HINT = re.compile(
-    r"ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE"
+    r"ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE|FAIL"
     r"|Error|error|Warning|warning|Fatal|fatal|Critical|critical|Panic|panic|Failed|failed"
     r"|panicked at|Segmentation fault|AssertionError|##\[error\]|##\[warning\]"
 )
 _LEVEL_WORD = re.compile(
-    r"(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE)\b"
+    r"(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE|FAIL)\b"
     r"|(?:[Ee]rror|[Ww]arning|[Ff]atal|[Cc]ritical|[Pp]anic|[Ff]ailed)\b(?=[:\]!]|\s)"
     r"|(?:panicked at|Segmentation fault|AssertionError)\b"
     r"|##\[(?:error|warning)\]"
@@ -38,9 +38,31 @@ LETTER_LEVEL = re.compile(
 )
 
 
+# A CI runner's timestamp before each line (GitHub Actions: `2024-05-14T09:12:31.1234567Z `).
+CI_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+# A passing test or a progress line: never an error line, whatever words its title holds
+# (`✓ when unknown option then error`, `test_error_path PASSED [ 42%]`, `--- PASS:`, `... ok`).
+PASSING = re.compile(r"^\s*(?:[✓✔√]\s|PASS\s|--- PASS:|ok\s+\S+\s+[\d.]+s|test \S+ \.\.\. ok$)"
+                     r"|\sPASSED(?:\s+\[\s*\d+%\])?\s*$|\s(?:XFAIL|XPASS|SKIPPED)(?:\s+\[\s*\d+%\])?\s*$")
+# A linter's finding without a level word: `app.py:10:5: F401 'os' imported but unused` (ruff);
+# a test runner's failure header or count: jest's `● Suite › test`, mocha's `2 failing`;
+# pytest's `path:line: TypeError` under a failure.
+_LINT_CODE = re.compile(r"^\S+:\d+:\d+: [A-Z]{1,4}\d{2,4}\b")
+_FAILING = re.compile(r"^\s*(?:● \S|\d+ failing\b)|^\S+:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b")
+_OTHER_HINT = re.compile(r":\d+:\d+: [A-Z]{1,4}\d{2,4}\b|● \S|\d failing\b|:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b")
+# Inside a failure: pytest's `>` line (the failing statement), jest's Expected/Received.
+FAILURE_DETAIL = re.compile(r"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: )")
+
+
 def has_level(line: str) -> bool:
     """An error/warning level word (whole word), a failure phrase, a CI error annotation or a
-    single-letter level (logcat, glog)."""
+    single-letter level (logcat, glog); never a passing test's line."""
+    if line[:1].isdigit() and CI_STAMP.match(line):
+        line = line[CI_STAMP.match(line).end():]  # type: ignore[union-attr]
+    if PASSING.search(line):
+        return False
+    if line[:1].isalnum() and _LINT_CODE.match(line) or _FAILING.match(line):
+        return True
     for hint in _LEVEL_HINT.finditer(line):
         start = hint.start()
         if line[start] == "#" or not start or not _WORD_CHAR.match(line, start - 1):
@@ -127,7 +149,7 @@ class Lines:
 # Where a line that matters may be: text searched once at C speed, so only these lines and
 # the tracebacks are read one by one in Python.
 _TB_TEXT = re.compile(r"Traceback \(most recent call last\):")
-_AT_LINE_START = re.compile(r"^(?:::|E  |={3}|_{3}|-{3}|##\[group\])", re.M)
+_AT_LINE_START = re.compile(r"^(?:::|E  |={3}|_{3}|-{3}|##\[group\]|>\s|\s*(?:Expected|Received))", re.M)
 # Line breaks other than \n and \r\n: where ^ (re.M) and str.splitlines disagree.
 _ODD_BREAKS = re.compile(r"[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029](?<!\r(?=\n))")
 
@@ -158,7 +180,7 @@ def _scan(text: str) -> Scan:
             pos = starts[line + 1]  # one hit is enough: go on from the next line
         return found
 
-    maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL)
+    maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL) | at(_OTHER_HINT)
     marked = at(_AT_LINE_START)
     return _scan_lines(lines, sorted(maybe | marked), sorted(marked))
 
@@ -234,7 +256,7 @@ def important_lines(text: str, task_words: frozenset[str] = frozenset()) -> list
     for i in read.important:
         marks[i] = True
     for i in read.marked:
-        if _SECTION.match(lines[i]):
+        if _SECTION.match(lines[i]) or FAILURE_DETAIL.match(lines[i]):
             marks[i] = True
     if task_words:
         for i, line in enumerate(lines):
@@ -293,16 +315,19 @@ def occurrences(line: str, count: int) -> str:
 def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
     """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the first and
     last line, the first occurrence of every error or warning template (with its count), and the
-    first and last EDGE lines. Then each traceback's start and last frames (never without its
-    `Type: message` end), stack frames, sections and lines naming the task, a few lines before
-    each first error; then repeats and the rest of the tracebacks; then everything else, from
-    the end backwards."""
+    last EDGE lines. Tier 2 also keeps every other error and warning line, or is not tier 2.
+    Then each traceback's start and last frames (never without its `Type: message` end), stack
+    frames, sections, the failing statement (pytest's `>`, jest's Expected/Received) and lines
+    naming the task, a few lines before each first error; then the first EDGE lines (a run's
+    banner); then repeats and the rest of the tracebacks; then everything else, from the end
+    backwards. A passing test's line is never an error line, whatever its title says."""
     read = scan(encoded.text)
     lines = ended(list(read.lines))
     n = len(lines)
     shown = [line if len(line) <= MAX_LINE + 64 else clip(line, MAX_LINE) for line in lines]
     rank: list[tuple[float, int]] = [(REST, n - i) for i in range(n)]
     must = [False] * n
+    every = [False] * n
     anchors: dict[int, tuple[int, ...]] = {}
 
     def lift(i: int, level: float, to: int | None = None) -> None:
@@ -325,6 +350,7 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             trace = []
         key = template(lines[i])
         counts[key] = counts.get(key, 0) + 1
+        every[i] = True  # tier 2 keeps every error and warning line, or it is not tier 2
         if key in firsts:
             lift(i, LATER)
             continue
@@ -340,10 +366,13 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
         head = (i if head is None else head) if marked else None
         if marked and rank[i][0] > MARKED and read.kinds.get(i) not in ("start", "inside"):
             lift(i, MARKED, head)
-    for i in [*range(min(EDGE, n)), *range(max(0, n - EDGE), n)]:
+    for i in range(min(EDGE, n)):  # a run's banner: after the failures' details
+        lift(i, EDGES + 0.5)
+    for i in range(max(0, n - EDGE), n):  # its end: the summary, the short test summary
         lift(i, EDGES)
         must[i] = True
     for order, i in enumerate(ends(lines)):
         rank[i], must[i] = (ENDS, order), True
+    tier2 = [m or e for m, e in zip(must, every)]
     return Plan(units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer),
-                encoded.count)
+                encoded.count, tier2_must=tier2)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ctxguard.handlers.diff import FileStat
 from ctxguard.handlers.log import error_summary
-from ctxguard.record import Record
+from ctxguard.record import Record, omissions
 from ctxguard.report import status
 
 MAX_FILES = 100
@@ -73,7 +73,8 @@ def _status(record: Record, worst: bool = False) -> str:
     kept = record.retention or {"probes": 0, "kept": 0}
     if worst:  # the widest form of the line, to reserve room before the real one is known
         reason = f"MISSING ({_clip(record.error)})" if record.error else ""
-        state = max("TRUNCATED (cut)", _REFERENCE, reason, f"empty {record.content.strip()}", key=len)
+        state = max("TRUNCATED (cut)", _REFERENCE, reason, f"empty {record.content.strip()}",
+                    "compressed: 999,999 lines, 999,999 items omitted", key=len)
         return f"- {record.artifact_name}: tier 3, {state}, kept {kept['probes']}/{kept['probes']} probes\n"
     name = status(record.to_dict())  # (the table's and the annotations' status, in more words)
     if name == "MISSING":
@@ -87,7 +88,7 @@ def _status(record: Record, worst: bool = False) -> str:
     elif name == "TRUNCATED":
         state = "TRUNCATED (cut)"
     elif record.tier == 2:
-        state = "compressed, nothing cut"
+        state = omissions(record.content)
     else:
         state = "complete"
     return f"- {record.artifact_name}: tier {record.tier}, {state}, kept {kept['kept']}/{kept['probes']} probes\n"

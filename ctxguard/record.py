@@ -1,6 +1,7 @@
 """The artifact record: the five contract fields first, then what helps an agent."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,3 +68,18 @@ def error_record(name: str, reason: str, *, artifact_type: str, budget: int, enc
         encoding=encoding,
         error=reason,
     )
+
+
+_OMITTED = re.compile(r"\b(\d[\d,]*) (line|item|key|char)s? omitted\b")
+
+
+def omissions(content: str) -> str:
+    """What a tier-2 content left out, from its gap lines and notes: `compressed: 120 lines,
+    3 keys omitted` (never "nothing cut": tier 2 keeps what must be seen, not everything)."""
+    totals: dict[str, int] = {}
+    for number, unit in _OMITTED.findall(content):
+        totals[unit] = totals.get(unit, 0) + int(number.replace(",", ""))
+    if not totals:
+        return "compressed: rewritten shorter, nothing omitted"
+    said = ", ".join(f"{n:,} {unit}{'s' if n != 1 else ''}" for unit, n in totals.items())
+    return f"compressed: {said} omitted"

@@ -12,6 +12,8 @@ import re
 import sys
 from pathlib import Path
 
+from ctxguard.record import omissions
+
 INSTRUCTIONS = """\
 You are reviewing a code change. The artifacts below were budgeted by ctxguard.
 An artifact marked TRUNCATED is incomplete: do not assume that what you cannot see is fine;
@@ -36,7 +38,7 @@ def render(bundle: dict) -> str:  # type: ignore[type-arg]
             if a.get("offload"):
                 status += f"; full text at {a['offload']['path']}"
         elif a["tier"] == 2:
-            status = "structurally compressed (bodies elided, nothing cut)"
+            status = omissions(a["content"]) + "; every must-see line kept"
         marks = fence(a["content"])
         parts += ["", f"## {a['artifact_name']} ({a['type']}, {status})", "",
                   marks + {"diff": "diff", "json": "json"}.get(a["type"], ""),

@@ -161,3 +161,15 @@ def test_cli_strict_refuses_the_estimate(tmp_path: object) -> None:
 
 def test_marker_shape() -> None:
     assert marker(12) == "[TRUNCATED: content exceeds budget, remaining 12 tokens omitted]"
+
+
+def test_tier_2_says_what_it_left_out_never_nothing_cut() -> None:
+    from ctxguard.digest import Facts, render
+    from ctxguard.record import Record, omissions
+
+    assert omissions("a\n... (120 lines omitted)\nb\n... (1 line omitted)\n") == "compressed: 121 lines omitted"
+    assert omissions('{"a": [1, {"_truncated": "3 items omitted"}]}') == "compressed: 3 items omitted"
+    record = Record("app.log", 900, 500, False, "x\n... (40 lines omitted)\ny\n", "log", 2, 600, "o200k_base",
+                    retention={"probes": 3, "kept": 3})
+    digest = render(Facts([], [], []), [record])
+    assert "app.log: tier 2, compressed: 40 lines omitted" in digest and "nothing cut" not in digest

@@ -31,9 +31,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from ctxguard.evaluate import Method, Row, ctxguard_method, evaluate, load, table
-from ctxguard.tiers import marker
-from ctxguard.tokens import get_tokenizer
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
+
+from ctxguard.evaluate import Method, Row, ctxguard_method, evaluate, load, table  # noqa: E402
+from ctxguard.tiers import marker  # noqa: E402
+from ctxguard.tokens import get_tokenizer  # noqa: E402
 
 _WORD = re.compile(r"\w+")
 

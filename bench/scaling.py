@@ -18,11 +18,14 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import tiktoken
 
-from ctxguard.tiers import compress
-from ctxguard.tokens import get_tokenizer
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
+
+from ctxguard.tiers import compress  # noqa: E402
+from ctxguard.tokens import get_tokenizer  # noqa: E402
 
 MB = 1 << 20
 WORDS = ("request", "invoice", "retry", "payment", "gateway", "timeout", "ledger", "account", "user",

@@ -18,9 +18,11 @@ from pathlib import Path
 
 import tiktoken
 
-from ctxguard.read import read_artifact
-from ctxguard.tiers import MIN_BUDGET, compress
-from ctxguard.tokens import get_tokenizer
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
+
+from ctxguard.read import read_artifact  # noqa: E402
+from ctxguard.tiers import MIN_BUDGET, compress  # noqa: E402
+from ctxguard.tokens import get_tokenizer  # noqa: E402
 
 
 def _forget() -> None:

@@ -99,3 +99,11 @@ def is_definition(line: str, language: str | None = None) -> bool:
 
 def _may_define(line: str) -> bool:
     return "(" in line or "=>" in line or _DEFINITION_WORD.search(line) is not None
+
+
+_COMMENT_OR_BLANK = re.compile(r"^\s*(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")
+
+
+def is_comment_or_blank(line: str) -> bool:
+    """Blank lines and lines that hold only a comment."""
+    return _COMMENT_OR_BLANK.match(line) is not None

@@ -12,8 +12,8 @@ import math
 
 from ctxguard import probes
 from ctxguard.classify import classify
-from ctxguard.handlers import PLANS
 from ctxguard.handlers.base import task_words
+from ctxguard.kinds import KINDS
 from ctxguard.handlers.json import values as json_values
 from ctxguard.packer import pack
 from ctxguard.plan import Plan
@@ -65,13 +65,15 @@ def compress(
         encoded = tokenizer.encode(text)
     raw = encoded.count
 
+    reader = KINDS[kind]
+    doc = reader.read(text, name)  # read once: the plan and the probes both come from it
     tier, content = 1, text
     if raw > room:
-        tier, content = _packed(encoded, room, raw <= tier2_ratio * budget, kind, name, task, tokenizer,
-                                tier3, notes)
+        tier, content = _packed(reader.plan(doc, encoded, tokenizer, task_words(task)), encoded, room,
+                                raw <= tier2_ratio * budget, kind, tokenizer, tier3, notes)
     elif kind == "json" and json_values(text) is None:
         notes.append("content is not valid json; kept whole as text")
-    found = probes.extract(kind, text, name)
+    found = probes.extract(kind, text, name) if kind == "json" else probes.unique(reader.probes(doc))
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))
     else:
@@ -96,12 +98,11 @@ def compress(
     )
 
 
-def _packed(encoded: Encoded, room: int, tier2: bool, kind: str, name: str, task: str | None,
-            tokenizer: Tokenizer, mode: str, notes: list[str]) -> tuple[int, str]:
+def _packed(plan: Plan, encoded: Encoded, room: int, tier2: bool, kind: str, tokenizer: Tokenizer, mode: str,
+            notes: list[str]) -> tuple[int, str]:
     """Tier 2 (the plan packed, every must-keep unit in, no marker) when raw is within the
     tier 2 ratio and the must-keep units fit; else tier 3 (the same plan with the marker, or
     the head cut)."""
-    plan = PLANS[kind](encoded, tokenizer, name, task_words(task))
     notes.extend(plan.notes)
     content = _checked(plan, pack(plan, room, encoded.recount), "tier 2", notes) if tier2 else None
     if content is not None:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from ctxguard import compress_text
-from ctxguard.handlers.markdown import blocks
+from ctxguard.kinds.markdown.model import read
 from tests.helpers import budget_for_tier2, independent_count
 
 
@@ -47,7 +47,7 @@ def test_a_sentence_is_never_shown_without_its_heading() -> None:
 
 
 def test_blocks_take_code_fences_whole() -> None:
-    parts = blocks("# T\n\n```\n# not a heading\n```\ntext\n")
+    parts = read("# T\n\n```\n# not a heading\n```\ntext\n").blocks
     assert [b.kind for b in parts] == ["heading", "blank", "code", "prose"]
 
 

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxguard.definitions import is_definition, language
+from ctxguard.definitions import is_comment_or_blank, is_definition, language
 from ctxguard.diffpath import file_path, header_path
 from ctxguard.generated import GENERATED, is_excluded
 from ctxguard.handlers.base import RememberLast, mentions
-from ctxguard.handlers.text import is_comment_or_blank
 from ctxguard.plan import Plan, ended, units
 from ctxguard.tokens import Encoded, Tokenizer
 
@@ -431,7 +430,7 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
         anchors.append(needs)
         hunks.append(hunk)
     for i, base in body.items():
-        span = 0.0 if base < 1.0 else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
+        span = 0.0 if base == EDITED else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
         late = 0.001 if base == EDITED and edited.get(i) == () else 0.0  # the added line brings its removed one
         rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
     stats = file_stats(encoded.text)
@@ -440,7 +439,10 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
                 listing=lambda room: file_listing(stats, tokenizer, room), notes=notes)
 
 
-EDITED = 0.95  # a line edited in place (`if n == 0` -> `if n == 1`): the behaviour changed there
+# A line edited in place (`if n == 0` -> `if n == 1`): the behaviour changed there. After the
+# definitions and the source files' headers (what the probes count: paths and names), before
+# the other headers and every body line.
+EDITED = 1.65
 
 
 def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:

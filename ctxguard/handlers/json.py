@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from json.encoder import encode_basestring
 from typing import Any
 
-from ctxguard.handlers import text as plain
 from ctxguard.handlers.base import RememberLast, plural
 from ctxguard.plan import Plan, Unit
 from ctxguard.tokens import Encoded, Tokenizer
@@ -399,7 +398,9 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     """
     found = values(encoded.text)
     if found is None:
-        return replace(plain.plan(encoded, tokenizer, name, task_words),
+        from ctxguard.kinds import text as plain  # (here: the kinds' registry imports this module)
+
+        return replace(plain.plan(plain.read(encoded.text, name), encoded, tokenizer, task_words),
                        notes=("content is not valid json; compressed as text",))
     tops, rows, duplicates = found
     layout = _layout(encoded.text, rows)

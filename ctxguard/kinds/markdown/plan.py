@@ -1,82 +1,15 @@
-"""Markdown plans and PRDs as plans: headings, tables, code and task items first; prose condensed."""
+"""A markdown document's plan: what a reader of a plan or a spec looks for, first."""
 from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 
-from ctxguard.handlers.base import RememberLast, mentions
+from ctxguard.handlers.base import mentions
+from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, TOP_HEADING, Block, MarkdownDoc
 from ctxguard.plan import Plan, units
 from ctxguard.tokens import Encoded, Tokenizer
 
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
-_TABLE = re.compile(r"^\s*\|")
-_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]")
-OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
-_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")
-
-
-@dataclass(frozen=True)
-class Block:
-    """A run of lines of one kind: heading, code, table, task, item, front, prose or blank."""
-
-    kind: str
-    lines: tuple[str, ...]
-
-    @property
-    def text(self) -> str:
-        return "".join(self.lines)
-
-
-def _blocks(text: str) -> list[Block]:
-    """Split markdown into blocks, fenced code and front matter taken whole."""
-    lines = text.splitlines(keepends=True)
-    out: list[Block] = []
-    i = 0
-    if lines and lines[0].strip() == "---":
-        end = next((j for j in range(1, len(lines)) if lines[j].strip() in ("---", "...")), None)
-        if end is not None:
-            out.append(Block("front", tuple(lines[: end + 1])))
-            i = end + 1
-    while i < len(lines):
-        line = lines[i]
-        fence = _FENCE.match(line)
-        if fence:
-            mark = fence.group(1)
-            j = i + 1
-            while j < len(lines) and not lines[j].lstrip().startswith(mark):
-                j += 1
-            out.append(Block("code", tuple(lines[i : j + 1])))
-            i = j + 1
-            continue
-        kind = _kind(line)
-        j = i + 1
-        if kind in ("table", "prose", "blank"):
-            while j < len(lines) and _kind(lines[j]) == kind and not _FENCE.match(lines[j]):
-                j += 1
-        out.append(Block(kind, tuple(lines[i:j])))
-        i = j
-    return out
-
-
-blocks = RememberLast(_blocks)  # one split for the handler, its check, the probes and the cut
-
-
-def _kind(line: str) -> str:
-    if not line.strip():
-        return "blank"
-    if _HEADING.match(line):
-        return "heading"
-    if _TABLE.match(line):
-        return "table"
-    if _TASK.match(line):
-        return "task"
-    if _ITEM.match(line):
-        return "item"
-    return "prose"
-
 
 # What a reader of a plan or a spec looks for, after the structure: rules (RFC 2119 words in
 # capitals), decisions, numbered rules; then each paragraph's first sentence; examples last.
@@ -91,11 +24,10 @@ _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 # sentences, each of which takes its section's heading with it.
 HEADING = 1.35
 CODE = 1.45  # a code block's fences and first line: after the rules, before the bodies
-_TOP = re.compile(r"^\s{0,3}#{1,2}(\s|$)")
 MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
 
 
-def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: frozenset[str] = frozenset()) -> Plan:
+def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
     """A markdown document as units: lines, and the sentences of prose and list items. Kept by
     tier 2 whatever the room: headings, task items, tables, code blocks (a code block that
     repeats an earlier one is not) and sentences with RFC 2119 words in capitals. Taken first: headings, open task items, tables (their header
@@ -119,7 +51,7 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
         anchors.append(to)
         return len(pieces) - 1
 
-    for block in blocks(encoded.text):
+    for block in doc.blocks:
         first = len(pieces)
         last = first + len(block.lines) - 1
         if block.kind in ("prose", "item"):
@@ -131,13 +63,13 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             seen_code.add(block.text)
         for j, line in enumerate(block.lines):
             if block.kind == "heading":
-                heading = (add(line, 0.0 if _TOP.match(line) else HEADING, True),)
+                heading = (add(line, 0.0 if TOP_HEADING.match(line) else HEADING, True),)
             elif block.kind == "task":
                 add(line, 0.5 if OPEN_TASK.match(line) else 1.0, True)
             elif block.kind == "table":  # header and separator rows first, the others with them
                 add(line, 1.0 if j < 2 else 1.5, True, heading if j < 2 else (first, first + 1))
             elif block.kind == "code":  # fenced: inner lines never without both fences
-                fenced = _FENCE.match(block.lines[-1]) is not None and last > first
+                fenced = FENCE.match(block.lines[-1]) is not None and last > first
                 inner = 0 < j < len(block.lines) - 1 or not fenced and j > 0
                 level = REPEATED if repeated else 1.5 if j > 1 and inner else CODE  # fences, first line first
                 add(line, level, not repeated, ((first, last) if fenced else (first,)) if inner else heading)
@@ -183,9 +115,3 @@ def _level(sentence: str, k: int, block: Block) -> float:
     if _MAY.search(sentence):
         return MAY
     return FIRST if k == 0 else OTHER
-
-
-def _sentences(line: str) -> list[str]:
-    """A line in sentences, each with the space after it: joined, they are the line."""
-    cuts = [m.end() for m in _SENTENCE.finditer(line)]
-    return [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)]) if a < b]

@@ -1,0 +1,44 @@
+"""What every kind answers, and the facts its answers are made of.
+
+A kind reads an artifact's text once into a document of its own (`read`), and answers every
+later question from that document: its plan for a cut (`plan`), its probes (`probes`). The cut
+engine (ctxguard.plan, ctxguard.packer, ctxguard.tiers) knows no kind; it asks the registry
+(ctxguard.kinds.KINDS).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Literal, NamedTuple, Protocol
+
+from ctxguard.plan import Plan
+from ctxguard.tokens import Encoded, Tokenizer
+
+KindName = Literal["diff", "json", "log", "markdown", "text"]
+
+
+class Probe(NamedTuple):
+    """One fact: what kind it is and the text that must be findable. (A named tuple: a JSON
+    document has one per key path, tens of thousands, made and hashed fast.)"""
+
+    kind: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.value}"
+
+
+class Kind(Protocol):
+    """One artifact kind: how it is read, cut and checked."""
+
+    @property
+    def name(self) -> KindName:
+        """The kind's name, as records and configs write it."""
+
+    def read(self, text: str, name: str = "") -> Any:
+        """The text as this kind's document, read once (its type is the kind's own)."""
+
+    def plan(self, doc: Any, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str]) -> Plan:
+        """The units of a cut, with their priorities, must-keep flags and anchors."""
+
+    def probes(self, doc: Any) -> Iterable[Probe]:
+        """The facts a reader must still find after a cut, in document order (may repeat)."""

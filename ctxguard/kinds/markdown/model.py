@@ -1,0 +1,81 @@
+"""A markdown document as blocks: headings, code, tables, task items, list items, prose."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
+TOP_HEADING = re.compile(r"^\s{0,3}#{1,2}(\s|$)")
+_TABLE = re.compile(r"^\s*\|")
+_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]")
+OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+
+BlockKind = Literal["heading", "code", "table", "task", "item", "front", "prose", "blank"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of lines of one kind."""
+
+    kind: BlockKind
+    lines: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+@dataclass(frozen=True)
+class MarkdownDoc:
+    """A markdown text read once: its blocks in order (their lines are the text's lines)."""
+
+    text: str
+    blocks: tuple[Block, ...]
+
+
+def read(text: str, name: str = "") -> MarkdownDoc:
+    """Split markdown into blocks, fenced code and front matter taken whole."""
+    lines = text.splitlines(keepends=True)
+    out: list[Block] = []
+    i = 0
+    if lines and lines[0].strip() == "---":
+        end = next((j for j in range(1, len(lines)) if lines[j].strip() in ("---", "...")), None)
+        if end is not None:
+            out.append(Block("front", tuple(lines[: end + 1])))
+            i = end + 1
+    while i < len(lines):
+        line = lines[i]
+        fence = FENCE.match(line)
+        if fence:
+            mark = fence.group(1)
+            j = i + 1
+            while j < len(lines) and not lines[j].lstrip().startswith(mark):
+                j += 1
+            out.append(Block("code", tuple(lines[i : j + 1])))
+            i = j + 1
+            continue
+        kind = _kind(line)
+        j = i + 1
+        if kind in ("table", "prose", "blank"):
+            while j < len(lines) and _kind(lines[j]) == kind and not FENCE.match(lines[j]):
+                j += 1
+        out.append(Block(kind, tuple(lines[i:j])))
+        i = j
+    return MarkdownDoc(text, tuple(out))
+
+
+def _kind(line: str) -> BlockKind:
+    if not line.strip():
+        return "blank"
+    if HEADING.match(line):
+        return "heading"
+    if _TABLE.match(line):
+        return "table"
+    if _TASK.match(line):
+        return "task"
+    if _ITEM.match(line):
+        return "item"
+    return "prose"

@@ -1,0 +1,74 @@
+"""Any other text: lines. Code keeps its definitions first; anything else its first and last
+lines, then its head and tail."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from ctxguard.definitions import is_definition, language
+from ctxguard.handlers.base import mentions
+from ctxguard.kinds.base import Probe
+from ctxguard.plan import Plan, ended, ends, units
+from ctxguard.tokens import Encoded, Tokenizer
+
+EDGE = 10  # lines at each end taken before the middle
+
+
+@dataclass(frozen=True)
+class TextDoc:
+    """A text read once: its lines (ends kept, the last one ended) and its language, if code."""
+
+    text: str
+    lines: tuple[str, ...]
+    language: str | None
+    definitions: frozenset[int]
+
+
+def read(text: str, name: str = "") -> TextDoc:
+    lines = tuple(ended(text.splitlines(keepends=True)))
+    lang = language(name)
+    return TextDoc(text, lines, lang, frozenset(i for i, line in enumerate(lines) if is_definition(line, lang)))
+
+
+def plan(doc: TextDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+    """Lines. Kept by tier 2 whatever the room: the first and last line and, in code (the file's
+    language, or any when unknown), every definition. Then lines naming the task, the first and
+    last EDGE lines, then the rest in order, from the head."""
+    lines = list(doc.lines)
+    n = len(lines)
+    rank = [(3.0, i) for i in range(n)]
+    must = [False] * n
+    for i, line in enumerate(lines):
+        if i in doc.definitions:
+            rank[i], must[i] = (1.0, i), True
+        elif task_words and mentions(line, task_words):
+            rank[i] = (1.5, i)
+        elif i < EDGE or i >= n - EDGE:
+            rank[i] = (2.0, min(i, n - 1 - i))
+    for order, i in enumerate(ends(lines)):
+        rank[i], must[i] = (0.0, order), True
+    return Plan(units(lines, lines, rank, must, lambda i: (), encoded, tokenizer), encoded.count)
+
+
+def probes(doc: TextDoc) -> Iterator[Probe]:
+    """The first and last line, and every definition's name."""
+    from ctxguard.probes import definition_name, edges
+
+    lines = doc.text.splitlines()
+    yield from edges(lines)
+    for i in sorted(doc.definitions):
+        name = definition_name(doc.lines[i])
+        if name:
+            yield Probe("definition", name)
+
+
+@dataclass(frozen=True)
+class _Text:
+    name: Literal["text"] = "text"
+    read = staticmethod(read)
+    plan = staticmethod(plan)
+    probes = staticmethod(probes)
+
+
+KIND = _Text()

@@ -3,7 +3,6 @@ header, definition and error line first, bodies by their distance from a definit
 from __future__ import annotations
 
 import bisect
-import difflib
 import functools
 import io
 import re
@@ -447,8 +446,7 @@ EDITED = 1.65
 
 def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
     """The removed and added lines that are the same line edited a little: a run of `-` lines
-    then a run of `+` lines, paired in order, each pair alike (difflib ratio over 0.6) but not
-    equal. A flipped condition or a changed constant reads like this; new code does not. Each
+    then a run of `+` lines, paired in order, each pair alike (see _alike) but not equal. A flipped condition or a changed constant reads like this; new code does not. Each
     added line maps to its removed line (shown with it), each removed line to nothing."""
     found: dict[int, tuple[int, ...]] = {}
     i, n = 0, len(lines)
@@ -465,10 +463,23 @@ def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
         if plus_end - minus_end == minus_end - i and minus_end - i <= 8:
             for a, b in zip(range(i, minus_end), range(minus_end, plus_end)):
                 old, new = lines[a][1:].strip(), lines[b][1:].strip()
-                if old != new and old and difflib.SequenceMatcher(None, old, new).ratio() > 0.6:
+                if old != new and old and _alike(old, new):
                     found[a], found[b] = (), (a,)
         i = max(plus_end, i + 1)
     return found
+
+
+def _alike(old: str, new: str) -> bool:
+    """Two lines that share most of their text at both ends (over 60 % of their length): one
+    edited in the middle (`if n == 0:` / `if n == 1:`), not one rewritten."""
+    n = min(len(old), len(new))
+    head = 0
+    while head < n and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return (head + tail) * 2 > 0.6 * (len(old) + len(new))
 
 
 def _distance(i: int, keys: list[int]) -> int:

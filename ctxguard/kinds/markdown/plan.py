@@ -17,7 +17,8 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")
 _MUST = re.compile(r"(?<![\"'“`])\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|REQUIRED)\b(?![\"'”`])")
 _SHOULD = re.compile(r"(?<![\"'“`])\b(?:SHOULD(?: NOT)?|RECOMMENDED)\b(?![\"'”`])")
 _MAY = re.compile(r"(?<![\"'“`])\b(?:MAY|OPTIONAL)\b(?![\"'”`])")
-_DECISION = re.compile(r"\b(?:we will|we won't|we decided|decided to|decision:|we chose|must not|must)\b", re.I)
+_DECISION = re.compile(r"\bmust\b", re.I)  # a plan's `must` in its first sentence (with the words below)
+_DECISION_WORDS = ("we will", "we won't", "we decided", "decided to", "decision:", "we chose")
 _EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 # A `#`/`##` heading is the document's skeleton, taken first; a deeper one comes after the MUST
@@ -102,16 +103,18 @@ def _prose(block: Block) -> list[tuple[str, float]]:
 
 
 def _level(sentence: str, k: int, block: Block) -> float:
-    if _MUST.search(sentence):
+    # (Plain `in` tests first: the keywords are rare, and each pattern would scan the sentence.)
+    if ("MUST" in sentence or "SHALL" in sentence or "REQUIRED" in sentence) and _MUST.search(sentence):
         return MUST
-    if _SHOULD.search(sentence):
+    if ("SHOULD" in sentence or "RECOMMENDED" in sentence) and _SHOULD.search(sentence):
         return SHOULD
     if _EXAMPLE.match(sentence):
         return EXAMPLE
-    if _DECISION.search(sentence) and (k == 0 or "we " in sentence.lower()):
+    lowered = sentence.lower()
+    if any(word in lowered for word in _DECISION_WORDS) or (k == 0 and "must" in lowered and _DECISION.search(sentence)):
         return DECISION
     if k == 0 and block.kind == "item" and _NUMBERED.match(sentence):
         return NUMBERED
-    if _MAY.search(sentence):
+    if ("MAY" in sentence or "OPTIONAL" in sentence) and _MAY.search(sentence):
         return MAY
     return FIRST if k == 0 else OTHER

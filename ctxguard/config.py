@@ -66,6 +66,28 @@ class Config:
         return next((s for s in self.artifacts if s.name == name), None)
 
 
+# What runs when a repository has no .ctxguard.yaml: one diff of the change under review (what
+# is staged at a commit; the command line, the hook and the Action choose the pushed range at a
+# push and the pull request's range in CI), reports only. `ctxguard init` writes the same out.
+DEFAULTS = """\
+version: 1
+encoding: o200k_base
+total_budget: 30000       # bounds the whole written bundle (fields, digest and contents)
+fail_on: never            # reports only; `truncated` makes `check` and the hook fail on a cut
+artifacts:
+  - name: diff
+    diff: staged          # at a push, the pushed range; in GitHub Actions, the pull request's
+    budget: 30000
+"""
+DEFAULTS_SAID = ("no .ctxguard.yaml: using the defaults (one diff of the change under review, "
+                 "30,000 tokens, reports only); `ctxguard init` writes them out to edit")
+
+
+def default_config() -> Config:
+    """The config a repository without .ctxguard.yaml runs with (DEFAULTS)."""
+    return parse_config(DEFAULTS, "the built-in defaults")
+
+
 _TOP = {"version", "encoding", "total_budget", "output", "margin", "fail_on", "tier2_ratio", "tier3",
         "min_retention", "redact", "artifacts"}
 _ENTRY = {"name", "source", "diff", "paths", "type", "budget", "task", "exclude",

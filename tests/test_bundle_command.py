@@ -321,3 +321,19 @@ def test_check_and_bundle_check_allocate_alike_under_a_total(tmp_path: Path, cap
     assert bundled == checked == 1
     failed = [line for line in bundle_err.splitlines() if line.startswith("ctxguard: check failed")]
     assert failed and failed == [line for line in check_err.splitlines() if line.startswith("ctxguard: check failed")]
+
+
+def test_a_repository_without_a_config_runs_with_the_defaults_and_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = Repo(tmp_path / "repo")
+    repo.write("app.py", "def main():\n    return 1\n")
+    repo.add("app.py")
+    assert main(["bundle", "--repo", str(repo.path), "--check", "--hook"]) == 0
+    err = capsys.readouterr().err
+    assert "no .ctxguard.yaml: using the defaults" in err and "ctxguard init" in err
+    bundle = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())
+    assert [a["artifact_name"] for a in bundle["artifacts"]] == ["diff"]
+    assert "+def main():" in bundle["artifacts"][0]["content"]
+    assert main(["check", "--repo", str(repo.path)]) == 0
+    missing = tmp_path / "nowhere.yaml"
+    assert main(["bundle", "--repo", str(repo.path), "--config", str(missing)]) == 2  # named: must exist

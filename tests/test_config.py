@@ -8,18 +8,22 @@ import pytest
 import yaml
 
 from ctxguard.commands.init import STARTER
-from ctxguard.config import load_config, parse_config
+from ctxguard.config import default_config, load_config, parse_config
 from ctxguard.errors import ConfigError
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/config.schema.json").read_text())
 
 
-def test_starter_config_is_valid_for_loader_and_schema() -> None:
+def test_starter_config_is_the_defaults_and_valid_for_loader_and_schema() -> None:
     config = parse_config(STARTER)
-    assert [a.name for a in config.artifacts] == ["diff", "test-logs", "plan"]
+    assert [a.name for a in config.artifacts] == ["diff"]
     assert config.artifacts[0].source == "git" and config.artifacts[0].diff == "staged"
-    assert config.artifacts[2].priority == "high"
+    assert config.artifacts == default_config().artifacts and config.fail_on == default_config().fail_on
+    assert config.total_budget == default_config().total_budget == 30000
     jsonschema.validate(yaml.safe_load(STARTER), SCHEMA)
+    examples = "\n".join(line.replace("# ", "", 1) for line in STARTER.splitlines() if line.startswith("  # "))
+    uncommented = parse_config(STARTER.split("  #   task")[0] + examples)
+    assert [a.name for a in uncommented.artifacts] == ["diff", "test-logs", "plan"]  # the examples are valid too
 
 
 def _errors(text: str) -> str:

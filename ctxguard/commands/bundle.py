@@ -78,12 +78,16 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """The repository, the config with the command line's overrides, and the tokenizer."""
     from ctxguard import git
     from ctxguard.commands.common import check_tokenizer
-    from ctxguard.config import CONFIG_NAME, load_config
+    from ctxguard.config import CONFIG_NAME, DEFAULTS_SAID, default_config, load_config
     from ctxguard.tokens import get_tokenizer
 
     repo = git.open_repo(args.repo)
     top = git.root(repo)
-    config = load_config(args.config or top / CONFIG_NAME)
+    if args.config or (top / CONFIG_NAME).exists():
+        config = load_config(args.config or top / CONFIG_NAME)
+    else:  # a first commit is never blocked for lack of a config
+        config = default_config()
+        print(f"ctxguard: {DEFAULTS_SAID}", file=sys.stderr)
     overrides = {key: value for key, value in (
         ("encoding", args.encoding), ("total_budget", args.total_budget), ("fail_on", args.fail_on),
         ("tier3", args.tier3), ("redact", args.redact),

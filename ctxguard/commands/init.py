@@ -6,33 +6,29 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ctxguard.config import DEFAULTS
 from ctxguard.errors import EXIT_OK, UsageError
 
-STARTER = """\
+HEADER = """\
 # yaml-language-server: $schema=https://raw.githubusercontent.com/ctxguard/ctxguard/main/ctxguard/schemas/config.schema.json
-# ctxguard budget config: see the README, "Config".
-version: 1
-encoding: o200k_base        # or cl100k_base
-total_budget: 60000         # cap for the sum of all artifacts' tokens
-# margin: 0.8               # for consumers whose tokenizer counts more than tiktoken (Claude)
-fail_on: truncated          # check fails on: truncated | over_budget | missing | never, or a list
-artifacts:
-  - name: diff
-    source: git
-    diff: staged            # staged | worktree | HEAD | <commit> | <base>...<head>
-    budget: 30000
-    task: preserve function signatures and error messages
-    # exclude: ["docs/generated/*"]   # lockfiles are excluded by default
-  - name: test-logs
-    paths: ["reports/**/*.log"]
-    type: log
-    budget: 8000
-  - name: plan
-    paths: ["docs/plan.md"]
-    budget: 6000
-    priority: high
-    # required: true          # fail when docs/plan.md does not exist (else it is reported only)
+# ctxguard budget config: see the README, "Config". These are the defaults a repository
+# without this file runs with; edit them, and uncomment the examples below to add artifacts.
 """
+EXAMPLES = """\
+  #   task: preserve function signatures and error messages
+  #   exclude: ["docs/generated/*"]   # lockfiles are excluded by default
+  # - name: test-logs
+  #   paths: ["reports/**/*.log"]
+  #   type: log
+  #   budget: 8000
+  # - name: plan
+  #   paths: ["docs/plan.md"]
+  #   budget: 6000
+  #   priority: high
+  #   required: true          # fail when docs/plan.md does not exist (else it is reported only)
+# margin: 0.8                 # for consumers whose tokenizer counts more than tiktoken (Claude)
+"""
+STARTER = HEADER + DEFAULTS + EXAMPLES
 
 
 def add_parser(sub: Any) -> None:

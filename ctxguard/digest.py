@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxguard.handlers.diff import FileStat
-from ctxguard.handlers.log import error_summary
+from ctxguard.kinds.log.model import error_summary
 from ctxguard.record import Record, omissions
 from ctxguard.report import status
 

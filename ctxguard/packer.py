@@ -63,6 +63,9 @@ def _fit(plan: Plan, order: list[int], must: list[bool], gap: int, limit: int, r
         if over > 0:
             if fitted is not None:
                 return fitted  # (a bigger limit went over: the last fit stands)
+            trimmed = _trim(plan, order, must, chosen, marker, room, count)
+            if trimmed is not None:
+                return trimmed  # (the fillers cost more than estimated: the must units stand)
             limit -= over + 2
         elif -over <= room * _UNUSED or -over < min((u.cost for u, kept in zip(plan.units, chosen) if not kept),
                                                    default=room + 1):
@@ -71,6 +74,21 @@ def _fit(plan: Plan, order: list[int], must: list[bool], gap: int, limit: int, r
             fitted = content
             limit -= over
     return fitted
+
+
+def _trim(plan: Plan, order: list[int], must: Sequence[bool], chosen: list[bool],
+          marker: Callable[[int], str] | None, room: int, count: Callable[[str], int]) -> str | None:
+    """The content without the last few units taken after the must units (an inline gap, a join,
+    made it longer than estimated), if that fits: packing again into a smaller limit could lose a
+    must unit that fits, and a bigger room would then keep less than a smaller one."""
+    kept = list(chosen)
+    needed = {j for i, k in enumerate(kept) if k for j in plan.units[i].anchors}
+    for i in [i for i in reversed(order) if kept[i] and not must[i] and i not in needed][:_TRIES]:
+        kept[i] = False
+        content = render(plan, kept, marker)
+        if count(content) <= room:
+            return content
+    return None
 
 
 def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: int, limit: int,

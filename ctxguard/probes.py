@@ -25,15 +25,9 @@ from typing import Any, overload
 from ctxguard.diffpath import line_path
 from ctxguard.handlers.diff import CONTEXT, DEFINES, ERROR, classified
 from ctxguard.handlers.json import values as json_values
-from ctxguard.handlers.log import (
-    error_summary,
-    line_templates,
-    scan,
-    strip_ansi,
-    template,
-    templates,
-)
 from ctxguard.kinds.base import Probe as Probe  # (re-exported: probes are this module's subject)
+from ctxguard.kinds.log.lines import strip_ansi, templates
+from ctxguard.kinds.log.model import line_templates
 
 _NAME_AFTER_KEYWORD = re.compile(
     r"\b(?:def|class|struct|interface|enum|trait|type|fn|func|function|mod|module|impl|union|record"
@@ -144,19 +138,6 @@ def _diff(text: str) -> Iterator[Probe]:
                             yield Probe("definition", name)
                     if bit & ERROR and line[0] == "+" and len(body) < 1000:
                         yield Probe("error", error_message(body))
-
-
-def edges(lines: list[str]) -> Iterator[Probe]:
-    first = next((line.strip() for line in lines if line.strip()), None)
-    if first is not None:
-        yield Probe("first", first)
-        yield Probe("last", next(line.strip() for line in reversed(lines) if line.strip()))
-
-
-def _log(text: str) -> Iterator[Probe]:
-    yield from edges(scan(text).lines)
-    for line, _ in error_summary(text):
-        yield Probe("template", template(line))
 
 
 def key_paths(value: Any) -> set[str]:
@@ -357,7 +338,7 @@ def _word_at(content: str, word: str, start: int = 0, end: int | None = None) ->
 
 
 # The probes of the kinds not yet in ctxguard.kinds (see its _Unmoved), by name.
-diff_probes, log_probes = _diff, _log
+diff_probes = _diff
 
 
 def json_probes(text: str) -> Sequence[Probe]:

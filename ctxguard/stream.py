@@ -27,19 +27,9 @@ from typing import Protocol
 from ctxguard import probes
 from ctxguard.handlers.base import clip, cut_line
 from ctxguard.handlers.diff import DiffReader, FileStat, file_listing
-from ctxguard.handlers.log import (
-    EDGE,
-    EDGES,
-    ENDS,
-    MAX_LINE,
-    REST,
-    TRACE,
-    Lines,
-    occurrences,
-    strip_ansi,
-    template,
-    template_level,
-)
+from ctxguard.kinds.log.lines import Lines, strip_ansi, template
+from ctxguard.kinds.log.model import EDGE
+from ctxguard.kinds.log.plan import EDGES, ENDS, MAX_LINE, REST, TRACE, occurrences, template_level
 from ctxguard.packer import pack
 from ctxguard.plan import Plan, Unit, hole
 from ctxguard.read import BinaryData

@@ -6,7 +6,8 @@ import re
 import pytest
 
 from ctxguard import compress_text
-from ctxguard.handlers.log import has_level, important_lines, is_important, strip_ansi, template
+from ctxguard.kinds.log.lines import has_level, is_important, strip_ansi, template
+from ctxguard.kinds.log.model import important_lines
 from tests.conftest import SAMPLES
 from tests.helpers import budget_for_tier2, independent_count
 
@@ -89,7 +90,7 @@ def test_has_level_answers_as_the_reference_pattern() -> None:
 
 def _reference_important_lines(lines: list[str]) -> list[bool]:
     """important_lines as it read line by line, before the one-pass scan."""
-    from ctxguard.handlers.log import _PY_TB_START, _SECTION, _STACK_LINE
+    from ctxguard.kinds.log.lines import _PY_TB_START, _SECTION, _STACK_LINE
 
     marks = [False] * len(lines)
     in_trace = False
@@ -122,7 +123,8 @@ _LOG_PIECES = [
 
 @pytest.mark.parametrize("seed", range(60))
 def test_scan_reads_a_log_as_the_line_by_line_readers_do(seed: int) -> None:
-    from ctxguard.handlers.log import Lines, scan
+    from ctxguard.kinds.log.lines import Lines
+    from ctxguard.kinds.log.model import scan
 
     rnd = random.Random(seed)
     pieces = [p for p in _LOG_PIECES if seed % 3 or p not in ("odd\rbreak ERROR\n", "form\x0cfeed\n")]

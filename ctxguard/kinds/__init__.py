@@ -1,6 +1,6 @@
 """The explicit registry of artifact kinds (see ctxguard.kinds.base.Kind).
 
-markdown and text are read into documents of their own; diff, log and json still plan and probe
+log, markdown and text are read into documents of their own; diff and json still plan and probe
 from their text (ctxguard.handlers) until they move here, one kind at a time.
 """
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxguard.handlers import diff, json, log
-from ctxguard.kinds import markdown, text
+from ctxguard.handlers import diff, json
+from ctxguard.kinds import log, markdown, text
 from ctxguard.kinds.base import Kind, KindName, Probe
 from ctxguard.plan import Plan
 from ctxguard.tokens import Encoded, Tokenizer
@@ -46,7 +46,7 @@ class _Unmoved:
 KINDS: dict[str, Kind] = {
     "diff": _Unmoved("diff", diff.plan, "diff_probes"),
     "json": _Unmoved("json", json.plan, "json_probes"),
-    "log": _Unmoved("log", log.plan, "log_probes"),
+    "log": log.KIND,
     "markdown": markdown.KIND,
     "text": text.KIND,
 }

@@ -7,7 +7,7 @@ engine (ctxguard.plan, ctxguard.packer, ctxguard.tiers) knows no kind; it asks t
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal, NamedTuple, Protocol
 
 from ctxguard.plan import Plan
@@ -42,3 +42,11 @@ class Kind(Protocol):
 
     def probes(self, doc: Any) -> Iterable[Probe]:
         """The facts a reader must still find after a cut, in document order (may repeat)."""
+
+
+def edges(lines: Sequence[str]) -> Iterator[Probe]:
+    """The first and the last line that is not blank."""
+    first = next((line.strip() for line in lines if line.strip()), None)
+    if first is not None:
+        yield Probe("first", first)
+        yield Probe("last", next(line.strip() for line in reversed(lines) if line.strip()))

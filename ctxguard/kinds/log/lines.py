@@ -1,0 +1,145 @@
+"""One log line at a time: its level, whether a reader must see it, its template.
+
+A passing test's or a progress line is never an error line; a CI runner's timestamp prefix is
+read past; a line's numbers, ids and timestamps are normalised to spot repeats (`template`).
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]")
+# Level words and failure phrases. Python's re skips ahead fast only through a pattern that
+# starts with plain literals, so _LEVEL_HINT finds where one may start, the word boundary in
+# front is checked by hand and _LEVEL_WORD confirms the rest (has_level).
+_LEVEL_HINT = re.compile(
+    r"ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE|FAIL"
+    r"|Error|error|Warning|warning|Fatal|fatal|Critical|critical|Panic|panic|Failed|failed"
+    r"|panicked at|Segmentation fault|AssertionError|##\[error\]|##\[warning\]"
+)
+_LEVEL_WORD = re.compile(
+    r"(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE|FAIL)\b"
+    r"|(?:[Ee]rror|[Ww]arning|[Ff]atal|[Cc]ritical|[Pp]anic|[Ff]ailed)\b(?=[:\]!]|\s)"
+    r"|(?:panicked at|Segmentation fault|AssertionError)\b"
+    r"|##\[(?:error|warning)\]"
+)
+_LEVEL_AT_START = re.compile(r"::(?:error|warning)\b|E {2,}\S")
+_WORD_CHAR = re.compile(r"\w")
+# Single-letter levels at a line's start: Android logcat (threadtime `03-17 16:13:38.811  1702
+# 2395 W Tag:` and brief `E/Tag( 123):`) and glog (`E1123 12:34:56.789012 …`); W, E, F(atal), A(ssert).
+LETTER_LEVEL = re.compile(
+    r"^(?:\d\d-\d\d \d\d:\d\d:\d\d\.\d+\s+\d+\s+\d+\s+[WEFA]\s|[WEF]\d{4} \d\d:\d\d:\d\d\.\d+\s"
+    r"|[WEFA]/[^\s(:]+\s*\(\s*\d+\):)",
+    re.M,
+)
+
+
+# A CI runner's timestamp before each line (GitHub Actions: `2024-05-14T09:12:31.1234567Z `).
+CI_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+# A passing test or a progress line: never an error line, whatever words its title holds
+# (`✓ when unknown option then error`, `test_error_path PASSED [ 42%]`, `--- PASS:`, `... ok`).
+PASSING = re.compile(r"^\s*(?:[✓✔√]\s|PASS\s|--- PASS:|ok\s+\S+\s+[\d.]+s|test \S+ \.\.\. ok$)"
+                     r"|\sPASSED(?:\s+\[\s*\d+%\])?\s*$|\s(?:XFAIL|XPASS|SKIPPED)(?:\s+\[\s*\d+%\])?\s*$")
+# A linter's finding without a level word: `app.py:10:5: F401 'os' imported but unused` (ruff);
+# a test runner's failure header or count: jest's `● Suite › test`, mocha's `2 failing`;
+# pytest's `path:line: TypeError` under a failure.
+_LINT_CODE = re.compile(r"^\S+:\d+:\d+: [A-Z]{1,4}\d{2,4}\b")
+_FAILING = re.compile(r"^\s*(?:● \S|\d+ failing\b)|^\S+:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b")
+_OTHER_HINT = re.compile(r":\d+:\d+: [A-Z]{1,4}\d{2,4}\b|● \S|\d failing\b|:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b")
+# Inside a failure: pytest's `>` line (the failing statement), jest's Expected/Received.
+FAILURE_DETAIL = re.compile(r"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: )")
+
+
+def has_level(line: str) -> bool:
+    """An error/warning level word (whole word), a failure phrase, a CI error annotation or a
+    single-letter level (logcat, glog); never a passing test's line."""
+    if line[:1].isdigit() and CI_STAMP.match(line):
+        line = line[CI_STAMP.match(line).end():]  # type: ignore[union-attr]
+    if PASSING.search(line):
+        return False
+    if line[:1].isalnum() and _LINT_CODE.match(line) or _FAILING.match(line):
+        return True
+    for hint in _LEVEL_HINT.finditer(line):
+        start = hint.start()
+        if line[start] == "#" or not start or not _WORD_CHAR.match(line, start - 1):
+            if _LEVEL_WORD.match(line, start):
+                return True
+    if line[:1] in (":", "E") and _LEVEL_AT_START.match(line) is not None:
+        return True
+    return LETTER_LEVEL.match(line) is not None
+
+
+_JSON_LEVEL = re.compile(r'"(?:level|severity|lvl|levelname|log\.level)"\s*:\s*"([^"]*)"', re.I)
+_BAD_JSON_LEVELS = {"error", "err", "warn", "warning", "fatal", "critical", "crit", "panic",
+                    "emerg", "alert", "severe"}
+_SECTION = re.compile(r"^(?:={3,}|_{3,}|-{3,}) .* (?:={3,}|_{3,}|-{3,})$|^##\[group\]")
+_PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):")
+_STACK_LINE = re.compile(r"^\s+(?:at |\.\.\. \d+ more|File \"|[\w./<>-]+:\d+)|^\s*Caused by:|^goroutine \d+")
+
+
+# Every branch starts with a digit or a-f: the lookahead lets the engine pass over other
+# positions without trying each branch (~17 % faster on the corpus logs, same matches).
+_TEMPLATE = re.compile(r"(?=[\da-f])(?:0x[0-9a-fA-F]+|\d+|[0-9a-f]{8,})")
+
+
+def strip_ansi(text: str) -> str:
+    """Remove colour and cursor escape codes."""
+    return ANSI.sub("", text) if "\x1b" in text else text
+
+
+def is_important(line: str) -> bool:
+    """Error, warning or failure lines (whole words), including JSON-lines levels."""
+    if has_level(line):
+        return True
+    if line.startswith("{") and '"' in line:
+        match = _JSON_LEVEL.search(line)
+        if match and match.group(1).lower() in _BAD_JSON_LEVELS:
+            try:
+                json.loads(line)
+            except ValueError:
+                return False
+            return True
+    return False
+
+
+def template(line: str) -> str:
+    """The line with numbers, hex ids and timestamps normalised, to spot repeats."""
+    return _TEMPLATE.sub("#", line.strip())
+
+
+def templates(text: str) -> str:
+    """template() of every line of an already stripped text at once (no match spans lines)."""
+    return _TEMPLATE.sub("#", text)
+
+
+# The line that ends a Python traceback: `package.ExceptionType: message` (or the bare name).
+TB_FINAL = re.compile(r"^[A-Za-z_][\w.]*(?::\s.*|:)?$")
+
+
+class Lines:
+    """Reads log lines in order and says what each one is, for the probes, the salient cut,
+    the streaming pass and the digest alike:
+
+    "start" opens a Python traceback, "inside" is within one, "end" is the `Type: message` line
+    that closes it, "error" is an error or warning line elsewhere, None is anything else.
+    """
+
+    def __init__(self, important: Callable[[str], bool] = is_important) -> None:
+        self.in_trace = False
+        self.important = important
+
+    def kind(self, line: str) -> str | None:
+        if _PY_TB_START.match(line):
+            self.in_trace = True
+            return "start"
+        if self.in_trace:
+            if not line[:1].strip():
+                return "inside"
+            self.in_trace = False  # the first line starting in column 0 closes it
+            if TB_FINAL.match(line):
+                return "end"
+        return "error" if self.important(line) else None
+
+
+# Where a line that matters may be: text searched once at C speed, so only these lines and

@@ -1,0 +1,180 @@
+"""A log read once: its lines, the kind of each line that has one, its error lines and templates."""
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ctxguard.handlers.base import RememberLast, mentions
+from ctxguard.kinds.log.lines import (
+    _LEVEL_HINT,
+    _JSON_LEVEL,
+    _OTHER_HINT,
+    _PY_TB_START,
+    _SECTION,
+    _STACK_LINE,
+    FAILURE_DETAIL,
+    LETTER_LEVEL,
+    Lines,
+    is_important,
+    strip_ansi,
+    templates,
+)
+
+# the tracebacks are read one by one in Python.
+_TB_TEXT = re.compile(r"Traceback \(most recent call last\):")
+_AT_LINE_START = re.compile(r"^(?:::|E  |={3}|_{3}|-{3}|##\[group\]|>\s|\s*(?:Expected|Received))", re.M)
+# Line breaks other than \n and \r\n: where ^ (re.M) and str.splitlines disagree.
+_ODD_BREAKS = re.compile(r"[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029](?<!\r(?=\n))")
+
+
+EDGE = 10  # lines kept intact at each end of a log
+
+
+@dataclass(frozen=True)
+class Scan:
+    """A whole log text read once: its lines (ends kept, ANSI codes removed), the kind of every
+    line that has one (as Lines.kind says, in order), and which lines are important."""
+
+    lines: list[str]
+    kinds: dict[int, str]
+    important: frozenset[int]
+    marked: frozenset[int]  # lines that may be sections or CI annotations (checked later)
+
+
+def _scan(text: str) -> Scan:
+    clean = strip_ansi(text)
+    lines = clean.splitlines(keepends=True)
+    if _ODD_BREAKS.search(clean):  # rare: read every line
+        return _scan_lines(lines, range(len(lines)), range(len(lines)))
+    starts = list(itertools.accumulate(map(len, lines), initial=0))
+
+    def at(pattern: re.Pattern[str]) -> set[int]:
+        found, search, pos = set(), pattern.search, 0
+        while (match := search(clean, pos)) is not None:
+            line = bisect.bisect_right(starts, match.start()) - 1
+            found.add(line)
+            pos = starts[line + 1]  # one hit is enough: go on from the next line
+        return found
+
+    maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL) | at(_OTHER_HINT)
+    marked = at(_AT_LINE_START)
+    return _scan_lines(lines, sorted(maybe | marked), sorted(marked))
+
+
+def _scan_lines(lines: list[str], maybe: Sequence[int], marked: Sequence[int]) -> Scan:
+    important = frozenset(i for i in maybe if is_important(lines[i]))
+    # Every important line is among `maybe`, so the reader need not ask is_important again.
+    reader = Lines({lines[i] for i in important}.__contains__)
+    kinds: dict[int, str] = {}
+    resume = 0
+    for i in maybe:
+        if i < resume:
+            continue  # read inside a traceback already
+        j = i
+        while j < len(lines):  # this line, and on to the end of a traceback it opens
+            kind = reader.kind(lines[j])
+            if kind is not None:
+                kinds[j] = kind
+            j += 1
+            if not reader.in_trace:
+                break
+        resume = j
+    return Scan(lines, kinds, important, frozenset(marked))
+
+
+scan = RememberLast(_scan)  # one read of a log for the probes, the digest, the handler and the cut
+
+
+def _reports(text: str) -> tuple[list[str], dict[str, str]]:
+    return reports_of(scan(text))
+
+
+def reports_of(read: Scan) -> tuple[list[str], dict[str, str]]:
+    """The error and warning lines of a log in order (every traceback's last line included),
+    and the template of each distinct one."""
+    reported = [read.lines[i].splitlines()[0] for i in sorted(read.kinds) if read.kinds[i] in ("end", "error")]
+    distinct = list(dict.fromkeys(reported))  # none holds a "\n"
+    keys = dict(zip(distinct, templates("\n".join([line.strip() for line in distinct])).split("\n")))
+    return reported, keys
+
+
+# Asked by the summary and by the probes' check of a compressed content: computed once.
+reports = RememberLast(_reports)
+
+
+def line_templates(text: str) -> dict[str, str]:
+    """The template of each distinct error or warning line of a log."""
+    return reports(text)[1]
+
+
+def _error_summary(text: str) -> list[tuple[str, int]]:
+    return summary_of(reports(text))
+
+
+def summary_of(found: tuple[list[str], dict[str, str]]) -> list[tuple[str, int]]:
+    """Each distinct error/warning template: its first line and how often it occurs.
+
+    Includes the final `ExceptionType: message` line of every Python traceback.
+    """
+    first: dict[str, str] = {}
+    counts: dict[str, int] = {}
+    reported, keys = found
+    for line in reported:
+        key = keys[line]
+        if key not in first:
+            first[key] = line
+        counts[key] = counts.get(key, 0) + 1
+    return [(first[key], counts[key]) for key in first]
+
+
+# Asked by the digest and by the probes about the same log text: computed once.
+error_summary = RememberLast(_error_summary)
+
+
+def important_lines(text: str, task_words: frozenset[str] = frozenset()) -> list[bool]:
+    """Which lines of scan(text) a reader must see: errors, warnings, stack traces, sections."""
+    return marks(scan(text), task_words)
+
+
+def marks(read: Scan, task_words: frozenset[str] = frozenset()) -> list[bool]:
+    """Which lines of a read log a reader must see (see important_lines)."""
+    lines = read.lines
+    found = [False] * len(lines)
+    for i in read.important:
+        found[i] = True
+    for i in read.marked:
+        if _SECTION.match(lines[i]) or FAILURE_DETAIL.match(lines[i]):
+            found[i] = True
+    if task_words:
+        for i, line in enumerate(lines):
+            if mentions(line, task_words):
+                found[i] = True
+    resume = 0
+    for start in sorted(i for i, kind in read.kinds.items() if kind == "start"):
+        if start >= resume:
+            resume = _mark_traceback(lines, start, found)
+    for i in [i for i, mark in enumerate(found) if mark]:
+        j = i + 1  # Java/Go/JS stack frames under a marked line
+        while j < len(lines) and not found[j] and _STACK_LINE.match(lines[j]):
+            found[j] = True
+            j += 1
+    return found
+
+
+def _mark_traceback(lines: list[str], start: int, marks: list[bool]) -> int:
+    """Mark a Python traceback through its `Type: message` line, the first line in column 0
+    after it (as Lines.kind reads it); return the index after it."""
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        marks[i] = True
+        if not line.startswith((" ", "\t")) and not _PY_TB_START.match(line):
+            return i + 1
+        i += 1
+    return i
+
+
+LogDoc = Scan  # a log as its kind reads it

@@ -1,0 +1,105 @@
+"""A log's plan: its errors and failures first, every error line at tier 2 (see plan)."""
+from __future__ import annotations
+
+from ctxguard.handlers.base import clip
+from ctxguard.kinds.log.lines import FAILURE_DETAIL, template
+from ctxguard.kinds.log.model import EDGE, LogDoc, marks
+from ctxguard.plan import Plan, ended, ends, units
+from ctxguard.tokens import Encoded, Tokenizer
+
+MAX_LINE = 2000  # characters of one line shown at most once a log is cut
+CONTEXT = 2  # lines shown before the first occurrence of each error template
+# How early a log's cut takes a line (lowest first), for the plan and the streaming pass alike.
+ENDS = 0.0  # the first and the last line
+ERROR = 1.0  # the first occurrence of an error template …
+WARNING = 1.5  # … or of a warning template
+TRACE = 2.0  # a traceback's start and last frames
+MARKED = 2.5  # stack frames, sections, lines naming the task
+BEFORE = 2.8  # the lines before the first occurrence of a template
+EDGES = 3.0  # the first and last EDGE lines
+LATER = 4.0  # repeats of a template, the rest of a traceback
+REST = 6.0  # everything else, from the end backwards
+
+
+def template_level(line: str) -> float:
+    """WARNING for a warning line, else ERROR."""
+    lowered = line.lower()
+    return WARNING if "warn" in lowered and "error" not in lowered else ERROR
+
+
+def occurrences(line: str, count: int) -> str:
+    """The first line of a repeated template, with how often it occurs."""
+    return line.rstrip("\r\n") + f"  ({count} occurrences)\n" if count > 1 else line
+
+
+def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+    """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the first and
+    last line, the first occurrence of every error or warning template (with its count), and the
+    last EDGE lines. Tier 2 also keeps every other error and warning line, or is not tier 2.
+    Then each traceback's start and last frames (never without its `Type: message` end), stack
+    frames, sections, the failing statement (pytest's `>`, jest's Expected/Received) and lines
+    naming the task, a few lines before each first error; then the first EDGE lines (a run's
+    banner); then repeats and the rest of the tracebacks; then everything else, from the end
+    backwards. A passing test's line is never an error line, whatever its title says."""
+    read = doc
+    lines = ended(list(read.lines))
+    n = len(lines)
+    shown = [line if len(line) <= MAX_LINE + 64 else clip(line, MAX_LINE) for line in lines]
+    rank: list[tuple[float, int]] = [(REST, n - i) for i in range(n)]
+    must = [False] * n
+    every = [False] * n
+    anchors: dict[int, tuple[int, ...]] = {}
+
+    def lift(i: int, level: float, to: int | None = None) -> None:
+        if (level, i) < rank[i]:
+            rank[i] = (level, i)
+        if to is not None and to != i and i not in anchors:
+            anchors[i] = (to,)
+
+    firsts: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    trace: list[int] = []
+    for i in sorted(read.kinds):
+        kind = read.kinds[i]
+        if kind in ("start", "inside"):
+            trace.append(i)
+            continue
+        if kind == "end":
+            for depth, j in enumerate(reversed(trace)):  # never shown without their end
+                lift(j, TRACE if depth < 3 or j == trace[0] else LATER, i)
+            trace = []
+        key = template(lines[i])
+        counts[key] = counts.get(key, 0) + 1
+        every[i] = True  # tier 2 keeps every error and warning line, or it is not tier 2
+        if key in firsts:
+            lift(i, LATER)
+            continue
+        firsts[key] = i
+        lift(i, template_level(lines[i]))
+        must[i] = True
+        for j in range(max(0, i - CONTEXT), i):
+            if j not in read.kinds:  # (an error line before another is not its context)
+                lift(j, BEFORE, i)
+    for key, i in firsts.items():
+        shown[i] = occurrences(shown[i], counts[key])
+    head = None  # stack frames, sections and task lines: each run shown with its first line
+    for i, line in enumerate(lines):  # the failing statement: kept like the errors, before the banner
+        if line[:1] in (">", " ") and FAILURE_DETAIL.match(line):
+            lift(i, TRACE)
+            must[i] = True
+    for i, marked in enumerate(marks(read, task_words)):
+        head = (i if head is None else head) if marked else None
+        if marked and rank[i][0] > MARKED and read.kinds.get(i) not in ("start", "inside"):
+            lift(i, MARKED, head)
+    for i in range(min(EDGE, n)):  # a run's banner: after the failures' details (kept, for a
+        lift(i, EDGES + 0.5)      # bigger budget to keep every probe a smaller one kept)
+        must[i] = True
+    for i in range(max(0, n - EDGE), n):  # its end: the summary, the short test summary
+        lift(i, EDGES)
+        must[i] = True
+    for order, i in enumerate(ends(lines)):
+        rank[i], must[i] = (ENDS, order), True
+        anchors.pop(i, None)  # the first and the last line stand alone
+    tier2 = [m or e for m, e in zip(must, every)]
+    return Plan(units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer),
+                encoded.count, tier2_must=tier2)

@@ -7,7 +7,8 @@ engine (ctxguard.plan, ctxguard.packer, ctxguard.tiers) knows no kind; it asks t
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, Protocol
 
 from ctxguard.plan import Plan
@@ -34,14 +35,25 @@ class Kind(Protocol):
     def name(self) -> KindName:
         """The kind's name, as records and configs write it."""
 
-    def read(self, text: str, name: str = "") -> Any:
-        """The text as this kind's document, read once (its type is the kind's own)."""
+    def read(self, text: str, name: str) -> Any:
+        """The text as this kind's document, read once (its type is the kind's own); name is
+        the artifact's (a file name tells a language)."""
 
     def plan(self, doc: Any, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str]) -> Plan:
         """The units of a cut, with their priorities, must-keep flags and anchors."""
 
     def probes(self, doc: Any) -> Iterable[Probe]:
         """The facts a reader must still find after a cut, in document order (may repeat)."""
+
+
+@dataclass(frozen=True)
+class KindOf:
+    """A kind made of one package's functions, listed in the registry (see kinds/log)."""
+
+    name: KindName
+    read: Callable[[str, str], Any]
+    plan: Callable[[Any, Encoded, Tokenizer, frozenset[str]], Plan]
+    probes: Callable[[Any], Iterable[Probe]]
 
 
 def edges(lines: Sequence[str]) -> Iterator[Probe]:

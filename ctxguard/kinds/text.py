@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
 
 from ctxguard.definitions import is_definition, language
 from ctxguard.handlers.base import mentions
-from ctxguard.kinds.base import Probe, edges
+from ctxguard.kinds.base import KindOf, Probe, edges
 from ctxguard.plan import Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
 
@@ -63,12 +62,4 @@ def probes(doc: TextDoc) -> Iterator[Probe]:
             yield Probe("definition", name)
 
 
-@dataclass(frozen=True)
-class _Text:
-    name: Literal["text"] = "text"
-    read = staticmethod(read)
-    plan = staticmethod(plan)
-    probes = staticmethod(probes)
-
-
-KIND = _Text()
+KIND = KindOf("text", read, plan, probes)

@@ -2,9 +2,7 @@
 kept by tier 2, passing tests and progress last."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
+from ctxguard.kinds.base import KindOf
 from ctxguard.kinds.log.model import LogDoc, scan
 from ctxguard.kinds.log.plan import plan
 from ctxguard.kinds.log.probes import probes
@@ -15,14 +13,6 @@ def read(text: str, name: str = "") -> LogDoc:
     return scan(text)
 
 
-@dataclass(frozen=True)
-class _Log:
-    name: Literal["log"] = "log"
-    read = staticmethod(read)
-    plan = staticmethod(plan)
-    probes = staticmethod(probes)
-
-
-KIND = _Log()
+KIND = KindOf("log", read, plan, probes)
 
 __all__ = ["KIND", "LogDoc"]

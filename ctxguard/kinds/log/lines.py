@@ -140,6 +140,3 @@ class Lines:
             if TB_FINAL.match(line):
                 return "end"
         return "error" if self.important(line) else None
-
-
-# Where a line that matters may be: text searched once at C speed, so only these lines and

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from ctxguard.handlers.base import RememberLast, mentions
 from ctxguard.kinds.log.lines import (
-    _LEVEL_HINT,
     _JSON_LEVEL,
+    _LEVEL_HINT,
     _OTHER_HINT,
     _PY_TB_START,
     _SECTION,
@@ -23,6 +23,7 @@ from ctxguard.kinds.log.lines import (
     templates,
 )
 
+# Where a line that matters may be: text searched once at C speed, so only these lines and
 # the tracebacks are read one by one in Python.
 _TB_TEXT = re.compile(r"Traceback \(most recent call last\):")
 _AT_LINE_START = re.compile(r"^(?:::|E  |={3}|_{3}|-{3}|##\[group\]|>\s|\s*(?:Expected|Received))", re.M)

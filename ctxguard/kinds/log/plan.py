@@ -34,12 +34,12 @@ def occurrences(line: str, count: int) -> str:
 
 def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
     """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the first and
-    last line, the first occurrence of every error or warning template (with its count), and the
-    last EDGE lines. Tier 2 also keeps every other error and warning line, or is not tier 2.
-    Then each traceback's start and last frames (never without its `Type: message` end), stack
-    frames, sections, the failing statement (pytest's `>`, jest's Expected/Received) and lines
-    naming the task, a few lines before each first error; then the first EDGE lines (a run's
-    banner); then repeats and the rest of the tracebacks; then everything else, from the end
+    last line, the first occurrence of every error or warning template (with its count), the
+    failing statements (pytest's `>`, jest's Expected/Received), the last EDGE lines, then the
+    first EDGE lines (a run's banner). Tier 2 also keeps every other error and warning line, or
+    is not tier 2. Then each traceback's start and last frames (never without its `Type:
+    message` end), stack frames, sections and lines naming the task, a few lines before each
+    first error; then repeats and the rest of the tracebacks; then everything else, from the end
     backwards. A passing test's line is never an error line, whatever its title says."""
     read = doc
     lines = ended(list(read.lines))

@@ -103,6 +103,11 @@ def unpushed(repo: Any, tip: str) -> list[str]:
     return out.split()
 
 
+def has_remote_refs(repo: Any) -> bool:
+    """True when some remote-tracking ref exists (a remote that has been fetched or pushed to)."""
+    return bool(str(repo.git.for_each_ref("--count=1", "refs/remotes")).strip())
+
+
 def parent(repo: Any, sha: str) -> str | None:
     """A commit's first parent, or None for a root commit."""
     parents = repo.commit(sha).parents

@@ -57,10 +57,17 @@ def resolve(repo: Any, diff: str | None, *, hook: bool, github: bool,
 
 
 def unpushed(repo: Any, tip: str) -> Range:
-    """The commits up to tip that no remote has."""
+    """The commits up to tip that no remote has; at a first push to a remote with no refs at all
+    (where every commit is one no remote has), the last commit only."""
     commits = git.unpushed(repo, tip)
     if not commits:
         return Range(f"{tip}...{tip}", f"pre-push: {tip} is on a remote already, nothing to push")
+    if not git.has_remote_refs(repo):  # a new, empty remote: the whole history is not the change
+        last = commits[-1]
+        base = git.parent(repo, last) or git.EMPTY_TREE
+        return Range(f"{base}...{tip}", f"pre-push to a remote with no refs yet: the last commit only "
+                                        f"({last[:12]}) of the {len(commits)} being pushed; to review "
+                                        "more, run `ctxguard bundle --diff <base>...HEAD`")
     parent = git.parent(repo, commits[0])
     base = parent or git.EMPTY_TREE
     start = "the start of history" if parent is None else parent[:12]

@@ -85,7 +85,7 @@ def test_pre_push_stage_bundles_the_pushed_range(repo: Repo, pre_commit_home: Pa
     assert "+    return 2" in bundle["artifacts"][0]["content"]
 
 
-def test_first_push_to_an_empty_remote_bundles_every_commit(repo: Repo, pre_commit_home: Path,
+def test_first_push_to_an_empty_remote_bundles_the_last_commit(repo: Repo, pre_commit_home: Path,
                                                             tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
     repo.git.git.remote("add", "origin", str(tmp_path / "remote.git"))
@@ -98,9 +98,8 @@ def test_first_push_to_an_empty_remote_bundles_every_commit(repo: Repo, pre_comm
                      "--remote-branch", "refs/heads/main", "--local-branch", "refs/heads/main")
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
-    for path in ("app.py", "feature.py", ".ctxguard.yaml"):
-        assert f"diff --git a/{path} b/{path}" in record["content"]
-    assert any("the 2 commits no remote has, from the start of history" in note for note in record["notes"])
+    assert "diff --git a/feature.py b/feature.py" in record["content"] and "a/app.py" not in record["content"]
+    assert any("the last commit only" in note and "of the 2 being pushed" in note for note in record["notes"])
 
 
 def test_all_files_in_ci_with_nothing_staged_bundles_the_branch(repo: Repo, pre_commit_home: Path,

@@ -44,11 +44,15 @@ def test_pre_push_without_a_remote_ref_diffs_the_commits_no_remote_has(pushed: R
     assert found is not None and "the 2 commits no remote has" in found.why
 
 
-def test_a_first_push_of_everything_diffs_from_the_start(tmp_path: Path) -> None:
-    repo = configured(tmp_path / "repo", CONFIG)
+def test_a_first_push_to_a_remote_with_no_refs_diffs_the_last_commit_and_says_so(tmp_path: Path) -> None:
+    repo = configured(tmp_path / "repo", CONFIG)  # one commit: .ctxguard.yaml and app.py
     found = ranges.resolve(repo.git, None, hook=True, github=False, environ={"PRE_COMMIT_REMOTE_NAME": "origin"})
-    assert _files(repo, found) == [".ctxguard.yaml", "app.py"]
-    assert found is not None and "from the start of history" in found.why
+    assert _files(repo, found) == [".ctxguard.yaml", "app.py"]  # the root commit is the last one
+    repo.write("feature.py", "def feature():\n    return 3\n")
+    repo.commit("feature")
+    found = ranges.resolve(repo.git, None, hook=True, github=False, environ={"PRE_COMMIT_REMOTE_NAME": "origin"})
+    assert _files(repo, found) == ["feature.py"]
+    assert found is not None and "the last commit only" in found.why and "of the 2 being pushed" in found.why
 
 
 def test_the_pushed_range_when_pre_commit_gives_one(pushed: Repo) -> None:
@@ -117,3 +121,17 @@ def test_diff_auto_in_the_config(pushed: Repo) -> None:
     record = json.loads((pushed.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
     assert "diff --git a/feature.py b/feature.py" in record["content"]
     assert "diff origin/HEAD...HEAD: diff: auto: against the merge base with origin/HEAD" in record["notes"]
+
+
+@pytest.mark.parametrize(("environ", "verb"), [({}, "commit"), ({"PRE_COMMIT_REMOTE_NAME": "origin"}, "push")])
+def test_the_hooks_remedy_names_the_command_that_ran(environ: dict[str, str], verb: str,
+                                                    capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxguard.commands.bundle import _report_failures
+
+    for key in ("PRE_COMMIT_REMOTE_NAME", "PRE_COMMIT_FROM_REF"):
+        monkeypatch.delenv(key, raising=False)
+    for key, value in environ.items():
+        monkeypatch.setenv(key, value)
+    assert _report_failures(["diff was truncated"], hook=True) == 1
+    assert f"SKIP=ctxguard,ctxguard-check git {verb} ..." in capsys.readouterr().err

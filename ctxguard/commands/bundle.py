@@ -99,7 +99,7 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
 
 REMEDIES = ("ctxguard: to pass, raise the artifact's budget (or total_budget) in .ctxguard.yaml, "
             "narrow its paths, or set fail_on (fail_on: never only reports)")
-HOOK_REMEDY = "ctxguard: to commit this once anyway: SKIP=ctxguard,ctxguard-check git commit ..."
+HOOK_REMEDY = "ctxguard: to {verb} this once anyway: SKIP=ctxguard,ctxguard-check git {verb} ..."
 
 
 def _report_failures(problems: list[str], hook: bool = False) -> int:
@@ -107,8 +107,9 @@ def _report_failures(problems: list[str], hook: bool = False) -> int:
         print(f"ctxguard: check failed: {problem}", file=sys.stderr)
     if problems:
         print(REMEDIES, file=sys.stderr)
-        if hook:
-            print(HOOK_REMEDY, file=sys.stderr)
+        if hook:  # pre-commit names the remote only at a push
+            pushing = bool(os.environ.get("PRE_COMMIT_REMOTE_NAME") or os.environ.get("PRE_COMMIT_FROM_REF"))
+            print(HOOK_REMEDY.format(verb="push" if pushing else "commit"), file=sys.stderr)
     return EXIT_POLICY if problems else EXIT_OK
 
 

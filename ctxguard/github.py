@@ -114,6 +114,19 @@ def _append(path: str, text: str) -> None:
 
 
 COMMENT_MARK = "<!-- ctxguard -->"  # the first line of the sticky pull-request comment
+COMMENT_LIMIT = 60_000  # characters: GitHub refuses a comment body over 65,536
+
+
+def comment_body(text: str, limit: int = COMMENT_LIMIT) -> str:
+    """The pull-request comment: the marker and the summary, cut at a line break to stay under
+    limit characters, with a line saying where the rest is."""
+    body = f"{COMMENT_MARK}\n{text}"
+    if len(body) <= limit:
+        return body
+    tail = ("\n\n_… the rest of this summary is cut to fit a comment: see the job's step summary, "
+            "or the uploaded bundle._\n")
+    cut = body.rfind("\n", 0, limit - len(tail))
+    return body[: cut if cut > 0 else limit - len(tail)] + tail
 
 
 def publish(bundle: dict[str, Any], path: Path | None, environ: Mapping[str, str] = os.environ,
@@ -123,7 +136,7 @@ def publish(bundle: dict[str, Any], path: Path | None, environ: Mapping[str, str
     body of the Action's pull-request comment."""
     if comment_file is not None:
         comment_file.parent.mkdir(parents=True, exist_ok=True)
-        comment_file.write_text(f"{COMMENT_MARK}\n{summary(bundle, problems)}", encoding="utf-8")
+        comment_file.write_text(comment_body(summary(bundle, problems)), encoding="utf-8")
     if environ.get("GITHUB_OUTPUT"):
         chunks = []
         for key, value in outputs(bundle, path, problems).items():

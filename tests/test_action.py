@@ -217,7 +217,9 @@ def test_the_comment_step_updates_its_own_comment_or_creates_one(pull_request: t
     # A stand-in for the runner's gh: it logs its arguments and answers the search for our comment.
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "gh").write_text('#!/bin/sh\necho "$@" >> "$GH_LOG"\ncase "$*" in *--jq*) echo "$FOUND";; esac\n')
+    (bin_dir / "gh").write_text('#!/bin/sh\necho "$@" >> "$GH_LOG"\n[ "$1 $2" = "api user" ] && exit 1\n'
+                                'case "$*" in *--method*) [ -n "$REFUSE" ] && exit 1;; esac\n'
+                                'case "$*" in *--jq*) echo "$FOUND";; esac\n')
     (bin_dir / "gh").chmod(0o755)
     env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "PULL": "7", "COMMENT_FILE": str(body),
            "GH_LOG": str(tmp_path / "gh.log"), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
@@ -229,8 +231,24 @@ def test_the_comment_step_updates_its_own_comment_or_creates_one(pull_request: t
                               env={**os.environ, **env, "FOUND": found}, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         calls = (tmp_path / "gh.log").read_text().splitlines()
-        assert calls[0].startswith("api --paginate repos/o/r/issues/7/comments --jq")
-        assert calls[1:] == [expected]
+        assert calls[0] == "api user --jq .login"  # (a GITHUB_TOKEN has no user: github-actions[bot])
+        assert calls[1].startswith("api --paginate repos/o/r/issues/7/comments --jq")
+        assert 'github-actions[bot]' in calls[1] and "startswith" in calls[1]  # marker and author
+        assert calls[2:] == [expected]
+    # A fork's token may not write: the step warns and passes, the job's outcome is the check's.
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                          env={**os.environ, **env, "FOUND": "", "REFUSE": "1"}, capture_output=True, text=True)
+    assert done.returncode == 0 and "::warning title=ctxguard::could not comment" in done.stdout
+
+
+def test_a_huge_summary_is_cut_to_fit_a_comment() -> None:
+    from ctxguard.github import COMMENT_LIMIT, comment_body
+
+    table = "| artifact | status |\n|---|---|\n" + "".join(f"| logs/run-{i}.log | OK |\n" for i in range(8000))
+    body = comment_body(table)
+    assert len(body) <= COMMENT_LIMIT < len(table) and body.startswith("<!-- ctxguard -->\n")
+    assert "cut to fit a comment: see the job's step summary" in body
+    assert comment_body("short") == "<!-- ctxguard -->\nshort"
 
 
 def test_upload_takes_the_bundle_and_its_offloads_hidden_files_included() -> None:

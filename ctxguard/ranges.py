@@ -75,9 +75,11 @@ def unpushed(repo: Any, tip: str) -> Range:
                                     f"has, from {start}")
 
 
-def since_default(repo: Any, tip: str, why: str) -> Range | None:
-    """tip against its merge base with the default branch, or None when there is none."""
-    for name in DEFAULT_BRANCHES:
+def since_default(repo: Any, tip: str, why: str, default: str | None = None) -> Range | None:
+    """tip against its merge base with the default branch (`default`, the event's, first, when
+    it is known), or None when there is none."""
+    names = ((f"origin/{default}", default) if default else ()) + DEFAULT_BRANCHES
+    for name in names:
         if git.exists(repo, name):
             return Range(f"{name}...{tip}", f"{why}: against the merge base with {name}")
     return None
@@ -94,6 +96,9 @@ def _event(repo: Any, environ: Mapping[str, str]) -> Range | None:
     if not isinstance(event, dict):
         return None
     name = environ.get("GITHUB_EVENT_NAME", "")
+    repository = event.get("repository")
+    default = repository.get("default_branch") if isinstance(repository, dict) else None
+    default = default if isinstance(default, str) and default and not default.startswith("-") else None
     pull = event.get("pull_request")
     if isinstance(pull, dict):
         base, head = pull.get("base", {}).get("sha"), pull.get("head", {}).get("sha")
@@ -103,5 +108,5 @@ def _event(repo: Any, environ: Mapping[str, str]) -> Range | None:
     if isinstance(before, str) and isinstance(after, str) and after != ZERO:
         if before != ZERO:
             return Range(f"{before}...{after}", "the push (before...after)")
-        return since_default(repo, after, "a push of a new branch (before is all zeros)")
-    return since_default(repo, environ.get("GITHUB_SHA") or "HEAD", f"a {name or 'workflow'} event")
+        return since_default(repo, after, "a push of a new branch (before is all zeros)", default)
+    return since_default(repo, environ.get("GITHUB_SHA") or "HEAD", f"a {name or 'workflow'} event", default)

@@ -262,3 +262,23 @@ def test_readme_documents_every_input_and_output() -> None:
     readme = (ROOT / "README.md").read_text()
     for name in [*ACTION["inputs"], *ACTION["outputs"]]:
         assert f"`{name}`" in readme, name
+
+
+def test_the_events_default_branch_is_the_base_when_nothing_else_says(pull_request: tuple[Repo, dict[str, Any]],
+                                                                       tmp_path: Path) -> None:
+    """A repository whose default branch is develop: actions/checkout leaves no origin/HEAD,
+    and main exists too, but the event names develop."""
+    repo, _ = pull_request
+    repo.git.git.checkout("-q", "main")
+    repo.git.git.checkout("-q", "-b", "develop")
+    repo.write("dev_only.py", "def dev_only():\n    return 1\n")
+    repo.commit("develop moves on")
+    repo.git.git.checkout("-q", "-b", "topic")
+    repo.write("topic.py", "def topic():\n    return 2\n")
+    head = repo.commit("topic")
+    event = {"before": "0" * 40, "after": head, "repository": {"default_branch": "develop"}}
+    done = _run_bundle_step(repo, tmp_path, event, "push")
+    assert done.returncode == 0, done.stderr
+    diff = json.loads(Path(_outputs(tmp_path / "output")["bundle-path"]).read_text())["artifacts"][0]
+    assert "+def topic():" in diff["content"] and "dev_only" not in diff["content"]
+    assert any("against the merge base with develop" in note for note in diff["notes"])

@@ -3,6 +3,7 @@ ctxguard.ranges.)"""
 from __future__ import annotations
 
 import os
+import re
 import sys
 import uuid
 from collections import Counter
@@ -147,3 +148,28 @@ def publish(bundle: dict[str, Any], path: Path | None, environ: Mapping[str, str
         _append(environ["GITHUB_STEP_SUMMARY"], summary(bundle, problems))
     for line in commands(bundle, problems):
         print(line, file=sys.stdout)
+
+
+_AT_LINE = re.compile(r"^\s*(?P<file>[^\s:]+\.ya?ml):(?P<line>\d+): ", re.M)
+
+
+def report_error(message: str, environ: Mapping[str, str] = os.environ) -> None:
+    """A usage or config error in Actions: one `::error` per problem (with `file=` and `line=`
+    for a config's), and the step summary saying what happened and what to do."""
+    located = list(_AT_LINE.finditer(message))
+    if located:
+        root = environ.get("GITHUB_WORKSPACE") or os.getcwd()
+        for match in located:
+            rest = message[match.end():].split("\n", 1)[0]
+            file = match.group("file")
+            if os.path.isabs(file) and not os.path.relpath(file, root).startswith(".."):
+                file = os.path.relpath(file, root)  # annotations name files from the workspace
+            print(f"::error file={escape_property(file)},line={match.group('line')},"
+                  f"title=ctxguard config::{escape_data(rest)}")
+    else:
+        print(f"::error title=ctxguard::{escape_data(message)}")
+    if environ.get("GITHUB_STEP_SUMMARY"):
+        _append(environ["GITHUB_STEP_SUMMARY"],
+                f"### ctxguard bundle\n\n**Not run: ctxguard stopped before writing a bundle.**\n\n"
+                f"```\n{message}\n```\n\nFix what it says (the config, the checkout's history, the "
+                "inputs) and run again; without a config, ctxguard uses its defaults.\n")

@@ -282,3 +282,14 @@ def test_the_events_default_branch_is_the_base_when_nothing_else_says(pull_reque
     diff = json.loads(Path(_outputs(tmp_path / "output")["bundle-path"]).read_text())["artifacts"][0]
     assert "+def topic():" in diff["content"] and "dev_only" not in diff["content"]
     assert any("against the merge base with develop" in note for note in diff["notes"])
+
+
+def test_a_broken_config_is_an_error_annotation_at_its_line_and_a_summary(pull_request: tuple[Repo, dict[str, Any]],
+                                                                        tmp_path: Path) -> None:
+    repo, event = pull_request
+    repo.write(".ctxguard.yaml", "version: 1\nartifacts:\n  - name: diff\n    budget: lots\n")
+    done = _run_bundle_step(repo, tmp_path, event)
+    assert done.returncode == 2
+    assert "::error file=.ctxguard.yaml,line=4,title=ctxguard config::" in done.stdout
+    summary = (tmp_path / "summary").read_text()
+    assert "Not run: ctxguard stopped before writing a bundle" in summary and "budget" in summary

@@ -158,6 +158,19 @@ def _run(args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: 
 
 
 def run_bundle(args: argparse.Namespace) -> int:
+    from ctxguard.errors import CtxguardError
+
+    try:
+        return _bundle(args)
+    except CtxguardError as exc:
+        if getattr(args, "github", False):  # in Actions: an annotation and a summary that say what to do
+            from ctxguard import github
+
+            github.report_error(str(exc))
+        raise
+
+
+def _bundle(args: argparse.Namespace) -> int:
     from ctxguard import bundle, report
     from ctxguard.policy import failures
 

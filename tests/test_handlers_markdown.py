@@ -51,3 +51,15 @@ def test_blocks_take_code_fences_whole() -> None:
     assert [b.kind for b in parts] == ["heading", "blank", "code", "prose"]
 
 
+
+
+def test_setext_headings_are_headings() -> None:
+    text = ("Release plan\n============\n\nIntro sentence one. Intro sentence two.\n\n"
+            "Goals\n-----\n\n" + "".join(f"Goal paragraph {i} has words. And more words here.\n\n" for i in range(40)))
+    parts = read(text).blocks
+    assert [b.lines for b in parts if b.kind == "heading"] == [("Release plan\n", "============\n"),
+                                                               ("Goals\n", "-----\n")]
+    record = compress_text(text, 80, name="plan.md")
+    assert record["tier"] == 3
+    assert "Release plan\n============\n" in record["content"] and "Goals\n-----\n" in record["content"]
+    assert record["retention"]["kept"] >= 2

@@ -12,6 +12,7 @@ _TABLE = re.compile(r"^\s*\|")
 _TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]")
 OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]")
 _ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+SETEXT = re.compile(r"^\s{0,3}(?:=+|-+)[ \t]*\r?\n?$")  # the underline of a `Title\n=====` heading
 
 BlockKind = Literal["heading", "code", "table", "task", "item", "front", "prose", "blank"]
 
@@ -58,9 +59,14 @@ def read(text: str, name: str = "") -> MarkdownDoc:
             i = j + 1
             continue
         kind = _kind(line)
+        if kind == "prose" and i + 1 < len(lines) and SETEXT.match(lines[i + 1]):
+            out.append(Block("heading", (line, lines[i + 1])))  # a setext heading: title and underline
+            i += 2
+            continue
         j = i + 1
         if kind in ("table", "prose", "blank"):
-            while j < len(lines) and _kind(lines[j]) == kind and not FENCE.match(lines[j]):
+            while (j < len(lines) and _kind(lines[j]) == kind and not FENCE.match(lines[j])
+                   and not (kind == "prose" and j + 1 < len(lines) and SETEXT.match(lines[j + 1]))):
                 j += 1
         out.append(Block(kind, tuple(lines[i:j])))
         i = j

@@ -64,7 +64,11 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
             seen_code.add(block.text)
         for j, line in enumerate(block.lines):
             if block.kind == "heading":
-                heading = (add(line, 0.0 if TOP_HEADING.match(line) else HEADING, True),)
+                top = TOP_HEADING.match(line) or len(block.lines) == 2  # (a setext heading is # or ##)
+                if j == 0:
+                    heading = (add(line, 0.0 if top else HEADING, True),)
+                else:  # its underline, with it
+                    add(line, 0.0 if top else HEADING, True, heading)
             elif block.kind == "task":
                 add(line, 0.5 if OPEN_TASK.match(line) else 1.0, True)
             elif block.kind == "table":  # header and separator rows first, the others with them

@@ -148,7 +148,9 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
         if Path(pattern).is_absolute() or ".." in PurePosixPath(pattern).parts:
             problems.append(f"path {pattern!r} leaves the repository; use a path inside it")
             continue
-        for path in sorted(top.glob(pattern)) if _is_glob(pattern) else [top / pattern]:
+        # `logs/**` means every file below logs/ (pathlib's `**` alone matches only folders).
+        globbed = f"{pattern}/*" if pattern.endswith("**") else pattern
+        for path in sorted(top.glob(globbed)) if _is_glob(pattern) else [top / pattern]:
             if not _is_glob(pattern) and not path.exists() and not path.is_symlink():
                 gone.append(path)
             if path.is_dir() and _is_glob(pattern):
@@ -156,6 +158,8 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
             if not inside(resolved_top, path):
                 problems.append(f"{path.relative_to(top)} points outside the repository; skipped")
                 continue
+            if spec.exclude and is_excluded(path.relative_to(top).as_posix(), spec.exclude):
+                continue  # `exclude:` applies to files entries as to git entries
             if path not in matches:
                 matches.append(path)
     if problems and not matches:

@@ -59,18 +59,30 @@ def read(text: str, name: str = "") -> MarkdownDoc:
             i = j + 1
             continue
         kind = _kind(line)
-        if kind == "prose" and i + 1 < len(lines) and SETEXT.match(lines[i + 1]):
+        if kind == "prose" and i + 1 < len(lines) and _setext(line, lines[i + 1], lines[i - 1] if i else "\n"):
             out.append(Block("heading", (line, lines[i + 1])))  # a setext heading: title and underline
             i += 2
             continue
         j = i + 1
         if kind in ("table", "prose", "blank"):
             while (j < len(lines) and _kind(lines[j]) == kind and not FENCE.match(lines[j])
-                   and not (kind == "prose" and j + 1 < len(lines) and SETEXT.match(lines[j + 1]))):
+                   and not (kind == "prose" and j + 1 < len(lines) and _setext(lines[j], lines[j + 1], lines[j - 1]))):
                 j += 1
         out.append(Block(kind, tuple(lines[i:j])))
         i = j
     return MarkdownDoc(text, tuple(out))
+
+
+def _setext(title: str, underline: str, before: str) -> bool:
+    """A `Title` line underlined with `===` (or `---`) is a heading. A `---` line is also a
+    rule, or front matter's end: under `---` only a title-like line counts (one line after a
+    blank, short, not a sentence)."""
+    if not SETEXT.match(underline):
+        return False
+    if underline.strip().startswith("="):
+        return True
+    text = title.strip()
+    return not before.strip() and len(text) <= 80 and not text.endswith((".", ":", ";", ","))
 
 
 def _kind(line: str) -> BlockKind:

@@ -103,6 +103,19 @@ def unpushed(repo: Any, tip: str) -> list[str]:
     return out.split()
 
 
+def ignored(repo: Any, path: Path) -> bool:
+    """True when git ignores path (a file or folder in the work tree), or it lies in the git dir."""
+    import git
+
+    if Path(repo.git_dir).resolve() in path.resolve().parents:
+        return True
+    try:
+        repo.git.check_ignore("-q", "--no-index", "--", str(path))
+    except git.GitCommandError:
+        return False
+    return True
+
+
 def has_remote_refs(repo: Any) -> bool:
     """True when some remote-tracking ref exists (a remote that has been fetched or pushed to)."""
     return bool(str(repo.git.for_each_ref("--count=1", "refs/remotes")).strip())

@@ -256,10 +256,15 @@ def test_config_output_is_confined_to_the_repository(repo: Repo, tmp_path: Path,
     assert json.loads(explicit.read_text())["schema"] == "ctxguard.bundle/v1"
 
 
-def test_config_output_inside_the_repository(repo: Repo) -> None:
+def test_config_output_inside_the_repository_must_be_ignored_by_git(repo: Repo,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     repo.write(".ctxguard.yaml", "output: review/bundle.json\n" + CONFIG)
+    assert main(["bundle", "--repo", str(repo.path)]) == 2  # `git add -A` would stage it
+    assert "git does not ignore it" in capsys.readouterr().err and not (repo.path / "review").exists()
+    repo.write(".gitignore", "review/\n")
     assert main(["bundle", "--repo", str(repo.path)]) == 0
     assert (repo.path / "review/bundle.json").is_file()
+    assert "review" not in repo.git.git.status("--porcelain", "--untracked-files=all")
 
 
 @pytest.mark.parametrize("fmt", ["json", "markdown"])

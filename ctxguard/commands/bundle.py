@@ -132,7 +132,14 @@ def _output(args: argparse.Namespace, config: Any, repo: Any, fmt: str) -> Path:
     if getattr(args, "output", None):
         return Path(args.output)
     if config.output:
-        return _confined(git.root(repo), config.output)
+        path = _confined(git.root(repo), config.output)
+        if not git.ignored(repo, path):
+            from ctxguard.errors import ConfigError
+
+            raise ConfigError(f"output: {config.output!r} is in the work tree and git does not ignore it, so "
+                              "the next `git add -A` would stage the bundle; add it to .gitignore, or leave "
+                              "output unset (the default is inside the git directory)")
+        return path
     return Path(git.git_path(repo, "ctxguard")) / ("bundle.md" if fmt == "markdown" else "bundle.json")
 
 

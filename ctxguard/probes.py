@@ -85,14 +85,16 @@ def error_message(line: str) -> str:
     return match.group(1)[1:-1] if match else line.strip()
 
 
-def extract(kind: str, text: str, name: str = "") -> Sequence[Probe]:
+def extract(kind: str, text: str, name: str = "", doc: Any = None) -> Sequence[Probe]:
     """The probes of a raw artifact, deduplicated, in the order they appear (JSON key paths:
-    sorted). The name tells the language of a source file (see ctxguard.definitions)."""
+    sorted). The name tells the language of a source file (see ctxguard.definitions); `doc` is
+    the kind's reading of the text, when the caller has it (else it is read here)."""
     if kind == "json":
-        return _json(text)
+        return _json(text)  # (key paths by the thousand: a set, see KeyPaths)
     from ctxguard.kinds import KINDS
 
-    return unique(KINDS[kind].probes(KINDS[kind].read(text, name)))
+    reader = KINDS[kind]
+    return unique(reader.probes(doc if doc is not None else reader.read(text, name)))
 
 
 def unique(found: Iterable[Probe]) -> list[Probe]:

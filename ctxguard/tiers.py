@@ -73,7 +73,7 @@ def compress(
                                 raw <= tier2_ratio * budget, kind, tokenizer, tier3, notes)
     elif kind == "json" and json_values(text) is None:
         notes.append("content is not valid json; kept whole as text")
-    found = probes.extract(kind, text, name) if kind == "json" else probes.unique(reader.probes(doc))
+    found = probes.extract(kind, text, name, doc)
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))
     else:

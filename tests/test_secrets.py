@@ -66,6 +66,13 @@ def test_names_of_other_things_hold_no_secret(name: str) -> None:
     assert classify(name) is None
 
 
+def test_an_identifier_shaped_value_is_a_reference_only_in_code() -> None:
+    assert redact("  token: accessToken\n").text == "  token: accessToken\n"  # a JS/TS object's member
+    assert redact("  API_TOKEN: accessToken\n").text == "  API_TOKEN: [REDACTED:token]\n"  # env/YAML: a value
+    assert redact("API_TOKEN=someValue\n").text == "API_TOKEN=[REDACTED:token]\n"
+    assert redact("    API_TOKEN: settings.API_TOKEN,\n").text == "    API_TOKEN: settings.API_TOKEN,\n"  # code
+
+
 def test_an_unquoted_value_runs_to_the_end_of_its_token() -> None:
     found = redact("DB_PASSWORD=pass#word2024\nQUERY=x?user=bob&password=s3cr3t;v&next=1\n").text
     assert found == "DB_PASSWORD=[REDACTED:password]\nQUERY=x?user=bob&password=[REDACTED:password]&next=1\n"

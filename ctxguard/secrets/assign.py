@@ -15,7 +15,7 @@ import re
 from collections.abc import Generator, Iterator
 
 from ctxguard.secrets.names import SecretName, classify, parts
-from ctxguard.secrets.values import kept, looks_random, reference, token_like
+from ctxguard.secrets.values import CAMEL_NAME, kept, looks_random, reference, token_like
 
 Span = tuple[int, int, str]
 
@@ -168,7 +168,7 @@ def _leading(match: re.Match[str]) -> Iterator[Span]:
     code = value.endswith((",", ";")) or "(" in value or bool(re.search(r"[a-z][A-Z]", name))
     code = code or match.string[match.start("sep") - 1: match.start("sep")] == " " != match.group("sep")[:1]
     value = value.rstrip(",;") if code or value.endswith(",") else value
-    if _secret(secret, value, quoted=False, code=code, words=parts(name)):
+    if _secret(secret, value, quoted=False, code=code, words=parts(name), env=name.isupper()):
         yield start, start + len(value), secret.kind
 
 
@@ -193,15 +193,16 @@ def _inline(match: re.Match[str], body: str) -> Generator[Span, None, int]:
     return start
 
 
-def _secret(secret: SecretName, value: str, quoted: bool, code: bool, words: list[str]) -> bool:
-    """Whether a value under this name is a literal secret (see ctxguard.secrets.values)."""
-    if len(value.strip()) < 3 or kept(value, words):
+def _secret(secret: SecretName, value: str, quoted: bool, code: bool, words: list[str], env: bool = False) -> bool:
+    """Whether a value under this name is a literal secret (see ctxguard.secrets.values). An
+    `env` name (`API_TOKEN`) outside code holds a value, never a reference to a variable."""
+    if len(value.strip()) < 3 or kept(value, words) or (not env and CAMEL_NAME.fullmatch(value.strip())):
         return False
     if looks_random(value):
         return True
     if not secret.sure:
         return False
-    if not quoted and reference(value) and (code or _CODE_VALUE.search(value) is not None):
+    if not quoted and reference(value) and (code or (_CODE_VALUE.search(value) is not None and not env)):
         return False  # `token: source.token`, `cancelToken: defaultToConfig2`, `password = new_password`
     if not quoted and code and _IDENTIFIER.fullmatch(value):
         return False  # `"SECRET_BLOCK": session,`: a variable in code

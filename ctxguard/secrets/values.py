@@ -149,7 +149,7 @@ def reference(value: str) -> bool:
     return _REFERENCE.fullmatch(value) is not None and not looks_random(value)
 
 
-_CAMEL_NAME = re.compile(r"[a-z]{2,}(?:[A-Z][a-z]{2,})+")  # `eksKeypair`: a resource's name
+CAMEL_NAME = re.compile(r"[a-z]{2,}(?:[A-Z][a-z]{2,})+")  # `eksKeypair`: a resource's or a variable's name
 _PATTERN = re.compile(r"\(\?[:=!<P]|\\[wdsSWDbB]|\[\^|\.\*|\.\+|\)\?|\|\(")
 
 
@@ -163,7 +163,7 @@ def kept(value: str, name_words: list[str]) -> bool:
     (References are judged by the caller, which knows whether the line is code.)"""
     bare = value.strip()
     if (placeholder(bare) or filler(bare) or version(bare) or type_name(bare) or prose(bare)
-            or header_name(bare) or pattern(bare) or _CAMEL_NAME.fullmatch(bare)):
+            or header_name(bare) or pattern(bare)):
         return True
     flat = re.sub(r"[^a-z0-9]", "", bare.lower())
     return bool(flat) and flat in "".join(name_words)  # `PassStateExited = "PassStateExited"`

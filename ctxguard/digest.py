@@ -83,7 +83,7 @@ def _status(record: Record, worst: bool = False) -> str:
         state = f"ERROR ({_clip(record.error or '')})"
     elif name == "REFERENCE":
         state = _REFERENCE
-    elif record.content.startswith(("[NO CHANGES]", "[NO FILES MATCHED", "[EMPTY RANGE")):
+    elif record.content.startswith(_EMPTY):
         state = f"empty {record.content.strip()}"
     elif name == "TRUNCATED":
         state = "TRUNCATED (cut)"
@@ -92,6 +92,14 @@ def _status(record: Record, worst: bool = False) -> str:
     else:
         state = "complete"
     return f"- {record.artifact_name}: tier {record.tier}, {state}, kept {kept['kept']}/{kept['probes']} probes\n"
+
+
+def _quiet(record: Record) -> bool:
+    """A record the digest has nothing to say about: complete (tier 1) or empty, and OK."""
+    return status(record.to_dict()) == "OK" and (record.tier == 1 or record.content.startswith(_EMPTY))
+
+
+_EMPTY = ("[NO CHANGES]", "[NO FILES MATCHED", "[EMPTY RANGE")
 
 
 def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
@@ -123,11 +131,11 @@ def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
     if len(lines) <= MAX_ARTIFACTS:
         return "".join(out + lines)
     # Many artifacts (`split: file` on a big change): the ones with something to say first.
-    quiet = [i for i, line in enumerate(lines) if ", complete, " in line or ", empty " in line]
-    loud = [i for i in range(len(lines)) if i not in set(quiet)]
-    shown = sorted((loud + quiet)[:MAX_ARTIFACTS])
+    quiet = [_quiet(r) for r in records]
+    first = [i for i, q in enumerate(quiet) if not q] + [i for i, q in enumerate(quiet) if q]
+    shown = sorted(first[:MAX_ARTIFACTS])
     out += [lines[i] for i in shown]
     hidden = len(lines) - len(shown)
-    out.append(f"- … and {hidden} more artifacts, each in its own record (the {len(quiet)} complete "
+    out.append(f"- … and {hidden} more artifacts, each in its own record (the {sum(quiet)} complete "
                f"or empty ones are listed last)\n")
     return "".join(out)

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import stat
+import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -91,6 +95,13 @@ def _what(mode: int) -> str:
         if test(mode):
             return name
     return "not a file"
+
+
+@contextlib.contextmanager
+def spooled_stdin() -> Iterator[Path | str]:
+    """Standard input as a temporary file while the block runs (see spool), or why not."""
+    with tempfile.TemporaryDirectory(prefix="ctxguard-stdin-") as folder:
+        yield spool(sys.stdin.buffer, Path(folder))
 
 
 def spool(stream: BinaryIO, folder: Path, limit: int = STDIN_LIMIT) -> Path | str:

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ctxguard.secrets import assign
-from ctxguard.secrets.formats import ANCHORS, BEARER, BY_ANCHOR, PEM_BEGIN, PEM_END, Format
-from ctxguard.secrets.values import filler, looks_random, placeholder
+from ctxguard.secrets.formats import ANCHORS, BY_ANCHOR, PEM_BEGIN, PEM_END, Format
+from ctxguard.secrets.values import filler, placeholder
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,6 @@ def redact(text: str) -> Redacted:
             lines[start] = end
         anchor = match.group()
         found.extend(_vendor(text, pos, end, BY_ANCHOR.get(anchor, ())))
-        if anchor in ("bearer", "Bearer", "BEARER"):
-            bearer = BEARER.match(text, pos, end)
-            if bearer is not None and looks_random(bearer.group(1)):
-                found.append((bearer.start(1), bearer.end(1), "authorization"))
     for start, end in sorted(lines.items()):
         found.extend(_assignments(text, start, end))
     return Redacted(_splice(text, found, counts), dict(sorted(counts.items())))

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from ctxguard.commands.common import (
@@ -44,7 +42,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxguard.api import compress_file_record, compress_loaded
-    from ctxguard.read import Loaded, spool
+    from ctxguard.read import Loaded, spooled_stdin
 
     if args.budget < MIN_BUDGET:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
@@ -58,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
     options = dict(artifact_type=args.artifact_type, task=args.task, encoding=args.encoding,
                    tier2_ratio=args.tier2_ratio, tier3=args.tier3, missed=args.missed, redact=args.redact)
     if args.path == "-":
-        with tempfile.TemporaryDirectory(prefix="ctxguard-stdin-") as folder:
-            spooled = spool(sys.stdin.buffer, Path(folder))
+        with spooled_stdin() as spooled:
             if isinstance(spooled, str):
                 record = compress_loaded(Loaded(None, error=spooled), "-", args.budget, **options)
             else:

@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from ctxguard.commands.common import add_encoding, check_tokenizer, print_json
@@ -22,13 +19,12 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ctxguard.read import Loaded, read_artifact, spool
+    from ctxguard.read import Loaded, read_artifact, spooled_stdin
     from ctxguard.tokens import get_tokenizer
 
     check_tokenizer(args.encoding, args.strict)
     if args.path == "-":
-        with tempfile.TemporaryDirectory(prefix="ctxguard-stdin-") as folder:
-            spooled = spool(sys.stdin.buffer, Path(folder))
+        with spooled_stdin() as spooled:
             loaded = Loaded(None, error=spooled) if isinstance(spooled, str) else read_artifact(spooled)
     else:
         loaded = read_artifact(args.path)

@@ -31,7 +31,10 @@ def loads(text: str, duplicates: list[str] | None = None) -> Any:
         found = dict(items)
         if duplicates is not None and len(found) < len(items):
             seen: set[str] = set()
-            duplicates.extend(k for k, _ in items if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+            for key, _ in items:
+                if key in seen:
+                    duplicates.append(key)
+                seen.add(key)
         return found
 
     try:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ctxguard.secrets.values import not_words
+from ctxguard.secrets.values import looks_random, not_words
 
 
 @dataclass(frozen=True)
@@ -176,10 +176,10 @@ FORMATS: tuple[Format, ...] = (
     _f("authorization", "authorization",  # a header with no scheme: the value alone
        r"(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?([\w.~+/-]{16,}=*)(?![\w-])", group=1,
        ignore_case=True, check=lambda v: re.fullmatch(r"[A-Z0-9_-]+", v) is None),  # not `AWS4-HMAC-SHA256`
+    _f("authorization", "bearer",  # `Bearer <token>` outside a header: only a random-looking token
+       r"(?<![\w-])bearer[ \t]+([\w.~+/-]{16,}=*)(?![\w-])", group=1, check=looks_random, ignore_case=True),
     _f("url_password", "://", r"://[^/\s:@\"'<>]*:([^/\s@\"'<>]{3,})@", group=1),
 )
-# `Bearer <token>` outside a header is redacted only when the token looks random (in `redact`).
-BEARER = re.compile(r"(?<![\w-])bearer[ \t]+([\w.~+/-]{16,}=*)(?![\w-])", re.I)
 
 PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,60}PRIVATE KEY(?: BLOCK)?-----")
 PEM_END = re.compile(r"-----END[ A-Z0-9_-]{0,60}PRIVATE KEY(?: BLOCK)?-----")
@@ -198,7 +198,7 @@ def _alternation(words: list[str]) -> str:
 
 
 _SENSITIVE = [a for f in FORMATS if not f.ignore_case for a in f.anchors]
-_INSENSITIVE = [a.lower() for f in FORMATS if f.ignore_case for a in f.anchors] + ["bearer", *HINTS]
+_INSENSITIVE = [a.lower() for f in FORMATS if f.ignore_case for a in f.anchors] + list(HINTS)
 # Case-insensitive words are listed in their three usual spellings (`token`, `TOKEN`, `Token`, as
 # in `dbToken`) instead of with (?i): literals let the scan skip every position whose character
 # starts none of them, which makes it three times faster.

@@ -83,8 +83,8 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     for key, i in firsts.items():
         shown[i] = occurrences(shown[i], counts[key])
     head = None  # stack frames, sections and task lines: each run shown with its first line
-    for i, line in enumerate(lines):  # the failing statement: kept like the errors, before the banner
-        if line[:1] in (">", " ") and FAILURE_DETAIL.match(line):
+    for i in read.marked:  # the failing statement: kept like the errors, before the banner
+        if FAILURE_DETAIL.match(lines[i]):
             lift(i, TRACE)
             must[i] = True
     for i, marked in enumerate(marks(read, task_words)):

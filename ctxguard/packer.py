@@ -27,7 +27,9 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
     tokens not shown, ends the content.
     """
     if marker is not None and plan.listing is not None:  # (e.g. a cut diff's file list)
-        plan = replace(plan, prefix=plan.prefix + plan.listing(room // 2), listing=None)
+        # A third of the room (the rest for what the list cannot say), or half when a third
+        # holds not one row: at a tiny room the list is what says most.
+        plan = replace(plan, prefix=plan.prefix + (plan.listing(room // 3) or plan.listing(room // 2)), listing=None)
     units = plan.units
     order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
     gap = count(plan.gap(max(2, sum(u.omits for u in units))))  # the widest gap line
@@ -130,13 +132,17 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
             sealed[0] = True
             break
     for i in order:
-        if not chosen[i] and not must[i]:
-            take(i)
+        if not chosen[i] and not must[i] and (units[i].text.strip() or _beside(chosen, i)):
+            take(i)  # (a blank line is never worth a gap of its own)
     for i in range(n):  # a gap line that costs as much as the one unit it hides: show the unit
         if (not chosen[i] and not must[i] and units[i].cost <= gap
                 and (i == 0 or chosen[i - 1]) and (i == n - 1 or chosen[i + 1])):
             take(i)
     return chosen
+
+
+def _beside(chosen: Sequence[bool], i: int) -> bool:
+    return (i > 0 and chosen[i - 1]) or (i + 1 < len(chosen) and chosen[i + 1])
 
 
 def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool]) -> list[int]:

@@ -224,3 +224,46 @@ def test_a_line_edited_in_place_in_source_goes_before_tests_docs_and_new_code(sa
         assert "+    if n == 1:\n" in record["content"], ratio
     tier2 = compress_text(text, int(total / 1.45), name="release-with-noise.diff")
     assert tier2["tier"] == 2 and "+    if n == 1:\n" in tier2["content"] and "-    if n == 0:\n" in tier2["content"]
+
+
+def _file_diff(path: str, body: list[str]) -> str:
+    """One file's diff with one hunk, its ranges counted from the body."""
+    old = sum(1 for line in body if line[0] in " -")
+    new = sum(1 for line in body if line[0] in " +")
+    return (f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,{old} +1,{new} @@\n"
+            + "".join(line + "\n" for line in body))
+
+
+_VERSION_BUMP = _file_diff("pkg/_version.py", ["  # generated", "-version = '1.2.0'", "+version = '1.3.0'", " x = 1"])
+_RELEASE = (_file_diff("CHANGES.md", [f"+- change {i} of this release, described at some length" for i in range(40)])
+            + _file_diff("pkg/window.py", [" def windowed(seq, n):", "     seq = list(seq)", "-    if n == 0:",
+                                           "+    if n == 1:", "         return []", "     return seq"])
+            + _file_diff("tests/test_window.py", [f"+    assert windowed(range({i}), 2) == expected({i})"
+                                                  for i in range(40)]))
+
+
+def test_a_cut_that_lists_the_files_shows_no_header_alone() -> None:
+    text = _VERSION_BUMP + _RELEASE
+    budget = independent_count(text) // 8
+    content = compress_text(text, budget, name="release.diff")["content"]
+    assert content.startswith("Changed files (4):\n")
+    assert "-    if n == 0:\n+    if n == 1:\n" in content  # the behaviour change, with its headers
+    assert "diff --git a/pkg/window.py b/pkg/window.py\n" in content
+    # A file none of whose lines is kept is named by the list, not by a header and a gap.
+    assert "diff --git a/CHANGES.md" not in content and "diff --git a/tests/test_window.py" not in content
+    # Tier 2 still keeps every header.
+    tier2 = compress_text(text, int(independent_count(text) / 1.45), name="release.diff")
+    assert tier2["tier"] == 2 and tier2["content"].count("diff --git ") == 4
+
+
+def test_a_quoted_string_edited_goes_after_code_edited() -> None:
+    from ctxguard.handlers.diff import EDITED, EDITED_QUOTED, plan
+    from ctxguard.tokens import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    text = _VERSION_BUMP + ("diff --git a/pkg/b.py b/pkg/b.py\n--- a/pkg/b.py\n+++ b/pkg/b.py\n"
+                            "@@ -1,2 +1,2 @@\n def f(n):\n-    if n == 0:\n+    if n == 1:\n")
+    units = plan(tokenizer.encode(text), tokenizer).units
+    level = {u.text: u.priority[0] for u in units}
+    assert level["+version = '1.3.0'\n"] == EDITED_QUOTED and level["+    if n == 1:\n"] == EDITED
+    assert EDITED < EDITED_QUOTED

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import re
+
 from ctxguard import compress_text
 from ctxguard.kinds.markdown.model import read
 from tests.helpers import budget_for_tier2, independent_count
@@ -63,3 +65,52 @@ def test_setext_headings_are_headings() -> None:
     assert record["tier"] == 3
     assert "Release plan\n============\n" in record["content"] and "Goals\n-----\n" in record["content"]
     assert record["retention"]["kept"] >= 2
+
+
+_RULE = re.compile(r"\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|REQUIRED|SHOULD(?: NOT)?|RECOMMENDED)\b")
+
+
+def _rules(text: str) -> list[str]:
+    """Each sentence with an RFC 2119 word in capitals, outside code and the keyword list."""
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    flat = [" ".join(p.split()) for p in re.split(r"\n\s*\n", prose)]
+    return [s for p in flat for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", p)
+            if _RULE.search(s) and '"MUST"' not in s]
+
+
+def test_a_spec_cut_to_half_keeps_every_rule_whole(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("rfc2119-spec.md")
+    rules = _rules(text)
+    assert len(rules) >= 8
+    budget = independent_count(text) // 2
+    record = compress_text(text, budget, name="spec.md")
+    assert record["tier"] == 3 and independent_count(record["content"]) <= budget
+    flat = " ".join(record["content"].split())
+    assert [r for r in rules if r not in flat] == []
+    head = " ".join(text[: len(text) // 2].split())  # (a head cut of about the same size)
+    assert sum(r in head for r in rules) < len(rules)
+
+
+def test_a_rule_goes_on_over_its_items_lazy_lines() -> None:
+    text = ("# Spec\n\n## Rules\n\n1. A server MUST answer every request with a page, even when the\n"
+            "page is empty. Pages are cached for a while by most of the clients we know about.\n"
+            + "".join(f"\nFiller paragraph {i} says nothing a reviewer needs to see today.\n" for i in range(30)))
+    content = compress_text(text, 80, name="spec.md")["content"]
+    assert "1. A server MUST answer every request with a page, even when the\npage is empty." in content
+
+
+def test_a_lead_in_is_kept_with_the_rules_it_introduces() -> None:
+    text = ("# Spec\n\n### id\n\nThe identifier of the event.\n\n- Constraints:\n  - REQUIRED\n"
+            "  - MUST be a non-empty string\n"
+            + "".join(f"\nFiller paragraph {i} says nothing a reviewer needs to see today.\n" for i in range(30)))
+    content = compress_text(text, 60, name="spec.md")["content"]
+    assert "- Constraints:\n  - REQUIRED\n  - MUST be a non-empty string\n" in content
+
+
+def test_a_numbered_items_marker_is_not_a_sentence() -> None:
+    text = "# Spec\n\n1. First rule here. It has two sentences.\n2. A client SHOULD retry.\n"
+    doc = read(text)
+    from ctxguard.kinds.markdown.plan import _prose
+
+    pieces = [piece for piece, _ in _prose([b for b in doc.blocks if b.kind == "item"])]
+    assert pieces == ["1. First rule here. ", "It has two sentences.\n", "2. A client SHOULD retry.\n"]

@@ -99,3 +99,12 @@ def test_room_left_by_a_high_gap_estimate_is_filled() -> None:
     room = 300
     content = pack(plan, room, TOKENIZER.count)
     assert content is not None and room - TOKENIZER.count(plan.gap(2)) < TOKENIZER.count(content) <= room
+
+
+def test_a_blank_line_never_costs_a_gap_of_its_own() -> None:
+    lines = [LINES[i] if i % 2 else "\n" for i in range(40)]
+    priorities = [9.0 if i % 2 else 1.0 for i in range(40)]  # the blank lines wanted first
+    priorities[21] = 0.0
+    content = pack(_plan(lines, priorities), 60, TOKENIZER.count, marker)
+    assert content is not None and "line 21 says" in content
+    assert "omitted)\n\n..." not in content  # no blank line between two gaps

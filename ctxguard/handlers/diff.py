@@ -390,7 +390,9 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
     enclosing: tuple[int, ...] = ()  # … and the unchanged definition above a change in its hunk
     body: dict[int, float] = {}  # hunk lines ranked by distance: their level at distance 0
     hunks: list[tuple[int, ...]] = []  # each line's hunk (file and hunk header)
+    reader_kind: list[str] = []
     edited = small_edits(lines)
+    quoted = {j for i, pair in edited.items() if pair and _in_quotes(lines[i][1:], lines[pair[0]][1:]) for j in (i, *pair)}
     keys: dict[tuple[int, ...], list[int]] = {}  # per hunk, where distances are measured from:
     for i, line in enumerate(lines):  # its header, its definitions and errors
         kind, level = reader.read(line)
@@ -417,6 +419,8 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
             source = code and offset == 0 and reader.language is not None
             keep = source and i in edited  # a line of code edited in place: the behaviour changed there
             body[i] = (EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset)
+            if keep and i in quoted:
+                body[i] = EDITED_QUOTED
             needs = (*hunk, *enclosing, *(edited.get(i, ())))
         elif kind == "context":
             body[i] = 3.3 + offset
@@ -428,20 +432,32 @@ def plan(encoded: Encoded, tokenizer: Tokenizer, name: str = "", task_words: fro
         must.append(keep)
         anchors.append(needs)
         hunks.append(hunk)
+        reader_kind.append(kind)
     for i, base in body.items():
-        span = 0.0 if base == EDITED else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
-        late = 0.001 if base == EDITED and edited.get(i) == () else 0.0  # the added line brings its removed one
+        span = 0.0 if base in (EDITED, EDITED_QUOTED) else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
+        late = 0.001 if base in (EDITED, EDITED_QUOTED) and edited.get(i) == () else 0.0  # the added line brings its removed one
         rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
     stats = file_stats(encoded.text)
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
-    return Plan(units(lines, lines, rank, must, anchors.__getitem__, encoded, tokenizer), encoded.count,
-                listing=lambda room: file_listing(stats, tokenizer, room), notes=notes)
+    # A tier-3 cut lists the files first: there a file or hunk header is shown only with a line
+    # it heads (a header alone says what the list says), and tier 2 keeps every one.
+    headers = [i for i, (level, _) in enumerate(rank)
+               if stats and must[i] and reader_kind[i] in ("file", "header", "hunk")]
+    tier3 = list(must)
+    for i in headers:
+        tier3[i] = False
+        rank[i] = (HEADER_ALONE + rank[i][0] / 100, i)
+    return Plan(units(lines, lines, rank, tier3, anchors.__getitem__, encoded, tokenizer), encoded.count,
+                listing=lambda room: file_listing(stats, tokenizer, room), notes=notes,
+                tier2_must=must if stats else None)
 
 
 # A line edited in place (`if n == 0` -> `if n == 1`): the behaviour changed there. After the
 # definitions and the source files' headers (what the probes count: paths and names), before
 # the other headers and every body line.
 EDITED = 1.65
+EDITED_QUOTED = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
+HEADER_ALONE = 8.0  # a header no kept line needs, in a tier-3 cut that lists the files
 
 
 def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
@@ -480,6 +496,16 @@ def _alike(old: str, new: str) -> bool:
     while tail < n - head and old[-1 - tail] == new[-1 - tail]:
         tail += 1
     return (head + tail) * 2 > 0.6 * (len(old) + len(new))
+
+
+def _in_quotes(line: str, other: str) -> bool:
+    """Whether the text where two lines differ lies inside a quoted string of `line` (a
+    version or a date bumped, a message reworded), not in its code."""
+    head = 0
+    while head < min(len(line), len(other)) and line[head] == other[head]:
+        head += 1
+    before = line[:head]
+    return any(before.count(q) % 2 == 1 for q in ("'", '"', "`"))
 
 
 def _distance(i: int, keys: list[int]) -> int:

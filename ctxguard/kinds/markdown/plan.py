@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 
 from ctxguard.handlers.base import mentions
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, TOP_HEADING, Block, MarkdownDoc
@@ -21,6 +22,8 @@ _DECISION = re.compile(r"\bmust\b", re.I)  # a plan's `must` in its first senten
 _DECISION_WORDS = ("we will", "we won't", "we decided", "decided to", "decision:", "we chose")
 _EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
+_MARKER = re.compile(r"(?:^|\n)[ \t]*\d+[.)]$")  # a numbered item's `2.`: no sentence ends there
+_ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (before a list item)
 # A `#`/`##` heading is the document's skeleton, taken first; a deeper one comes after the MUST
 # sentences, each of which takes its section's heading with it.
 HEADING = 1.35
@@ -52,13 +55,21 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
         anchors.append(to)
         return len(pieces) - 1
 
-    for block in doc.blocks:
+    blocks = doc.blocks
+    b = 0
+    while b < len(blocks):
+        block = blocks[b]
         first = len(pieces)
         last = first + len(block.lines) - 1
-        if block.kind in ("prose", "item"):
-            for piece, level in _prose(block):  # a rule is kept like the structure (tier 2 or 3)
+        if block.kind in ("prose", "item"):  # a paragraph: its prose and list items up to a blank
+            end = b + 1
+            while end < len(blocks) and blocks[end].kind in ("prose", "item"):
+                end += 1
+            for piece, level in _prose(blocks[b:end]):  # a rule is kept like the structure (tier 2 or 3)
                 add(piece, level, level in (MUST, SHOULD), to=heading)
+            b = end
             continue
+        b += 1
         repeated = block.kind == "code" and block.text in seen_code
         if block.kind == "code":
             seen_code.add(block.text)
@@ -84,29 +95,30 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                 add(line, 2.5)
     if pieces and not pieces[-1].endswith("\n"):
         pieces[-1] += "\n"
-    return Plan(units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer), encoded.count)
+    planned = units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer)
+    # (A sentence over several lines is one unit: a gap counts all of its lines.)
+    planned = [u._replace(lines=u.text.count("\n")) if u.text.count("\n") > 1 else u for u in planned]
+    return Plan(planned, encoded.count)
 
 
-def _prose(block: Block) -> list[tuple[str, float]]:
-    """A paragraph or list item as pieces of its lines, cut where its sentences end (a sentence
-    may run over several lines), each with its sentence's level."""
-    text = block.text
-    cuts = [m.end() for m in _SENTENCE.finditer(text)]
-    bounds = list(zip([0, *cuts], [*cuts, len(text)]))
-    levels = [_level(text[a:b], k, block) for k, (a, b) in enumerate(bounds)]
-    out: list[tuple[str, float]] = []
+def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float]]:
+    """A paragraph (prose and list items up to a blank line) as its sentences, each whole (over
+    as many lines as it runs) with its level. A
+    list item starts a sentence unless the text before it has not ended one (`Constraints:`
+    leads into the items that follow it, and takes their level)."""
+    text = "".join(block.text for block in paragraph)
+    starts: dict[int, Block] = {}  # where each block starts, in text
     at = 0
-    for line in block.lines:
-        end = at + len(line)
-        starts = [at, *(c for c in cuts if at < c < end)]
-        for a, b in zip(starts, [*starts[1:], end]):
-            k = bisect.bisect_right(cuts, a)
-            out.append((text[a:b], levels[k]))
-        at = end
-    return out
+    for block in paragraph:
+        starts[at] = block
+        at += len(block.text)
+    cuts = sorted({m.end() for m in _SENTENCE.finditer(text) if not _MARKER.search(text, 0, m.start())}
+                  | {a for a, block in starts.items() if a and block.kind == "item" and _ENDED.search(text, max(0, a - 16), a)})
+    bounds = list(zip([0, *cuts], [*cuts, len(text)]))
+    return [(text[a:b], _level(text[a:b], a in starts, starts.get(a))) for a, b in bounds]
 
 
-def _level(sentence: str, k: int, block: Block) -> float:
+def _level(sentence: str, first: bool, block: Block | None) -> float:
     # (Plain `in` tests first: the keywords are rare, and each pattern would scan the sentence.)
     if ("MUST" in sentence or "SHALL" in sentence or "REQUIRED" in sentence) and _MUST.search(sentence):
         return MUST
@@ -115,10 +127,10 @@ def _level(sentence: str, k: int, block: Block) -> float:
     if _EXAMPLE.match(sentence):
         return EXAMPLE
     lowered = sentence.lower()
-    if any(word in lowered for word in _DECISION_WORDS) or (k == 0 and "must" in lowered and _DECISION.search(sentence)):
+    if any(word in lowered for word in _DECISION_WORDS) or (first and "must" in lowered and _DECISION.search(sentence)):
         return DECISION
-    if k == 0 and block.kind == "item" and _NUMBERED.match(sentence):
+    if first and block is not None and block.kind == "item" and _NUMBERED.match(sentence):
         return NUMBERED
     if ("MAY" in sentence or "OPTIONAL" in sentence) and _MAY.search(sentence):
         return MAY
-    return FIRST if k == 0 else OTHER
+    return FIRST if first else OTHER

@@ -11,7 +11,7 @@ extracted from the raw output by fixed rules, the same for every project:
 |---|---|---|
 | pytest-log | `pytest -v` and `pytest` output of a test suite with a flipped condition | each failing test id, its first `E ` line, each `path:line: Error` location, the summary line |
 | pytest-json | the same run's `--json-report` | each failing test's nodeid and the first line of its crash message |
-| compiler | `gcc -fsyntax-only -Wall` of a C file with a type error and an undeclared name | every `error:` line |
+| compiler | `gcc -fsyntax-only` of a C file with injected faults (a type error, an undeclared name, a missing `;`), with few and with many warnings on | every `error:` line |
 | diff | `git diff` between two releases committed in turn, one source line flipped in the newer | the injected `+` line |
 | markdown | specifications (SemVer, CloudEvents) | every sentence with an upper-case RFC 2119 word |
 
@@ -61,11 +61,17 @@ DIFF_CASES = (
      "    if n == 0:\n        yield tuple()", "    if n == 1:\n        yield tuple()"),
     ("toolz-release", "toolz-0.12.0", "toolz-0.12.1", "toolz/itertoolz.py", "    if N < 2:", "    if N <= 2:"),
 )
-# (case, C file, [(old, new)]): faults a compiler reports.
+# (case, C file, gcc's warning flags, [(old, new)]): faults a compiler reports.
 COMPILER_CASES = (
-    ("simplejson-speedups", "simplejson-3.19.2/simplejson/_speedups.c",
+    ("simplejson-speedups", "simplejson-3.19.2/simplejson/_speedups.c", ("-Wall",),
      (("static PyObject *\nscanstring_unicode(", "static int\nscanstring_unicode("),
       ("    Py_ssize_t next = begin;", "    Py_ssize_t next = begun;"))),
+    # The same file with more warnings on: three errors among warnings, notes and carets.
+    ("simplejson-speedups-warnings", "simplejson-3.19.2/simplejson/_speedups.c",
+     ("-Wall", "-Wextra", "-Wconversion", "-Wshadow"),
+     (("    Py_ssize_t begin = end - 1;\n    Py_ssize_t next = begin;\n    PY2_UNUSED int kind",
+       "    Py_ssize_t begin = end - 1;\n    Py_ssize_t next = begun;\n    PY2_UNUSED int kind"),
+      ("    Py_ssize_t next_end = -1;", "    Py_ssize_t next_end = -1\n"))),
 )
 
 
@@ -124,12 +130,14 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             diff = _run([*git, "diff", "--no-color", "--no-ext-diff", "-M", "HEAD~1", "HEAD"]).stdout
             needles = ["+" + line for line in new.splitlines() if line not in old.splitlines()]
             _write(out, f"{case}.diff", diff, needles, "diff")
-        for case, source, faults in COMPILER_CASES:
+        for case, source, flags, faults in COMPILER_CASES:
             path = work / source
+            pristine = path.read_text(encoding="utf-8")
             for old, new in faults:
                 _flip(path, old, new)
             includes = _run(["python3-config", "--includes"]).stdout.split()
-            done = _run(["gcc", "-fsyntax-only", "-Wall", *includes, path.name], cwd=path.parent)
+            done = _run(["gcc", "-fsyntax-only", *flags, *includes, path.name], cwd=path.parent)
+            path.write_text(pristine, encoding="utf-8")
             _write(out, f"{case}.log", done.stderr, [line for line in done.stderr.splitlines() if ": error: " in line],
                    "compiler")
     for repo, (commit, paths) in ((semver, SEMVER), (cloudevents, CLOUDEVENTS)):

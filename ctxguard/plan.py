@@ -92,8 +92,13 @@ def ended(lines: list[str]) -> list[str]:
     return lines
 
 
-def ends(lines: Sequence[str]) -> list[int]:
-    """The last and the first line that is not blank, in that order: the last says how it
-    ended."""
-    filled = [i for i, line in enumerate(lines) if line.strip()]
-    return filled[-1:] + filled[:1]
+def filled(line: str) -> bool:
+    """A line that is not blank."""
+    return bool(line.strip())
+
+
+def ends(lines: Sequence[str], says: Callable[[str], bool] = filled) -> list[int]:
+    """The last and the first line that says something (by default: is not blank), in that
+    order: the last says how it ended."""
+    found = [i for i, line in enumerate(lines) if says(line)]
+    return found[-1:] + found[:1]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -27,11 +27,11 @@ from typing import Protocol
 from ctxguard import probes
 from ctxguard.handlers.base import clip, cut_line
 from ctxguard.handlers.diff import DiffReader, FileStat, file_listing
-from ctxguard.kinds.log.lines import Lines, strip_ansi, template
+from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
-from ctxguard.kinds.log.plan import EDGES, ENDS, MAX_LINE, REST, TRACE, occurrences, template_level
+from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, FIRST, LAST, MAX_LINE, REST, TRACE, occurrences, template_level
 from ctxguard.packer import pack
-from ctxguard.plan import Plan, Unit, hole
+from ctxguard.plan import Plan, Unit, filled, hole
 from ctxguard.read import BinaryData
 from ctxguard.record import Record
 from ctxguard.redact import note, redact
@@ -174,8 +174,9 @@ class _Seen:
 class LogSink:
     """Logs and other text: head, tail, error templates, traceback ends."""
 
-    def __init__(self, tokenizer: Tokenizer, head_budget: int = 0) -> None:
+    def __init__(self, tokenizer: Tokenizer, head_budget: int = 0, says: Callable[[str], bool] = filled) -> None:
         self.tokenizer = tokenizer
+        self.says = says  # a line that may be the first or the last (see ctxguard.plan.ends)
         self.head_budget = head_budget  # tier3 head: keep head lines while they fit
         self.head_tokens = 0
         self.first: tuple[int, str] | None = None
@@ -189,7 +190,7 @@ class LogSink:
 
     def take(self, number: int, line: str) -> None:
         shown = strip_ansi(line)
-        if self.first is None and shown.strip():
+        if self.first is None and self.says(shown):
             self.first = (number, shown)
         if self.head_budget:
             if self.head_tokens <= self.head_budget:
@@ -231,14 +232,16 @@ class LogSink:
             line = occurrences(_clip(seen.text), seen.count)
             _offer(out, seen.number, template_level(seen.text), seen.number, line)
         if self.first is not None:
-            _offer(out, self.first[0], ENDS, 0, _clip(self.first[1]))
+            _offer(out, self.first[0], FIRST if self.says is not filled else ENDS, 0, _clip(self.first[1]))
         last_filled = self._last()
         if last_filled is not None:
-            _offer(out, last_filled[0], ENDS, 1, _clip(last_filled[1]))
+            number, text = last_filled
+            error = self.says is not filled and is_important(text) and template_level(text) == ERROR
+            _offer(out, number, ENDS if error or self.says is filled else LAST, 1, _clip(text))
         return out
 
     def _last(self) -> tuple[int, str] | None:
-        return next(((n, t) for n, t in reversed(self.tail) if t.strip()), None)
+        return next(((n, t) for n, t in reversed(self.tail) if self.says(t)), None)
 
     def probes(self) -> list[probes.Probe]:
         found = [probes.Probe("first", self.first[1].strip())] if self.first else []
@@ -386,7 +389,7 @@ def prepare(path: Path, tokenizer: Tokenizer, kind: str, tier3: str = "salient",
             secrets: bool = True, head_budget: int = 0) -> tuple[Scan, LogSink | DiffSink]:
     """The pass over a big file: its exact count and what its cut may show."""
     sink: LogSink | DiffSink = DiffSink() if kind == "diff" else LogSink(
-        tokenizer, head_budget=head_budget if tier3 == "head" else 0)
+        tokenizer, head_budget=head_budget if tier3 == "head" else 0, says=says if kind == "log" else filled)
     state = scan(path, tokenizer, sink, secrets=secrets)
     if isinstance(sink, DiffSink):
         sink.close()

@@ -208,3 +208,24 @@ def test_tier_2_keeps_every_error_and_warning_line_or_is_tier_3(seed: int) -> No
         else:
             assert record["tier"] == 3 and record["truncated"]
     assert tiers == {2, 3}  # both branches ran: a budget near the raw size is tier 2, a smaller one not
+
+
+def test_a_compilers_errors_come_before_its_last_note_and_gutter(sample) -> None:  # type: ignore[no-untyped-def]
+    text = sample("gcc-warnings.log")
+    errors = [line for line in text.splitlines() if ": error: " in line]
+    assert len(errors) == 3
+    for budget in (60, 90, 130):
+        content = compress_text(text, budget, name="build.log")["content"]
+        kept = [line for line in errors if line in content]
+        assert kept == errors[: len(kept)] and kept, budget  # the first errors first, never none
+        assert "      |             ^~~~~~~~" not in content  # the last gutter line is not an end
+    record = compress_text(text, 130, name="build.log")
+    assert all(line in record["content"] for line in errors)
+    # Its ends are the lines that say something on their own: not a gutter, not a note.
+    from ctxguard.kinds import KINDS
+
+    ends = {p.kind: p.value for p in KINDS["log"].probes(KINDS["log"].read(text, "build.log"))
+            if p.kind in ("first", "last")}
+    assert ends == {"first": "src/parser.c: In function 'parse_number':",
+                    "last": "src/parser.c:493:1: warning: missing initializer for field 'tp_is_gc' of "
+                            "'TypeObject' [-Wmissing-field-initializers]"}

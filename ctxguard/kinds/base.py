@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple, Protocol
 
-from ctxguard.plan import Plan
+from ctxguard.plan import Plan, ends, filled
 from ctxguard.tokens import Encoded, Tokenizer
 
 KindName = Literal["diff", "json", "log", "markdown", "text"]
@@ -56,9 +56,10 @@ class KindOf:
     probes: Callable[[Any], Iterable[Probe]]
 
 
-def edges(lines: Sequence[str]) -> Iterator[Probe]:
-    """The first and the last line that is not blank."""
-    first = next((line.strip() for line in lines if line.strip()), None)
-    if first is not None:
-        yield Probe("first", first)
-        yield Probe("last", next(line.strip() for line in reversed(lines) if line.strip()))
+def edges(lines: Sequence[str], says: Callable[[str], bool] = filled) -> Iterator[Probe]:
+    """The first and the last line that says something (see ctxguard.plan.ends)."""
+    found = ends(lines, says)
+    if found:
+        last, first = found
+        yield Probe("first", lines[first].strip())
+        yield Probe("last", lines[last].strip())

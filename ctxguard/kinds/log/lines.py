@@ -51,6 +51,20 @@ _OTHER_HINT = re.compile(r":\d+:\d+: [A-Z]{1,4}\d{2,4}\b|● \S|\d failing\b|:\d
 FAILURE_DETAIL = re.compile(r"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: )")
 
 
+# A compiler's source gutter under a diagnostic: ` 1069 |     code` and `      |   ^~~~~` (gcc,
+# clang, rustc): the code it quotes, not what happened.
+_GUTTER = re.compile(r"^\s*\d*\s*\|")
+# … and a note or help that goes with the diagnostic before it (`x.c:3:1: note: …`, `= note:`).
+_ATTACHED = re.compile(r"^\S+:\d+(?::\d+)?: note: |^\s*= (?:note|help): ")
+
+
+def says(line: str) -> bool:
+    """A line that says something on its own: it has a word, and it is not a compiler's source
+    gutter or a note attached to a diagnostic (what a log's first and last line are, for its
+    cut and its probes)."""
+    return _WORD_CHAR.search(line) is not None and not _GUTTER.match(line) and not _ATTACHED.match(line)
+
+
 def has_level(line: str) -> bool:
     """An error/warning level word (whole word), a failure phrase, a CI error annotation or a
     single-letter level (logcat, glog); never a passing test's line."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ctxguard.handlers.base import clip
-from ctxguard.kinds.log.lines import FAILURE_DETAIL, template
+from ctxguard.kinds.log.lines import FAILURE_DETAIL, says, template
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
@@ -10,10 +10,12 @@ from ctxguard.tokens import Encoded, Tokenizer
 MAX_LINE = 2000  # characters of one line shown at most once a log is cut
 CONTEXT = 2  # lines shown before the first occurrence of each error template
 # How early a log's cut takes a line (lowest first), for the plan and the streaming pass alike.
-ENDS = 0.0  # the first and the last line
+ENDS = 0.0  # the last line, when it is an error line: how the run ended
 ERROR = 1.0  # the first occurrence of an error template …
+LAST = 1.2  # the last line, when it is not an error line
 WARNING = 1.5  # … or of a warning template
 TRACE = 2.0  # a traceback's start and last frames
+FIRST = 2.4  # the first line: after the errors and the failing statements
 MARKED = 2.5  # stack frames, sections, lines naming the task
 BEFORE = 2.8  # the lines before the first occurrence of a template
 EDGES = 3.0  # the first and last EDGE lines
@@ -33,10 +35,12 @@ def occurrences(line: str, count: int) -> str:
 
 
 def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
-    """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the first and
-    last line, the first occurrence of every error or warning template (with its count), the
-    failing statements (pytest's `>`, jest's Expected/Received), the last EDGE lines, then the
-    first EDGE lines (a run's banner). Tier 2 also keeps every other error and warning line, or
+    """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the last line
+    when it is an error line (pytest's summary), the first occurrence of every error template
+    (with its count), the last line when it is not one, the first occurrence of every warning
+    template, the failing statements (pytest's `>`, jest's Expected/Received), the first line,
+    the last EDGE lines, then the first EDGE lines (a run's banner). (The first and last lines
+    are those that say something on their own: not a compiler's source gutter or note.) Tier 2 also keeps every other error and warning line, or
     is not tier 2. Then each traceback's start and last frames (never without its `Type:
     message` end), stack frames, sections and lines naming the task, a few lines before each
     first error; then repeats and the rest of the tracebacks; then everything else, from the end
@@ -97,8 +101,10 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     for i in range(max(0, n - EDGE), n):  # its end: the summary, the short test summary
         lift(i, EDGES)
         must[i] = True
-    for order, i in enumerate(ends(lines)):
-        rank[i], must[i] = (ENDS, order), True
+    for order, i in enumerate(ends(lines, says)):  # the last, then the first
+        error = read.kinds.get(i) in ("end", "error") and template_level(lines[i]) == ERROR
+        level = FIRST if order else ENDS if error else LAST
+        rank[i], must[i] = min(rank[i], (level, order)), True
         anchors.pop(i, None)  # the first and the last line stand alone
     tier2 = [m or e for m, e in zip(must, every)]
     return Plan(units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer),

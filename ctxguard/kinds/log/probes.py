@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ctxguard.kinds.base import Probe, edges
-from ctxguard.kinds.log.lines import template
+from ctxguard.kinds.log.lines import says, template
 from ctxguard.kinds.log.model import LogDoc, reports_of, summary_of
 
 
 def probes(doc: LogDoc) -> Iterator[Probe]:
-    yield from edges(doc.lines)
+    yield from edges(doc.lines, says)
     for line, _ in summary_of(reports_of(doc)):
         yield Probe("template", template(line))

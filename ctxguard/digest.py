@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ctxguard.handlers.diff import FileStat
-from ctxguard.kinds.log.model import error_summary
+from ctxguard.kinds.diff.model import FileStat
+from ctxguard.kinds.log.model import reports_of, summary_of
 from ctxguard.record import Record, omissions
 from ctxguard.report import status
 
@@ -34,18 +34,19 @@ class Facts:
     tasks: tuple[tuple[str, str], ...] = ()  # (artifact, open task item)
 
 
-def facts(items: Sequence[tuple[str, str, str]], stats: dict[str, list[FileStat]]) -> Facts:
-    """Facts of (name, kind, raw text) artifacts; stats holds each diff's file stats."""
+def facts(items: Sequence[tuple[str, str, Any]]) -> Facts:
+    """Facts of (name, kind, document) artifacts, each document its kind's reading of the raw
+    text (ctxguard.kinds)."""
     files: list[FileStat] = []
     errors: list[tuple[str, str, int]] = []
     tasks: list[tuple[str, str]] = []
-    for name, kind, text in items:
+    for name, kind, doc in items:
         if kind == "diff":
-            files.extend(stats.get(name, []))
+            files.extend(doc.files)
         elif kind == "log":
-            errors.extend((name, line, count) for line, count in error_summary(text))
+            errors.extend((name, line, count) for line, count in summary_of(reports_of(doc)))
         elif kind == "markdown":
-            for line in text.splitlines():
+            for line in doc.text.splitlines():
                 match = _OPEN_TASK.match(line)
                 if match:
                     tasks.append((name, match.group(1).strip()))

@@ -11,7 +11,8 @@ from ctxguard.budget import Request, allocate, capacity, too_small
 from ctxguard.classify import classify
 from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
-from ctxguard.handlers.diff import FileStat, file_coverage, file_stats
+from ctxguard.kinds import KINDS
+from ctxguard.kinds.diff import DiffDoc, file_coverage
 from ctxguard.read import BinaryData
 from ctxguard.record import Record, error_record
 from ctxguard.redact import note, redact
@@ -64,8 +65,11 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
                                         head_budget=a.budget)
         except BinaryData as exc:  # a NUL byte past the first block: not text after all
             artifacts[i] = replace(a, stream=None, text=None, error=str(exc))
-    stats = {a.name: file_stats(a.text) for a, kind in zip(artifacts, kinds) if kind == "diff" and a.text}
-    found = digest.facts([(a.name, kind, a.text) for a, kind in zip(artifacts, kinds) if a.text is not None], stats)
+    # Each artifact read once by its kind: the digest, every try of the budgets and the
+    # coverage of a cut diff all ask that one reading.
+    docs = {i: KINDS[kind].read(a.text, a.name) for i, (a, kind) in enumerate(zip(artifacts, kinds))
+            if a.text is not None and i not in streams}
+    found = digest.facts([(artifacts[i].name, kinds[i], doc) for i, doc in docs.items()])
     found = digest.merge(found, [(artifacts[i].name, sink) for i, (_, sink) in streams.items()])
     extra_tokens = overhead(tokenizer)
     needs = [e.count + extra_tokens if e is not None else 0 for e in encoded]
@@ -85,7 +89,7 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
         budgets = allocate(requests, config.total_budget, config.margin, reserved + bundle_part, floor)
         records = [_streamed(config, a, kind, b, streams[i], tokenizer, missed) if i in streams
                    else _referenced(a, refs[i], kind, b, tokenizer) if i in refs
-                   else _record(config, a, kind, b, e, tokenizer, missed, stats.get(a.name), listed)
+                   else _record(config, a, kind, b, e, tokenizer, missed, docs.get(i), listed)
                    for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))]
         text = digest.render(found, records)
         used = tokenizer.count(text)
@@ -130,7 +134,8 @@ def _streamed(config: Config, artifact: Artifact, kind: str, budget: int,
         loaded = read_artifact(artifact.stream)
         whole = _redacted(replace(artifact, text=loaded.text, stream=None))
         encoded = tokenizer.encode(whole.text) if whole.text is not None else None
-        return _record(config, whole, kind, budget, encoded, tokenizer, missed, None)
+        doc = KINDS[kind].read(whole.text, whole.name) if whole.text is not None else None
+        return _record(config, whole, kind, budget, encoded, tokenizer, missed, doc)
     return _attach(record, artifact)
 
 
@@ -168,8 +173,9 @@ def _redacted(artifact: Artifact) -> Artifact:
 
 
 def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: Encoded | None,
-            tokenizer: Tokenizer, missed: bool, stats: list[FileStat] | None,
-            listed: int | None = None) -> Record:
+            tokenizer: Tokenizer, missed: bool, doc: Any, listed: int | None = None) -> Record:
+    """The artifact compressed from its kind's reading (`doc`); a diff's record lists its files
+    with how much of each the content shows."""
     if artifact.text is None or tokens is None:
         record = error_record(artifact.name, artifact.error or "unreadable", artifact_type=kind,
                               budget=budget, encoding=tokenizer.name)
@@ -178,10 +184,11 @@ def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: 
     else:
         record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name,
                           artifact_type=kind, task=artifact.task, tier2_ratio=config.tier2_ratio,
-                          encoded=tokens, tier3=_tier3(config, artifact.entry), missed=missed)
+                          encoded=tokens, tier3=_tier3(config, artifact.entry), missed=missed, doc=doc)
     files: dict[str, Any] = {}
-    if stats is not None and artifact.text is not None:
-        shown = file_coverage(artifact.text, record.content) if record.tier > 1 else {}
+    if isinstance(doc, DiffDoc) and kind == "diff" and artifact.text is not None:
+        stats = doc.files
+        shown = file_coverage(doc, record.content) if record.tier > 1 else {}
         files["files"] = [{**s.to_dict(), "shown": shown.get(s.path, "whole")} for s in stats[:listed]]
         if listed is not None and len(stats) > listed:
             files["files_not_listed"] = len(stats) - listed

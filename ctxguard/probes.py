@@ -22,12 +22,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from ctxguard.diffpath import line_path
-from ctxguard.handlers.diff import CONTEXT, DEFINES, ERROR, classified
 from ctxguard.handlers.json import values as json_values
 from ctxguard.kinds.base import Probe as Probe  # (re-exported: probes are this module's subject)
 from ctxguard.kinds.log.lines import strip_ansi, templates
-from ctxguard.kinds.log.model import line_templates
+from ctxguard.kinds.log.model import reports_of
+from ctxguard.kinds.log.model import scan as scan_log
 
 _NAME_AFTER_KEYWORD = re.compile(
     r"\b(?:def|class|struct|interface|enum|trait|type|fn|func|function|mod|module|impl|union|record"
@@ -108,10 +107,14 @@ def unique(found: Iterable[Probe]) -> list[Probe]:
     return out
 
 
-def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = None) -> Retention:
-    """Which of raw's probes content keeps."""
-    probes = extract(kind, raw) if probes is None else probes
-    finder = _Finder(kind, content, line_templates(raw) if kind == "log" else {})
+def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = None,
+            doc: Any = None) -> Retention:
+    """Which of raw's probes content keeps (`doc`: the kind's reading of raw, if at hand)."""
+    probes = extract(kind, raw, doc=doc) if probes is None else probes
+    known = {}
+    if kind == "log":
+        known = reports_of(doc if doc is not None else scan_log(raw))[1]
+    finder = _Finder(kind, content, known)
     if isinstance(probes, KeyPaths):  # key paths by the thousand: one set difference
         parsed, paths = finder.json
         gone = probes.paths - paths
@@ -119,27 +122,6 @@ def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = 
                          list_missed=functools.partial(_missed_paths, parsed, gone))
     missed = tuple(p for p in probes if not finder.has(p))
     return Retention(probes=len(probes), kept=len(probes) - len(missed), list_missed=lambda: missed)
-
-
-def _diff(text: str) -> Iterator[Probe]:
-    files = classified(text)  # the handler's reading of the lines, shared
-    if files is None:
-        for line in text.splitlines():
-            if line.startswith(("+++ b/", '+++ "b/')):
-                yield Probe("path", line_path(line, "+++ ").strip())
-        return
-    for patched in files:
-        yield Probe("path", patched.path)
-        for hunk in patched.hunks:
-            for line, bit in zip(hunk.lines, hunk.bits):
-                if bit & (DEFINES | ERROR) and not bit & CONTEXT:
-                    body = line[1:]
-                    if bit & DEFINES:
-                        name = definition_name(body)
-                        if name:
-                            yield Probe("definition", name)
-                    if bit & ERROR and line[0] == "+" and len(body) < 1000:
-                        yield Probe("error", error_message(body))
 
 
 def key_paths(value: Any) -> set[str]:
@@ -339,9 +321,6 @@ def _word_at(content: str, word: str, start: int = 0, end: int | None = None) ->
         start = i + 1
 
 
-# The probes of the kinds not yet in ctxguard.kinds (see its _Unmoved), by name.
-diff_probes = _diff
-
-
+# The probes of the kind not yet in ctxguard.kinds (see its _Unmoved), by name.
 def json_probes(text: str) -> Sequence[Probe]:
     return _json(text)

@@ -26,7 +26,9 @@ from typing import Protocol
 
 from ctxguard import probes
 from ctxguard.handlers.base import clip, cut_line
-from ctxguard.handlers.diff import DiffReader, FileStat, file_listing
+from ctxguard.kinds.diff.lines import DiffReader
+from ctxguard.kinds.diff.model import FileStat
+from ctxguard.kinds.diff.plan import file_listing
 from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, FIRST, LAST, MAX_LINE, REST, TRACE, occurrences, template_level

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 from ctxguard import probes
 from ctxguard.classify import classify
@@ -43,12 +44,15 @@ def compress(
     encoded: Encoded | None = None,
     tier3: str = "salient",
     missed: bool = False,
+    doc: Any = None,
 ) -> Record:
     """Compress one artifact's text to at most budget tokens under the three-tier contract.
 
     Pass `encoded` when the caller has already encoded the text, so it is encoded only once.
     tier3 is "salient" (the type's most telling parts, by priority) or "head" (the literal
-    paragraph-boundary head cut). missed=True lists the missed probes in the record.
+    paragraph-boundary head cut). missed=True lists the missed probes in the record. Pass `doc`
+    (the kind's reading of the text, ctxguard.kinds) when the caller has read it: a bundle
+    compresses an artifact again at each try of its budgets, from the one reading.
     """
     if not math.isfinite(tier2_ratio) or tier2_ratio < 1:
         raise ValueError(f"tier2_ratio must be a number of at least 1 (got {tier2_ratio!r})")
@@ -66,7 +70,8 @@ def compress(
     raw = encoded.count
 
     reader = KINDS[kind]
-    doc = reader.read(text, name)  # read once: the plan and the probes both come from it
+    if doc is None:
+        doc = reader.read(text, name)  # read once: the plan and the probes both come from it
     tier, content = 1, text
     if raw > room:
         tier, content = _packed(reader.plan(doc, encoded, tokenizer, task_words(task)), encoded, room,
@@ -77,7 +82,7 @@ def compress(
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))
     else:
-        retention = probes.measure(kind, text, content, found)
+        retention = probes.measure(kind, text, content, found, doc)
     compacted = raw if tier == 1 else encoded.recount(content)
     if warning:  # estimated counts: the warning line is counted with the content
         content = warning + content

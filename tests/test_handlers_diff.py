@@ -6,15 +6,9 @@ import pytest
 from unidiff import PatchSet
 
 from ctxguard import compress_text
-from ctxguard.handlers.diff import (
-    ERROR_LINE,
-    _header,
-    _hunk_header,
-    file_stats,
-    is_error_line,
-    line_type,
-    parse,
-)
+from ctxguard.kinds.diff import read
+from ctxguard.kinds.diff.lines import ERROR_LINE, is_error_line
+from ctxguard.kinds.diff.model import _header, _hunk_header, line_type
 from tests.helpers import budget_for_tier2, independent_count
 
 
@@ -83,7 +77,7 @@ def test_a_tiny_budget_starts_with_the_file_list(sample) -> None:  # type: ignor
 
 
 def test_file_stats(sample) -> None:  # type: ignore[no-untyped-def]
-    stats = file_stats(sample("mode-rename-binary.diff"))
+    stats = list(read(sample("mode-rename-binary.diff")).files)
     assert [(s.path, s.added, s.removed, s.status) for s in stats] == [
         ("a.py", 4, 1, "modified"), ("b.bin", 0, 0, "binary"), ("d.txt", 0, 0, "renamed"),
     ]
@@ -155,17 +149,17 @@ def test_hunk_bodies_are_the_lines_unidiffs_full_parse_reads(sample) -> None:  #
     texts = [sample(n) for n in ("python-change.diff", "go-change.diff", "mode-rename-binary.diff")]
     compared = 0
     for text in [*texts, *_TRICKY]:
-        parsed = parse(text)
+        parsed = read(text).parsed
         full = PatchSet(text)
         assert parsed is not None and len(parsed.files) == len(full) == len(parsed.bodies)
         for patched, bodies in zip(full, parsed.bodies):
             assert len(patched) == len(bodies)
             for hunk, body in zip(patched, bodies):
-                read = [(line.line_type or " ", line.value) for line in hunk]
+                theirs = [(line.line_type or " ", line.value) for line in hunk]
                 ours = [(line_type(line), line[1:] or line) for line in body]
                 # unidiff writes the no-newline marker it attaches after a hunk in its own words
-                assert [r for r in read if r[0] != "\\"] == [o for o in ours if o[0] != "\\"], text
-                assert sum(r[0] == "\\" for r in read) == sum(o[0] == "\\" for o in ours)
+                assert [r for r in theirs if r[0] != "\\"] == [o for o in ours if o[0] != "\\"], text
+                assert sum(r[0] == "\\" for r in theirs) == sum(o[0] == "\\" for o in ours)
                 compared += len(body)
     assert compared >= 40
 
@@ -178,13 +172,13 @@ def _hunk_with_a_definition_deep_inside(header: str) -> str:
 
 
 def test_body_lines_near_a_definition_go_first_with_or_without_git_headers() -> None:
-    from ctxguard.handlers.diff import plan
+    from ctxguard.kinds.diff.plan import plan
     from ctxguard.tokens import get_tokenizer
 
     tokenizer = get_tokenizer()
     for header in ("diff --git a/pkg/jobs.py b/pkg/jobs.py\nindex 1111111..2222222 100644\n", ""):
         text = _hunk_with_a_definition_deep_inside(header)
-        units = plan(tokenizer.encode(text), tokenizer, "c.diff").units
+        units = plan(read(text), tokenizer.encode(text), tokenizer).units
         rank = {unit.text: unit.priority for unit in units}
         near = rank["+    near_the_definition = job.attempts\n"]
         far = rank["+    step_15 = load_15(step_14)\n"]  # 15 lines from the hunk header and the definition
@@ -192,7 +186,7 @@ def test_body_lines_near_a_definition_go_first_with_or_without_git_headers() -> 
 
 
 def test_a_line_naming_the_task_keeps_its_lift_in_a_test_file() -> None:
-    from ctxguard.handlers.diff import plan
+    from ctxguard.kinds.diff.plan import plan
     from ctxguard.tokens import get_tokenizer
 
     lines = [f"+    value_{i} = compute_{i}(value_{i - 1})\n" for i in range(1, 60)]
@@ -201,7 +195,7 @@ def test_a_line_naming_the_task_keeps_its_lift_in_a_test_file() -> None:
             "+++ b/tests/test_jobs.py\n@@ -1,0 +1,60 @@\n" + "".join(lines[:30])
             + "+    assert refund_total == 3\n" + "".join(lines[30:]))
     tokenizer = get_tokenizer()
-    units = plan(tokenizer.encode(text), tokenizer, "c.diff", frozenset({"refund"})).units
+    units = plan(read(text), tokenizer.encode(text), tokenizer, frozenset({"refund"})).units
     rank = {unit.text: unit.priority for unit in units}
     task = rank["+    assert refund_total == 3\n"]
     assert all(task < rank[line] for line in body.splitlines(keepends=True))
@@ -257,13 +251,41 @@ def test_a_cut_that_lists_the_files_shows_no_header_alone() -> None:
 
 
 def test_a_quoted_string_edited_goes_after_code_edited() -> None:
-    from ctxguard.handlers.diff import EDITED, EDITED_QUOTED, plan
+    from ctxguard.kinds.diff.plan import EDITED, EDITED_QUOTED, plan
     from ctxguard.tokens import get_tokenizer
 
     tokenizer = get_tokenizer()
     text = _VERSION_BUMP + ("diff --git a/pkg/b.py b/pkg/b.py\n--- a/pkg/b.py\n+++ b/pkg/b.py\n"
                             "@@ -1,2 +1,2 @@\n def f(n):\n-    if n == 0:\n+    if n == 1:\n")
-    units = plan(tokenizer.encode(text), tokenizer).units
+    units = plan(read(text), tokenizer.encode(text), tokenizer).units
     level = {u.text: u.priority[0] for u in units}
     assert level["+version = '1.3.0'\n"] == EDITED_QUOTED and level["+    if n == 1:\n"] == EDITED
     assert EDITED < EDITED_QUOTED
+
+
+_ODD_PATHS = ("my tests/x y.py", "tür.py", "a b/c.py")
+_ODD = (_file_diff("my tests/x y.py", ["-x = 1", "+x = 2"]).replace("a/my tests/x y.py", '"a/my tests/x y.py"')
+        .replace("b/my tests/x y.py", '"b/my tests/x y.py"')
+        + _file_diff("tür.py", ["-y = 1", "+y = 2"]).replace("a/tür.py", '"a/t\\303\\274r.py"')
+        .replace("b/tür.py", '"b/t\\303\\274r.py"')
+        # (git ends a spaced path on its ---/+++ lines with a tab)
+        + "diff --git a/a b/c.py b/a b/c.py\n--- a/a b/c.py\t\n+++ b/a b/c.py\t\n@@ -1 +1 @@\n-def f():\n+def g():\n")
+
+
+def test_one_reading_gives_one_path_to_the_plan_probes_digest_coverage_and_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from ctxguard import digest, stream
+    from ctxguard.kinds.diff import KIND, file_coverage, file_listing
+    from ctxguard.tokens import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    doc = read(_ODD)
+    assert tuple(f.path for f in doc.files) == _ODD_PATHS
+    assert [p.value for p in KIND.probes(doc) if p.kind == "path"] == list(_ODD_PATHS)
+    assert tuple(f.path for f in digest.facts([("d", "diff", doc)]).files) == _ODD_PATHS
+    assert tuple(file_coverage(doc, _ODD)) == _ODD_PATHS
+    listing = file_listing(doc.files, tokenizer, 1000)
+    assert all(f"  {path} (+1 -1, modified)\n" in listing for path in _ODD_PATHS)
+    path = tmp_path / "odd.diff"
+    path.write_text(_ODD, encoding="utf-8")
+    _, sink = stream.prepare(path, tokenizer, "diff")
+    assert tuple(f.path for f in sink.files) == _ODD_PATHS  # type: ignore[union-attr]

@@ -1,7 +1,7 @@
 """The explicit registry of artifact kinds (see ctxguard.kinds.base.Kind).
 
-log, markdown and text are read into documents of their own; diff and json still plan and probe
-from their text (ctxguard.handlers) until they move here, one kind at a time.
+diff, log, markdown and text are read into documents of their own; json still plans and probes
+from its text (ctxguard.handlers.json) until it moves here.
 """
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxguard.handlers import diff, json
-from ctxguard.kinds import log, markdown, text
+from ctxguard.handlers import json
+from ctxguard.kinds import diff, log, markdown, text
 from ctxguard.kinds.base import Kind, KindName, Probe
 from ctxguard.plan import Plan
 from ctxguard.tokens import Encoded, Tokenizer
@@ -44,7 +44,7 @@ class _Unmoved:
 
 
 KINDS: dict[str, Kind] = {
-    "diff": _Unmoved("diff", diff.plan, "diff_probes"),
+    "diff": diff.KIND,
     "json": _Unmoved("json", json.plan, "json_probes"),
     "log": log.KIND,
     "markdown": markdown.KIND,

@@ -1,7 +1,6 @@
 """A markdown document's plan: what a reader of a plan or a spec looks for, first."""
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Sequence
 

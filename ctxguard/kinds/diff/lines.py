@@ -1,0 +1,96 @@
+"""A diff's lines one at a time: what each is and how early a cut takes it (for the plan and
+the streaming pass alike), and what marks an error line or a file's role."""
+from __future__ import annotations
+
+import functools
+import re
+
+from ctxguard.definitions import is_definition, language
+from ctxguard.diffpath import header_path
+from ctxguard.generated import GENERATED, is_excluded
+
+ERROR_LINE = re.compile(
+    r"""\b(?:raise|throw|panic!?|abort|die|bail!|unreachable!|unimplemented!|todo!
+    |errors\.New|fmt\.Errorf|Errorf|Err\(|new\s+\w*(?:Error|Exception)
+    |(?:log|logger|logging|LOG|LOGGER|console|slog|klog|glog)\.(?:error|exception|critical|fatal|warn|warning|Error|Fatal|Fatalf|Errorf|Warn|Warning)
+    |perror|fprintf\(\s*stderr|sys\.exit|process\.exit|os\.Exit)\b""",
+    re.X,
+)
+
+
+# Every branch of ERROR_LINE holds one of these: a line with none of them skips the pattern,
+# whose leading \b defeats the regex engine's quick scan for a first character.
+_MAY_ERR = re.compile(r"raise|throw|panic|abort|die|bail!|unreachable!|unimplemented!|todo!|Err|rror"
+                      r"|xception|stderr|exit|Exit|arn|atal|ritical")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_error_line(line: str) -> bool:
+    """A line that raises, throws, panics or logs an error (remembered, like is_definition:
+    the handler, the probes and the cut ask about the same lines)."""
+    return _MAY_ERR.search(line) is not None and ERROR_LINE.search(line) is not None
+
+
+DOCS = re.compile(r"(?:^|/)docs?/|\.(?:md|rst|txt|adoc)$|(?:^|/)(?:CHANGE|HISTORY|NEWS|RELEASE)[^/]*$", re.I)
+TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
+
+
+class DiffReader:
+    """Reads a diff's lines in order and says what each is and how early a cut should take it,
+    for the plan and the streaming pass alike.
+
+    Kinds and levels (lower is taken first; each is raised by file_offset of the file):
+    "definition" and "error" (added or removed lines that declare something or raise/log an
+    error) 1; "file" (`diff --git`) 1.6; "header" (renames, modes, new/deleted, binary) 1.7,
+    `---`/`+++` 2.8, `index` 6; "hunk" 2.6; "change" (other changed lines) 4; "context" 4.5 if
+    it declares something, else 7. Lines before the first file (a commit message) are "header"
+    at 5. `index` is the line's position within its file, the rank within a level.
+    """
+
+    def __init__(self, context_definitions: bool = True) -> None:
+        self.context_definitions = context_definitions  # a stream skips the regex on context
+        self.path = ""
+        self.language: str | None = None
+        self.offset = 0.0
+        self.in_hunk = False
+        self.index = 0
+
+    def read(self, line: str) -> tuple[str, float]:
+        self.index += 1
+        if line.startswith(("diff --git ", "diff --cc ")):
+            self.path = header_path(line) or line.rstrip("\r\n").split()[-1]
+            self.offset = file_offset(self.path)
+            self.language = language(self.path)
+            self.in_hunk, self.index = False, 0
+            return "file", 1.6 + self.offset
+        if line.startswith("@@"):
+            self.in_hunk = True
+            return "hunk", 2.6 + self.offset
+        if not self.in_hunk:
+            if not self.path:
+                return "header", 5.0
+            if line.startswith("index "):
+                return "header", 6.0 + self.offset
+            if line.startswith(("--- ", "+++ ")):  # they repeat the path
+                return "header", 2.8 + self.offset
+            return "header", 1.7 + self.offset
+        body = line[1:]
+        if line[:1] in ("+", "-"):
+            if is_definition(body, self.language):
+                return "definition", 1 + self.offset
+            if is_error_line(body):
+                return "error", 1 + self.offset
+            return "change", 4 + self.offset
+        if self.context_definitions and is_definition(body, self.language):
+            return "context", 4.5 + self.offset
+        return "context", 7.0
+
+
+def file_offset(path: str) -> float:
+    """How far a diff file's lines sink in a cut: lockfiles and generated files 3, docs and
+    changelogs 1.5, tests 1, code 0."""
+    if is_excluded(path, GENERATED):
+        return 3.0
+    if DOCS.search(path):
+        return 1.5
+    return 1.0 if TESTS_DOCS.search(path) else 0.0

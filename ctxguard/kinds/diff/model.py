@@ -1,0 +1,222 @@
+"""A diff read once (unidiff's PatchSet): its files, their hunks' body lines, what each line is.
+
+`read` parses the text once; the plan, the probes, the digest's file list and the coverage of a
+cut all come from the one DiffDoc it returns."""
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from ctxguard.definitions import is_comment_or_blank, is_definition, language
+from ctxguard.diffpath import file_path
+from ctxguard.kinds.diff.lines import is_error_line
+
+@dataclass(frozen=True)
+class FileStat:
+    """One changed file of a diff: its path, its +/- counts and what happened to it."""
+
+    path: str
+    added: int
+    removed: int
+    status: str  # added | deleted | renamed | modified | binary
+
+    def to_dict(self) -> dict[str, str | int]:
+        """The file as an entry of a record's `files` list."""
+        return {"path": self.path, "added": self.added, "removed": self.removed, "status": self.status}
+
+
+@dataclass(frozen=True)
+class ParsedDiff:
+    """A diff as unidiff reads it: its files with their headers and hunks (`files`, a PatchSet),
+    and each hunk's body lines as they stand in the text (`bodies[file][hunk]`).
+
+    unidiff parses in its metadata mode (headers, hunk ranges and +/- counts, checked for
+    consistency, without an object per line: several times faster), and the body lines are
+    then taken from the text with unidiff's own rules: after each hunk header (its pattern),
+    lines until the hunk's ranges are used up, and the no-newline markers and blank lines that
+    follow (unidiff gives those to the hunk before them).
+    """
+
+    files: Any
+    bodies: list[list[list[str]]]
+
+
+def line_type(line: str) -> str:
+    """A hunk body line's type as unidiff gives it: "+", "-", " " or "\\" (blank is context)."""
+    return " " if not line or line[0] in "\r\n" else line[0]
+
+
+def _parse(text: str) -> ParsedDiff | None:
+    """The parsed diff, or None when the text is not a diff unidiff understands."""
+    from unidiff.errors import UnidiffParseError
+    from unidiff.patch import PatchSet
+
+    try:
+        patch = PatchSet(text, metadata_only=True)
+    except (UnidiffParseError, ValueError, IndexError):
+        # unidiff splits `diff --git a/a b/c.py b/a b/c.py` at its last " b/" (python-unidiff
+        # #93): without such headers it reads the files from their ---/+++ lines instead.
+        plain = _AMBIGUOUS.sub("", text)
+        if plain == text:
+            return None
+        try:
+            patch = PatchSet(plain, metadata_only=True)
+        except (UnidiffParseError, ValueError, IndexError):
+            return None
+    if not len(patch):
+        return None
+    try:
+        return ParsedDiff(patch, _bodies(list(io.StringIO(text)), patch))
+    except IndexError:  # the text ran out where unidiff did not: not read alike, so not read
+        return None
+
+
+# A `diff --git` line whose unquoted path holds " b/": unidiff takes the wrong half for the target.
+_AMBIGUOUS = re.compile(r"^diff --git a/(?P<path>[^\n\"]* b/[^\n\"]*) b/(?P=path)\n", re.M)
+
+
+def _bodies(lines: list[str], patch: Any) -> list[list[list[str]]]:
+    from unidiff.constants import RE_HUNK_HEADER, RE_NO_NEWLINE_MARKER
+
+    out: list[list[list[str]]] = []
+    i = 0
+    for patched in patch:
+        hunks: list[list[str]] = []
+        for hunk in patched:
+            while not RE_HUNK_HEADER.match(lines[i]):
+                i += 1
+            i += 1
+            source, target = hunk.source_length, hunk.target_length
+            start = i
+            while True:  # as unidiff: take a line, then stop when both ranges are used up
+                kind = line_type(lines[i])
+                i += 1
+                if kind in "- ":
+                    source -= 1
+                if kind in "+ ":
+                    target -= 1
+                if source <= 0 and target <= 0:
+                    break
+            while i < len(lines) and (lines[i] == "\n" or RE_NO_NEWLINE_MARKER.match(lines[i])):
+                i += 1
+            hunks.append(lines[start:i])
+        out.append(hunks)
+    return out
+
+
+
+def _stat(patched: Any) -> FileStat:
+    if patched.is_binary_file:
+        status = "binary"
+    elif patched.is_added_file:
+        status = "added"
+    elif patched.is_removed_file:
+        status = "deleted"
+    elif patched.is_rename:
+        status = "renamed"
+    else:
+        status = "modified"
+    return FileStat(path=file_path(patched), added=patched.added, removed=patched.removed, status=status)
+
+
+# What a hunk body line is, as bits: read once per diff, for the handler and the probes alike.
+FOLLOW = 1  # "\\ No newline at end of file": belongs to the line before it
+CONTEXT = 2  # a context line (else a changed one)
+DEFINES = 4  # declares something (a function, class, struct …)
+COMMENT = 8  # a changed line holding only a comment (asked only when it does not declare)
+ERROR = 16  # raises, throws, panics or logs an error (asked of changed lines that are neither
+#             a definition nor a comment, and of every added line: the probes want those)
+
+
+@dataclass(frozen=True)
+class ClassifiedHunk:
+    header: str  # the hunk header as unidiff prints it
+    lines: list[str]  # the body lines that are not blank, each ending in a line break
+    bits: list[int]  # what each of them is
+
+
+@dataclass(frozen=True)
+class ClassifiedFile:
+    header: str
+    path: str
+    hunks: list[ClassifiedHunk]
+
+
+def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
+    lines: list[str] = []
+    bits: list[int] = []
+    for line in body:
+        first, value = line[:1], line[1:]
+        if first == "\\":
+            bit = FOLLOW
+        elif not value.strip():
+            continue  # blank lines carry nothing a reviewer needs; they go without a marker
+        elif first == " ":
+            bit = CONTEXT | DEFINES if is_definition(value, lang) else CONTEXT
+        elif is_definition(value, lang):
+            bit = DEFINES | ERROR if first == "+" and is_error_line(value) else DEFINES
+        elif is_comment_or_blank(value):
+            bit = COMMENT | ERROR if first == "+" and is_error_line(value) else COMMENT
+        else:
+            bit = ERROR if is_error_line(value) else 0
+        lines.append(line if line.endswith("\n") else line + "\n")
+        bits.append(bit)
+    return ClassifiedHunk(header, lines, bits)
+
+
+def _header(patched: Any) -> str:
+    """A file's header as unidiff prints it: str(patched) up to its first hunk, built from
+    its parts (printing the whole file to cut the hunks off again cost more than the parse)."""
+    if patched.is_binary_file or not len(patched):
+        return str(patched)  # no hunks: nothing to cut off
+    info = "" if patched.patch_info is None else str(patched.patch_info)
+    source = f"--- {patched.source_file}{_stamp(patched.source_timestamp)}\n"
+    target = f"+++ {patched.target_file}{_stamp(patched.target_timestamp)}\n"
+    return info + source + target
+
+
+def _stamp(timestamp: str | None) -> str:
+    return "\t" + timestamp if timestamp else ""
+
+
+def _hunk_header(hunk: Any) -> str:
+    """A hunk's first line as unidiff prints it, without printing its lines."""
+    section = " " + hunk.section_header if hunk.section_header else ""
+    return f"@@ -{hunk.source_start},{hunk.source_length} +{hunk.target_start},{hunk.target_length} @@{section}\n"
+
+
+@dataclass(frozen=True)
+class DiffDoc:
+    """A diff as its kind reads it: the text, unidiff's parse (None when the text is not a diff
+    unidiff understands), each file's +/- counts, and (read when first asked) every hunk line
+    classified and how often each changed line occurs."""
+
+    text: str
+    parsed: ParsedDiff | None
+    files: tuple[FileStat, ...] = field(default=())
+
+    @cached_property
+    def classified(self) -> list[ClassifiedFile] | None:
+        """Every hunk line of the diff read once, or None when it is not a parseable diff."""
+        if self.parsed is None:
+            return None
+        return [ClassifiedFile(_header(f), file_path(f), [_classify(_hunk_header(h), body, language(f.path))
+                                                          for h, body in zip(f, bodies)])
+                for f, bodies in zip(self.parsed.files, self.parsed.bodies)]
+
+    @cached_property
+    def changed_lines(self) -> Counter[str]:
+        """How often each changed (+/-) line occurs in the diff, line endings left out."""
+        bodies = self.parsed.bodies if self.parsed is not None else []
+        return Counter(line.rstrip("\r\n") for hunks in bodies for body in hunks for line in body
+                       if line[:1] in ("+", "-"))
+
+
+def read(text: str, name: str = "") -> DiffDoc:
+    """The diff parsed once (see ParsedDiff), with its files' +/- counts."""
+    parsed = _parse(text)
+    return DiffDoc(text, parsed, () if parsed is None else tuple(_stat(f) for f in parsed.files))

@@ -1,0 +1,186 @@
+"""A diff's plan: the behaviour's changes first, each under its file, hunk and definition."""
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+from ctxguard.definitions import is_comment_or_blank
+from ctxguard.handlers.base import mentions
+from ctxguard.kinds.diff.lines import DiffReader
+from ctxguard.kinds.diff.model import DiffDoc, FileStat
+from ctxguard.plan import Plan, ended, units
+from ctxguard.tokens import Encoded, Tokenizer
+
+def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) -> str:
+    """`Changed files (N):` and one line per file with its +/- counts, for a cut diff.
+
+    At most `limit` tokens: when every file does not fit, as many as do, and a count of the rest.
+    """
+    if not stats:
+        return ""
+    rows = [f"  {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in stats]
+
+    def listing(n: int) -> str:
+        more = f"  ... and {len(rows) - n} more files\n" if n < len(rows) else ""
+        return f"Changed files ({len(stats)}):\n" + "".join(rows[:n]) + more + "\n"
+
+    if tokenizer.count(listing(len(rows))) <= limit:
+        return listing(len(rows))
+    low, high = 0, len(rows)  # the most rows that fit: binary search, one count per step
+    while low < high:
+        mid = (low + high + 1) // 2
+        if tokenizer.count(listing(mid)) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    return listing(low) if low else ""
+
+
+REACH = 40  # lines: beyond this distance from a definition or error, body lines rank alike
+
+
+def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+    """A diff as lines. Kept by tier 2 whatever the room: every file header (`diff --git`,
+    renames, modes, binary) and hunk header, every changed definition and error line, and every
+    line of code in a source file edited in place (see small_edits: a flipped condition); a
+    tier-3 cut takes those first as far as they fit (definitions and errors, then the edits, each
+    with its file and hunk header and the unchanged definition that encloses it, then the other
+    file headers, then the other hunk headers) after the file list. Then the source files' other
+    changed code, nearest a definition first, before any other body line.
+    Then the `---`/`+++` lines, and the hunk bodies by their distance from a definition or an
+    error (or from the hunk's start, in a hunk with none), changed lines before context at the
+    same distance, changed comments and blank lines later; `index` lines last. A file's lines
+    sink behind other files' when it holds tests or docs, and further when it is a lockfile or
+    generated. No line is shown without its file header and its hunk header."""
+    lines = ended(encoded.text.splitlines(keepends=True))
+    reader = DiffReader()
+    rank: list[tuple[float, int]] = []
+    must: list[bool] = []
+    anchors: list[tuple[int, ...]] = []
+    file: tuple[int, ...] = ()  # the current file's header line, which every line of it needs
+    hunk: tuple[int, ...] = ()  # … and the current hunk's
+    enclosing: tuple[int, ...] = ()  # … and the unchanged definition above a change in its hunk
+    body: dict[int, float] = {}  # hunk lines ranked by distance: their level at distance 0
+    hunks: list[tuple[int, ...]] = []  # each line's hunk (file and hunk header)
+    reader_kind: list[str] = []
+    edited = small_edits(lines)
+    quoted = {j for i, pair in edited.items() if pair and _in_quotes(lines[i][1:], lines[pair[0]][1:]) for j in (i, *pair)}
+    keys: dict[tuple[int, ...], list[int]] = {}  # per hunk, where distances are measured from:
+    for i, line in enumerate(lines):  # its header, its definitions and errors
+        kind, level = reader.read(line)
+        offset = reader.offset
+        keep, needs = kind in ("file", "hunk", "definition", "error"), hunk
+        task = task_words and not keep and kind != "file" and mentions(line[1:], task_words)
+        if kind == "file":
+            file, hunk, needs = (i,), (), ()
+        elif kind == "header":  # renames, modes, binary are the file header; ---/+++ and index repeat it
+            keep = bool(file) and not line.startswith(("index ", "--- ", "+++ "))
+            needs = file
+        elif kind == "hunk":
+            hunk, needs, enclosing = (*file, i), file, ()
+            keys[hunk] = [i]
+        elif kind in ("definition", "error"):
+            keys[hunk].append(i)
+            needs = (*hunk, *enclosing)
+        elif line.startswith("\\"):  # "\ No newline at end of file": with the line before it
+            level, needs = 7.0, (*hunk, i - 1)
+        elif task:
+            pass  # ranked by the task, not by distance
+        elif kind == "change":
+            code = not is_comment_or_blank(line[1:])
+            source = code and offset == 0 and reader.language is not None
+            keep = source and i in edited  # a line of code edited in place: the behaviour changed there
+            body[i] = (EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset)
+            if keep and i in quoted:
+                body[i] = EDITED_QUOTED
+            needs = (*hunk, *enclosing, *(edited.get(i, ())))
+        elif kind == "context":
+            body[i] = 3.3 + offset
+            if level < 7:  # an unchanged definition: the changes below it in the hunk are in it
+                enclosing = (i,)
+        if task:
+            level = min(level, 1.15 + offset)  # before a source file's other changed code
+        rank.append((level, i))
+        must.append(keep)
+        anchors.append(needs)
+        hunks.append(hunk)
+        reader_kind.append(kind)
+    for i, base in body.items():
+        span = 0.0 if base in (EDITED, EDITED_QUOTED) else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
+        late = 0.001 if base in (EDITED, EDITED_QUOTED) and edited.get(i) == () else 0.0  # the added line brings its removed one
+        rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
+    stats = doc.files
+    notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
+    # A tier-3 cut lists the files first: there a file or hunk header is shown only with a line
+    # it heads (a header alone says what the list says), and tier 2 keeps every one.
+    headers = [i for i, (level, _) in enumerate(rank)
+               if stats and must[i] and reader_kind[i] in ("file", "header", "hunk")]
+    tier3 = list(must)
+    for i in headers:
+        tier3[i] = False
+        rank[i] = (HEADER_ALONE + rank[i][0] / 100, i)
+    return Plan(units(lines, lines, rank, tier3, anchors.__getitem__, encoded, tokenizer), encoded.count,
+                listing=lambda room: file_listing(stats, tokenizer, room), notes=notes,
+                tier2_must=must if stats else None)
+
+
+# A line edited in place (`if n == 0` -> `if n == 1`): the behaviour changed there. After the
+# definitions and the source files' headers (what the probes count: paths and names), before
+# the other headers and every body line.
+EDITED = 1.65
+EDITED_QUOTED = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
+HEADER_ALONE = 8.0  # a header no kept line needs, in a tier-3 cut that lists the files
+
+
+def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
+    """The removed and added lines that are the same line edited a little: a run of `-` lines
+    then a run of `+` lines, paired in order, each pair alike (see _alike) but not equal. A flipped condition or a changed constant reads like this; new code does not. Each
+    added line maps to its removed line (shown with it), each removed line to nothing."""
+    found: dict[int, tuple[int, ...]] = {}
+    i, n = 0, len(lines)
+    while i < n:
+        if not lines[i].startswith("-") or lines[i].startswith("---"):
+            i += 1
+            continue
+        minus_end = i
+        while minus_end < n and lines[minus_end].startswith("-") and not lines[minus_end].startswith("---"):
+            minus_end += 1
+        plus_end = minus_end
+        while plus_end < n and lines[plus_end].startswith("+") and not lines[plus_end].startswith("+++"):
+            plus_end += 1
+        if plus_end - minus_end == minus_end - i and minus_end - i <= 8:
+            for a, b in zip(range(i, minus_end), range(minus_end, plus_end)):
+                old, new = lines[a][1:].strip(), lines[b][1:].strip()
+                if old != new and old and _alike(old, new):
+                    found[a], found[b] = (), (a,)
+        i = max(plus_end, i + 1)
+    return found
+
+
+def _alike(old: str, new: str) -> bool:
+    """Two lines that share most of their text at both ends (over 60 % of their length): one
+    edited in the middle (`if n == 0:` / `if n == 1:`), not one rewritten."""
+    n = min(len(old), len(new))
+    head = 0
+    while head < n and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < n - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return (head + tail) * 2 > 0.6 * (len(old) + len(new))
+
+
+def _in_quotes(line: str, other: str) -> bool:
+    """Whether the text where two lines differ lies inside a quoted string of `line` (a
+    version or a date bumped, a message reworded), not in its code."""
+    head = 0
+    while head < min(len(line), len(other)) and line[head] == other[head]:
+        head += 1
+    before = line[:head]
+    return any(before.count(q) % 2 == 1 for q in ("'", '"', "`"))
+
+
+def _distance(i: int, keys: list[int]) -> int:
+    """How many lines from line i the nearest of its hunk's key lines (in order) is."""
+    at = bisect.bisect_left(keys, i)
+    return min((abs(i - keys[j]) for j in (at - 1, at) if 0 <= j < len(keys)), default=REACH)

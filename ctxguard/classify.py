@@ -45,9 +45,9 @@ def sniff(text: str) -> str:
     if _DIFF_START.search(head) and "\n@@ " in text[:65536] or stripped.startswith("diff --git "):
         return "diff"
     if stripped[:1] in "{[" and stripped:
-        from ctxguard.handlers.json import values  # the same parse the handler will use
+        from ctxguard.kinds.json import parse
 
-        found = values(text)
+        found = parse(text)
         if found is not None and not found[1]:
             return "json"
     lines = head.splitlines()[:200]

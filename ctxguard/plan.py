@@ -1,6 +1,6 @@
 """An artifact as a plan: units to show, what each costs, how early a cut takes it.
 
-A plan is what a type knows about its artifact (ctxguard.handlers); the packer
+A plan is what a kind knows about its artifact (ctxguard.kinds); the packer
 (ctxguard.packer) knows only plans. Units are shown in their order; a run of whole lines left out
 is shown as one gap line the plan writes, a run inside a line as `(…)`, and the packer counts
 their tokens.

@@ -16,14 +16,21 @@ score = probes kept / probes.
 from __future__ import annotations
 
 import functools
-import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any
 
-from ctxguard.handlers.json import values as json_values
 from ctxguard.kinds.base import Probe as Probe  # (re-exported: probes are this module's subject)
+from ctxguard.kinds.json.probes import (
+    KeyPaths as KeyPaths,
+    _key_paths_of,
+    _missed_paths,
+    _parse_any,
+    is_json as is_json,
+    key_paths as key_paths,
+    prefix_key_paths as prefix_key_paths,
+)
 from ctxguard.kinds.log.lines import strip_ansi, templates
 from ctxguard.kinds.log.model import reports_of
 from ctxguard.kinds.log.model import scan as scan_log
@@ -88,12 +95,11 @@ def extract(kind: str, text: str, name: str = "", doc: Any = None) -> Sequence[P
     """The probes of a raw artifact, deduplicated, in the order they appear (JSON key paths:
     sorted). The name tells the language of a source file (see ctxguard.definitions); `doc` is
     the kind's reading of the text, when the caller has it (else it is read here)."""
-    if kind == "json":
-        return _json(text)  # (key paths by the thousand: a set, see KeyPaths)
     from ctxguard.kinds import KINDS
 
     reader = KINDS[kind]
-    return unique(reader.probes(doc if doc is not None else reader.read(text, name)))
+    found = reader.probes(doc if doc is not None else reader.read(text, name))
+    return found if isinstance(found, KeyPaths) else unique(found)  # (key paths by the thousand: a set)
 
 
 def unique(found: Iterable[Probe]) -> list[Probe]:
@@ -122,93 +128,6 @@ def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = 
                          list_missed=functools.partial(_missed_paths, parsed, gone))
     missed = tuple(p for p in probes if not finder.has(p))
     return Retention(probes=len(probes), kept=len(probes) - len(missed), list_missed=lambda: missed)
-
-
-def key_paths(value: Any) -> set[str]:
-    """Every key path of a JSON value, array indices collapsed to []."""
-    paths: set[str] = set()
-    add = paths.add
-    stack = [(value, "")]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, path = pop()
-        if type(node) is dict:
-            for key, item in node.items():
-                child = f"{path}.{key}" if path else str(key)
-                add(child)
-                if type(item) in (dict, list):
-                    push((item, child))
-        elif type(node) is list:
-            child = f"{path}[]"
-            for item in node:
-                if type(item) in (dict, list):
-                    push((item, child))
-    return paths
-
-
-def is_json(text: str) -> bool:
-    """Whether a text parses as a JSON document or JSON Lines (the "parses" probe's test)."""
-    return _parse_any(text) is not None
-
-
-def _parse_any(text: str) -> list[Any] | None:
-    """A JSON document, or JSON Lines, as a list of values; None if neither parses."""
-    found = json_values(text)
-    return found[0] if found is not None else None
-
-
-_PARSES = Probe("parses", "output is valid JSON")
-
-
-class KeyPaths(Sequence[Probe]):
-    """A JSON document's probes: that the output parses, and one per distinct key path.
-
-    Held as a set of paths (a big document has tens of thousands): measure compares sets, and
-    the Probe objects, sorted by path, are made only when the probes are listed.
-    """
-
-    def __init__(self, paths: set[str]) -> None:
-        self.paths = frozenset(paths)
-
-    def __len__(self) -> int:
-        return 1 + len(self.paths)
-
-    @overload
-    def __getitem__(self, index: int) -> Probe: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Probe]: ...
-
-    def __getitem__(self, index: int | slice) -> Probe | Sequence[Probe]:
-        return self._listed[index]
-
-    @functools.cached_property
-    def _listed(self) -> list[Probe]:
-        return [_PARSES, *(Probe("key", path) for path in sorted(self.paths))]
-
-
-def _missed_paths(parsed: bool, gone: frozenset[str]) -> tuple[Probe, ...]:
-    return (*(() if parsed else (_PARSES,)), *(Probe("key", path) for path in sorted(gone)))
-
-
-def _json(text: str) -> Sequence[Probe]:
-    values = _parse_any(text)
-    if values is None:
-        return []
-    paths = _key_paths_of(values)
-    paths.discard("")  # (a top-level key "": nothing to look for)
-    return KeyPaths(paths)
-
-
-def _key_paths_of(values: list[Any]) -> set[str]:
-    """The key paths of every value (as far as the recursion limit lets them be read)."""
-    paths: set[str] = set()
-    for value in values:
-        try:
-            paths.update(key_paths(value))
-        except RecursionError:
-            break
-    return paths
 
 
 class _Finder:
@@ -272,42 +191,6 @@ class _Finder:
         return True, _key_paths_of(values)
 
 
-_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
-
-
-def prefix_key_paths(text: str) -> Iterator[str]:
-    """Key paths of a JSON text that may be cut off or damaged: what a reader can still see."""
-    stack: list[tuple[str, str]] = []  # (container kind, its path)
-    pending: str | None = None  # a string that may turn out to be a key
-    path = ""
-    for match in _JSON_TOKEN.finditer(text):
-        token = match.group()
-        if token == ":" and pending is not None and stack and stack[-1][0] == "{":
-            try:
-                key = json.loads(pending)
-            except ValueError:
-                key = pending.strip('"')
-            parent = stack[-1][1]
-            path = f"{parent}.{key}" if parent else str(key)
-            yield path
-            pending = None
-            continue
-        pending = token if token.startswith('"') else None
-        if token in "{[":
-            if stack and stack[-1][0] == "[":
-                child = f"{stack[-1][1]}[]"
-            elif stack:
-                child = path
-            else:
-                child = ""
-            stack.append((token, child))
-        elif token in "}]" and stack:
-            stack.pop()
-            path = stack[-1][1] if stack else ""
-        elif token == "," and stack and stack[-1][0] == "{":
-            path = stack[-1][1]
-
-
 def _word_at(content: str, word: str, start: int = 0, end: int | None = None) -> int:
     """Where word first stands as a whole word in content[start:end], or -1."""
     while True:
@@ -321,6 +204,4 @@ def _word_at(content: str, word: str, start: int = 0, end: int | None = None) ->
         start = i + 1
 
 
-# The probes of the kind not yet in ctxguard.kinds (see its _Unmoved), by name.
-def json_probes(text: str) -> Sequence[Probe]:
-    return _json(text)
+__all__ = ["KeyPaths", "Probe", "Retention", "extract", "is_json", "key_paths", "measure", "prefix_key_paths"]

@@ -11,7 +11,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxguard.handlers.base import clip
+from ctxguard.words import clip
 from ctxguard.read import decode, not_regular
 from ctxguard.record import Record
 from ctxguard.redact import note, redact

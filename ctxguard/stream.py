@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ctxguard import probes
-from ctxguard.handlers.base import clip, cut_line
+from ctxguard.words import clip, cut_line
 from ctxguard.kinds.diff.lines import DiffReader
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.diff.plan import file_listing

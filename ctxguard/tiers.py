@@ -1,7 +1,7 @@
 """The three-tier contract, independent of artifact type.
 
 Tier 1: the text fits, unchanged. Tier 2: within tier2_ratio x budget, the type's plan
-(ctxguard.handlers) packed without the marker, every must-keep unit in, re-counted and checked.
+(ctxguard.kinds) packed without the marker, every must-keep unit in, re-counted and checked.
 Tier 3: the same plan packed with a marker that states the true number of raw tokens not shown,
 or a token-exact head cut.
 """
@@ -13,9 +13,8 @@ from typing import Any
 
 from ctxguard import probes
 from ctxguard.classify import classify
-from ctxguard.handlers.base import task_words
+from ctxguard.words import task_words
 from ctxguard.kinds import KINDS
-from ctxguard.handlers.json import values as json_values
 from ctxguard.packer import pack
 from ctxguard.plan import Plan
 from ctxguard.record import Record
@@ -76,8 +75,8 @@ def compress(
     if raw > room:
         tier, content = _packed(reader.plan(doc, encoded, tokenizer, task_words(task)), encoded, room,
                                 raw <= tier2_ratio * budget, kind, tokenizer, tier3, notes)
-    elif kind == "json" and json_values(text) is None:
-        notes.append("content is not valid json; kept whole as text")
+    else:
+        notes.extend(reader.notes(doc))
     found = probes.extract(kind, text, name, doc)
     if tier == 1:
         retention = probes.Retention(probes=len(found), kept=len(found))

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxguard import compress_text
-from ctxguard.handlers.json import plan
+from ctxguard.kinds.json import read
+from ctxguard.kinds.json.plan import plan
 from ctxguard.packer import pack
 from ctxguard.tiers import marker
 from ctxguard.tokens import get_tokenizer
@@ -175,7 +176,7 @@ def test_any_pack_of_any_document_parses_and_shows_only_raw_values(value: object
         text = "".join(json.dumps(row) + "\n" for row in (value if isinstance(value, list) and value else [value]))
     else:
         text = json.dumps(value, indent=indent)
-    found = plan(tokenizer.encode(text), tokenizer, "x.json")
+    found = plan(read(text), tokenizer.encode(text), tokenizer)
     for note in (None, marker):
         content = pack(found, room, tokenizer.count, note)
         if content is None:
@@ -192,7 +193,7 @@ def test_writing_every_unit_gives_the_document_back() -> None:
     tokenizer = get_tokenizer()
     for doc in ({"a": 1, "b": [1, 2, {"c": "é" * 300}], "e": [], "d": {}}, [1, 2, 3], "s" * 50, 5, None):
         for text in (json.dumps(doc, indent=2), json.dumps(doc), json.dumps(doc, separators=(",", ":"))):
-            found = plan(tokenizer.encode(text), tokenizer, "x.json")
+            found = plan(read(text), tokenizer.encode(text), tokenizer)
             assert found.write is not None
             assert json.loads(found.write([True] * len(found.units), None)) == doc
             everything = "".join(unit.text for unit in found.units)
@@ -254,7 +255,7 @@ def test_a_reports_few_failures_come_first_with_their_messages(sample) -> None: 
 
 
 def test_items_that_differ_from_their_siblings() -> None:
-    from ctxguard.handlers.json import outliers
+    from ctxguard.kinds.json.units import outliers
 
     items: list[Any] = [{"outcome": "passed", "call": {"crash": None}} for _ in range(20)]
     items[3] = {"outcome": "failed", "call": {"crash": {"message": "boom"}}}

@@ -45,6 +45,9 @@ class Kind(Protocol):
     def probes(self, doc: Any) -> Iterable[Probe]:
         """The facts a reader must still find after a cut, in document order (may repeat)."""
 
+    def notes(self, doc: Any) -> tuple[str, ...]:
+        """What a record says about the reading whatever its tier (JSON that does not parse)."""
+
 
 @dataclass(frozen=True)
 class KindOf:
@@ -54,6 +57,7 @@ class KindOf:
     read: Callable[[str, str], Any]
     plan: Callable[[Any, Encoded, Tokenizer, frozenset[str]], Plan]
     probes: Callable[[Any], Iterable[Probe]]
+    notes: Callable[[Any], tuple[str, ...]] = lambda doc: ()
 
 
 def edges(lines: Sequence[str], says: Callable[[str], bool] = filled) -> Iterator[Probe]:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ctxguard.definitions import is_definition, language
-from ctxguard.handlers.base import mentions
+from ctxguard.words import mentions
 from ctxguard.kinds.base import KindOf, Probe, edges
 from ctxguard.plan import Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer

@@ -5,7 +5,7 @@ import bisect
 from collections.abc import Sequence
 
 from ctxguard.definitions import is_comment_or_blank
-from ctxguard.handlers.base import mentions
+from ctxguard.words import mentions
 from ctxguard.kinds.diff.lines import DiffReader
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
 from ctxguard.plan import Plan, ended, units

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxguard.handlers.base import mentions
+from ctxguard.words import mentions
 from ctxguard.kinds.log.lines import (
     _JSON_LEVEL,
     _LEVEL_HINT,

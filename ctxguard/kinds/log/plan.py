@@ -1,7 +1,7 @@
 """A log's plan: its errors and failures first, every error line at tier 2 (see plan)."""
 from __future__ import annotations
 
-from ctxguard.handlers.base import clip
+from ctxguard.words import clip
 from ctxguard.kinds.log.lines import FAILURE_DETAIL, says, template
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import Plan, ended, ends, units

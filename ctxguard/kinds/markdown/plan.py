@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ctxguard.handlers.base import mentions
+from ctxguard.words import mentions
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, TOP_HEADING, Block, MarkdownDoc
 from ctxguard.plan import Plan, units
 from ctxguard.tokens import Encoded, Tokenizer

@@ -1,11 +1,7 @@
-"""Helpers the plans of every type share."""
+"""Words the kinds share: a task's key words, plurals, a long line clipped."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Generic, TypeVar
-
-T = TypeVar("T")
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _STOPWORDS = frozenset(
@@ -14,28 +10,6 @@ _STOPWORDS = frozenset(
     make sure each every only also such when what which while about over under more most less
     like just very some other these those been being does done can may might must""".split()
 )
-
-
-class RememberLast(Generic[T]):
-    """fn(text), remembered for the last two text objects (by identity), so the handler, the
-    probes and the cuts of one artifact share one parse, and a check of the chosen result
-    (its parse) serves its retention measure too without pushing out the raw text's.
-    Callers must not modify the result."""
-
-    def __init__(self, fn: Callable[[str], T]) -> None:
-        self.fn = fn
-        self._last: list[tuple[str, T]] = []
-
-    def __call__(self, text: str) -> T:
-        for seen, result in self._last:
-            if seen is text:
-                return result
-        result = self.fn(text)
-        self._last = [(text, result), *self._last[:1]]
-        return result
-
-    def forget(self) -> None:
-        self._last = []
 
 
 def task_words(task: str | None) -> frozenset[str]:

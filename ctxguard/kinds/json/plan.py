@@ -1,0 +1,88 @@
+"""JSON and JSON Lines as plans: every key kept, long arrays and strings shortened only as far
+as the room requires (the longest first), always valid JSON.
+
+Units, in document order: a container's opening (`"key":{`) and closing, each scalar, and the
+pieces of a long string. What a cut leaves out is said in place: `{"_truncated": "N items
+omitted"}` in an array, `"_truncated": "N keys omitted"` in an object, `... (N chars omitted)` in
+a string, `{"_truncated": "N lines omitted"}` between JSON Lines rows. A cut is written compactly;
+a document whose compact form fits is shown whole, its top levels indented as far as they fit.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+from ctxguard.words import plural
+from ctxguard.kinds.json.model import JsonDoc, parse
+from ctxguard.kinds.json.units import _LEAF, _OPEN, _CLOSE, _PIECE_OF, _STAGES, _walk
+from ctxguard.kinds.json.write import _gap, _layout, _whole, _write
+from ctxguard.plan import Plan, Unit
+from ctxguard.tokens import Encoded, Tokenizer
+
+
+def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+    """A JSON document or JSON Lines as units (see _walk), written compactly (see _layout);
+    text that does not parse, as text, with a note.
+
+    Each unit's priority is its stage (see _STAGES; an array's middle items after, spread
+    evenly, a long string's pieces past 200 characters last), then its depth: keys and scalars
+    near the top first. Tier 2 keeps every unit of the mildest stage that fits, tier 3 the
+    strongest stage's as far as they fit; both fill the room by priority. A unit is never shown
+    without its container's opening and closing, a string piece without the ones before it.
+    """
+    found = doc.parsed
+    if found is None:
+        from ctxguard.kinds import text as plain
+
+        return replace(plain.plan(plain.read(encoded.text, ""), encoded, tokenizer, task_words),
+                       notes=("content is not valid json; compressed as text",))
+    tops, rows, duplicates = found
+    layout = _layout(encoded.text, rows)
+    u = _walk(tops, layout)
+    written = "".join(u.text)
+    costed = encoded if written in (encoded.text, encoded.text + "\n") else tokenizer.encode(written)
+    costs = costed.segment_counts(u.text)
+    if costed is not encoded:
+        encoded.learn(costed)  # the content's lines are the rewritten text's: count them from it
+    scale = encoded.count / max(1, costed.count)  # raw tokens a unit stands for
+    n = len(u.kind)
+    priority = [(u.stage[i] + min(u.depth[i] - (u.kind[i] == _LEAF and u.parent[i] >= 0), 999) / 1000, i)
+                for i in range(n)]  # a scalar is taken with its container, at its depth
+    # Every key is kept: the first unit (by priority) to carry each key path is kept whatever
+    # the stage (at tier 3: first, as far as they fit).
+    carriers: set[int] = set()
+    seen: set[str] = set()
+    for i in sorted(u.paths, key=priority.__getitem__):
+        if u.paths[i] not in seen:
+            seen.add(u.paths[i])
+            carriers.add(i)
+    out = []
+    for i in range(n):
+        kind, parent = u.kind[i], u.parent[i]
+        if kind == _OPEN:
+            # A record's scalars are taken with it, all or none: a record is not shown as its
+            # opening and a note that its keys were left out.
+            anchors: tuple[int, ...] = (u.end[i], *((parent,) if parent >= 0 else ()), *u.records.get(i, ()))
+        elif kind == _CLOSE:
+            anchors = (u.end[i],)  # (a closing's end is its opening)
+        elif kind == _PIECE_OF:
+            anchors = (i - 1,)
+        else:
+            anchors = (parent,) if parent >= 0 else ()
+        out.append(Unit(u.text[i], costs[i], round(costs[i] * scale), priority[i], u.stage[i] < 1 or i in carriers,
+                        anchors))
+    lossless = functools.partial(_whole, tops, layout, u, encoded, costed.count)
+    return Plan(out, encoded.count, gap=_gap(layout), write=functools.partial(_write, u, layout),
+                levels=tuple(float(stage + 1) for stage in range(len(_STAGES) - 1, -1, -1)),
+                lossless=lossless if not rows else None,
+                check=lambda content: None if parse(content) is not None else "output is not valid JSON",
+                notes=_duplicates_note(duplicates))
+
+
+def _duplicates_note(duplicates: list[str]) -> tuple[str, ...]:
+    """What a cut says when objects repeat a key: it shows each key once, with its last value."""
+    if not duplicates:
+        return ()
+    names = ", ".join(dict.fromkeys(duplicates[:5]))
+    return (f"{plural(len(duplicates), 'repeated key')} in objects ({names}): the cut shows each key once, "
+            "with its last value; the offloaded raw text has them all",)

@@ -1,0 +1,224 @@
+"""A JSON value as the units of a cut, in document order (see _walk), and which array items
+differ from their siblings (outliers): what the plan ranks and the writer writes."""
+from __future__ import annotations
+
+import collections
+import json
+from dataclasses import dataclass
+from json.encoder import encode_basestring
+from typing import Any
+
+# What a cut keeps, strong to mild: arrays longer than max_items keep their first `head` and
+# last `tail` items, strings their first max_chars characters. A unit's stage is the first of
+# these that keeps it; a stronger stage keeps less. Tier 2 keeps every unit of the mildest
+# stage whose units fit (every key of what it shows), then fills the room.
+_STAGES = ((1, 0, 0, 16), (2, 1, 0, 30), (4, 2, 1, 60), (6, 3, 1, 120), (10, 5, 2, 200))
+_PIECE = 200  # a long string's characters after the first 200 come in pieces of this many
+_MIDDLE = len(_STAGES)  # the stage of an array's middle items (plus their spread rank) …
+_TAILS = 1e9  # … and of a long string's pieces after its first 200 characters: last
+_OPEN, _CLOSE, _LEAF, _PIECE_OF = range(4)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How a cut writes the document: compactly, with the raw text's separators when it is
+    compact too; JSON Lines a row a line."""
+
+    colon: str
+    comma: str
+    rows: bool  # JSON Lines: each top-level value on a line of its own
+
+
+class _Units:
+    """The plan's units in document order with what the writer needs of each (column lists)."""
+
+    def __init__(self, rows: list[tuple[int, str, str, int, int, float, int, str]], end: list[int],
+                 records: dict[int, list[int]], paths: dict[int, str]) -> None:
+        columns = list(map(list, zip(*rows))) or [[] for _ in range(8)]
+        self.kind: list[int] = columns[0]
+        self.key: list[str] = columns[1]  # an entry's key and colon ("" in an array)
+        self.body: list[str] = columns[2]  # the bracket, the value, or a string's first characters
+        self.parent: list[int] = columns[3]  # the unit opening the container holding it (-1: the top)
+        self.chars: list[int] = columns[4]  # a string piece's characters; a string's in all
+        self.stage: list[float] = columns[5]
+        self.depth: list[int] = columns[6]
+        self.text: list[str] = columns[7]  # as written in the whole document
+        self.end = end  # an opening's closing and back; a string's last piece; else itself
+        self.records = records  # an object of at most RECORD members: its scalars
+        self.paths = paths  # an object's member: its key path (as the probes write it)
+
+
+def _item_stage(i: int, n: int, spread: list[int]) -> float:
+    """The stage of item i of n: the first stage that keeps it, else the middle's, spread: the
+    middle item a bisection reaches k-th is taken k-th."""
+    for stage, (max_items, head, tail, _) in enumerate(_STAGES):
+        if n <= max_items or i < head or i >= n - tail:
+            return stage
+    return _MIDDLE + spread[i - _STAGES[-1][1]]
+
+
+def _spread(m: int) -> list[int]:
+    """For each of m positions, when a bisection (middle first, then quarters…) reaches it."""
+    rank = [0] * m
+    spans = collections.deque([(0, m)])
+    k = 0
+    while spans:
+        lo, hi = spans.popleft()
+        if lo < hi:
+            mid = (lo + hi) // 2
+            rank[mid] = k
+            k += 1
+            spans.append((lo, mid))
+            spans.append((mid + 1, hi))
+    return rank
+
+
+def _string_ends(n: int) -> list[int]:
+    """Where a string of n characters is cut into pieces: its first 16, then at 30, 60, 120,
+    200, and every _PIECE after."""
+    ends = [end for *_, end in _STAGES if end < n]
+    ends.extend(range(_STAGES[-1][3] + _PIECE, n, _PIECE))
+    return [*ends, n]
+
+
+def _quoted(text: str) -> str:
+    """A string's characters as JSON writes them between the quotes (UTF-8 kept; a lone
+    surrogate escaped, as it cannot be written)."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(text)[1:-1]
+    return encode_basestring(text)[1:-1]
+
+
+def _scalar(value: Any) -> str:
+    if value is None or value is True or value is False:
+        return "null" if value is None else "true" if value else "false"
+    if type(value) is int:
+        return int.__repr__(value)
+    return json.dumps(value, ensure_ascii=False) if type(value) is not str else f'"{_quoted(value)}"'
+
+
+def _walk(tops: list[Any], layout: _Layout) -> _Units:
+    """Every unit of the document (or of each JSON Lines row), in order, without recursion."""
+    rows: list[tuple[int, str, str, int, int, float, int, str]] = []
+    add = rows.append
+    end: list[int] = []
+    records: dict[int, list[int]] = {}
+    # (value, key text, parent unit, depth, stage, is the last entry of its container, key path,
+    # inside an item that differs from its siblings)
+    stack: list[tuple[Any, str, int, int, float, bool, str, bool]] = []
+    paths: dict[int, str] = {}  # object members: their key path
+    spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
+    for k in range(len(tops) - 1, -1, -1):
+        stage = _item_stage(k, len(tops), spread) if layout.rows else 0
+        stack.append((tops[k], "", -1, 0, stage, True, "", False))
+    while stack:
+        value, key, parent, depth, stage, last, path, salient = stack.pop()
+        carries = path if key else None  # an object's member carries a key path
+        after = ("" if last else layout.comma) + ("\n" if depth == 0 else "")  # its comma, line break
+        kind = type(value)
+        i = len(rows)
+        end.append(i)
+        if carries is not None:
+            paths[i] = carries
+        if (kind is dict or kind is list) and value:
+            bracket = "{" if kind is dict else "["
+            add((_OPEN, key, bracket, parent, 0, stage, depth, key + bracket))
+            stack.append((_Close(i, after), "", parent, depth, stage, last, path, salient))
+            if kind is dict:
+                if len(value) <= RECORD:
+                    records[i] = []
+                colon = layout.colon
+                entries = [(item, f'"{_quoted(name)}"{colon}', stage, f"{path}.{name}" if path else str(name), salient)
+                           for name, item in value.items()]
+            else:
+                n = len(value)
+                middle = _spread(max(0, n - 7))
+                odd = outliers(value) if n > _STAGES[-1][0] else set()
+                entries = [(item, "", stage if j in odd else max(stage, _item_stage(j, n, middle)), path + "[]",
+                            salient or j in odd) for j, item in enumerate(value)]
+            last_entry = len(entries) - 1
+            for j in range(last_entry, -1, -1):
+                item, name, item_stage, item_path, inside = entries[j]
+                stack.append((item, name, i, depth + 1, item_stage, j == last_entry, item_path, inside))
+        elif kind is _Close:
+            bracket = "}" if rows[value.opening][2] == "{" else "]"
+            add((_CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after))
+            end[value.opening], end[i] = i, value.opening
+        elif kind is str and len(value) > _STAGES[0][3]:
+            ends = _string_ends(len(value))
+            head = '"' + _quoted(value[: ends[0]])
+            if parent in records:
+                records[parent].append(i)
+            add((_LEAF, key, head, parent, len(value), stage, depth, key + head))
+            for n, (a, b) in enumerate(zip(ends, ends[1:])):
+                more = n + 1 - len(_STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
+                piece = _quoted(value[a:b])
+                end.append(len(rows))
+                first = stage if salient else n + 1  # a failure's message: its first 200 characters with it
+                add((_PIECE_OF, "", piece, i, b - a, max(stage, first if more <= 0 else _TAILS + more), depth,
+                     piece + ('"' + after if b == len(value) else "")))
+            end[i] = len(rows) - 1
+        else:
+            written = _scalar(value) if kind is not dict and kind is not list else ("{}" if kind is dict else "[]")
+            if parent in records:
+                records[parent].append(i)
+            add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
+    return _Units(rows, end, records, paths)
+
+
+# What tells a failing item from its passing siblings in a report (pytest-json-report, jest,
+# mocha, eslint, CI APIs): a status-like field with a rare value, or an error-like field that
+# is filled in only on a few items.
+_STATUS = frozenset({"status", "outcome", "result", "state", "level", "severity", "conclusion", "verdict",
+                     "passed", "success", "ok", "failed", "skipped", "errorcount", "fatalerrorcount"})
+_ERRORS = frozenset({"error", "errors", "crash", "longrepr", "failuremessages", "failuremessage", "failure",
+                     "failures", "exception", "traceback", "stack", "stacktrace", "stderr", "messages", "err"})
+
+
+def outliers(items: list[Any]) -> set[int]:
+    """The items of an array that differ from their siblings, for a reviewer to see first: a
+    rare value (a quarter of the items at most) of a status-like field most items have, or a
+    filled error-like field most items leave empty. Looked for in each item and one level down
+    (`call.crash`)."""
+    facts = [_facts(item) for item in items]
+    n = len(items)
+    counts: collections.Counter[tuple[str, Any]] = collections.Counter(f for found in facts for f in found)
+    present: collections.Counter[str] = collections.Counter(name for found in facts for name, _ in found)
+    odd = set()
+    for j, found in enumerate(facts):
+        for name, value in found:
+            if name in _ERRORS:
+                if value and counts[(name, True)] <= n // 4:
+                    odd.add(j)
+                    break
+            elif present[name] >= n // 2 and counts[(name, value)] <= n // 4:
+                odd.add(j)
+                break
+    return odd
+
+
+def _facts(item: Any) -> list[tuple[str, Any]]:
+    """An item's status-like values and whether each error-like field is filled, one level deep."""
+    found: list[tuple[str, Any]] = []
+    if type(item) is not dict:
+        return found
+    for scope in (item, *(v for v in item.values() if type(v) is dict)):
+        for name, value in scope.items():
+            lowered = name.lower()
+            if lowered in _STATUS and (value is None or type(value) in (str, bool, int)):
+                found.append((lowered, value))
+            elif lowered in _ERRORS:
+                found.append((lowered, bool(value)))
+    return found
+
+
+@dataclass(frozen=True)
+class _Close:
+    opening: int
+    after: str  # the comma and line break after the bracket
+
+
+RECORD = 16  # an object of at most this many members is a record: its scalars go with it

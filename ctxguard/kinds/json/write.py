@@ -1,0 +1,178 @@
+"""A JSON cut written: the chosen units as valid JSON, each run left out said in place."""
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ctxguard.words import plural
+from ctxguard.kinds.json.units import _CLOSE, _OPEN, _STAGES, _Layout, _quoted, _Units
+from ctxguard.tokens import Encoded
+
+def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None) -> str:
+    """The chosen units as JSON, each run left out said in place; the note (a tier-3 marker)
+    as the document's last entry. Every opening chosen has its closing (they anchor each other)."""
+    out: list[str] = []
+    # Per open container: [opening unit (-1: the top), entries written, entries left out]
+    frames: list[list[int]] = [[-1, 0, 0]]
+
+    def entry(frame: list[int], text: str) -> None:
+        if frame[1]:
+            out.append("\n" if frame[0] < 0 else layout.comma)  # (the top holds several only as rows)
+        out.append(text)
+        frame[1] += 1
+
+    def flush(frame: list[int], last: str | None = None, closing: bool = False) -> None:
+        """Say how many entries were left out (an object once, as it closes: its keys are
+        unique); with `last`, the note, in the same place."""
+        opening = frame[0]
+        if opening < 0 and layout.rows:
+            if frame[2]:
+                entry(frame, _note_object(f"{plural(frame[2], 'line')} omitted", layout.colon))
+            if last is not None:
+                entry(frame, _note_object(last, layout.colon))
+        elif opening >= 0 and u.body[opening] == "[":
+            if frame[2]:
+                entry(frame, _note_object(f"{plural(frame[2], 'item')} omitted", layout.colon))
+            if last is not None:
+                entry(frame, json.dumps(last, ensure_ascii=False))
+        elif opening >= 0:
+            if not closing:
+                return
+            says = [f"{plural(frame[2], 'key')} omitted"] if frame[2] else []
+            if last is not None:
+                says.append(last)
+            if says:
+                entry(frame, f"{_note_key(u, opening)}{layout.colon}{json.dumps('; '.join(says), ensure_ascii=False)}")
+        frame[2] = 0
+
+    i, n = 0, len(u.kind)
+    while i < n:
+        kind, frame = u.kind[i], frames[-1]
+        if kind == _CLOSE:
+            frames.pop()
+            flush(frame, note if u.parent[i] < 0 and not layout.rows else None, closing=True)
+            out.append(u.body[i])
+            i += 1
+            continue
+        if not chosen[i] and not (i == 0 and not layout.rows):  # (a document always shows its top)
+            frame[2] += 1
+            i = u.end[i] + 1
+            continue
+        flush(frame)
+        if kind == _OPEN:
+            entry(frame, u.key[i] + u.body[i])
+            frames.append([i, 0, 0])
+            i += 1
+            continue
+        parts = [u.key[i], u.body[i]]
+        if u.end[i] > i:  # a string in pieces: those chosen (always a first run), and the rest counted
+            left = u.chars[i] - _STAGES[0][3]
+            j = i + 1
+            while j <= u.end[i] and chosen[j]:
+                parts.append(u.body[j])
+                left -= u.chars[j]
+                j += 1
+            if left:
+                parts.append(f"... ({left} chars omitted)")
+            if note is not None and u.parent[i] < 0 and not layout.rows:
+                parts.append(" " + _quoted(note))
+            parts.append('"')
+        elif note is not None and u.parent[i] < 0 and not layout.rows:  # a scalar document
+            parts = ["[", *parts, layout.comma, json.dumps(note, ensure_ascii=False), "]"]
+        entry(frame, "".join(parts))
+        i = u.end[i] + 1
+    flush(frames[0], note if layout.rows else None)
+    out.append("\n")
+    return "".join(out)
+
+
+def _note_object(says: str, colon: str) -> str:
+    return '{"_truncated"' + colon + json.dumps(says, ensure_ascii=False) + "}"
+
+
+def _note_key(u: _Units, opening: int) -> str:
+    """The key an object's note goes under: "_truncated", unless the object has one."""
+    return '"_ctxguard_truncated"' if _has_key(u, opening, '"_truncated"') else '"_truncated"'
+
+
+def _has_key(u: _Units, opening: int, key: str) -> bool:
+    i = opening + 1
+    while i < u.end[opening]:
+        if u.key[i].startswith(key):
+            return True
+        i = u.end[i] + 1
+    return False
+
+
+_INDENT = re.compile(r"\n([ \t]+)\S")
+_SEPARATOR = re.compile(r'"(:\s?)[^\s]|[\]}"\d](,\s?)["{\[\d]')
+
+
+def _layout(text: str, rows: bool) -> _Layout:
+    """How a cut is written: compactly. A document spread over lines without spaces after its
+    colons and commas (more of it in the room); a compact one with the raw text's separators, so
+    the plan's text is the raw text where it can be."""
+    if not rows and "\n" in text.strip():
+        return _Layout(":", ",", rows)
+    head = text[:65536]
+    found = [m.group(1) or m.group(2) for m in itertools.islice(_SEPARATOR.finditer(head), 400)]
+    colons = [s for s in found if s.startswith(":")]
+    commas = [s for s in found if s.startswith(",")]
+    colon = ": " if colons and colons.count(": ") * 2 > len(colons) else ":"
+    comma = ", " if commas and commas.count(", ") * 2 > len(commas) else ","
+    return _Layout(colon, comma, rows)
+
+
+def _whole(tops: list[Any], layout: _Layout, u: _Units, encoded: Encoded, compact: int, room: int) -> str | None:
+    """The whole document within room, if it fits written compactly: with as many of its top
+    levels indented as the raw text is as fit (the rest compact), for the reader."""
+    if compact > room:
+        return None
+    indent = _raw_indent(encoded.text)
+    low, high = 0, min(DEEPEST, max(u.depth, default=0) + 1) if indent is not None else 0
+    best = "".join(u.text)  # (levels indented: 0)
+    while low < high:  # the deepest level that fits: each level more costs more
+        deep = (low + high + 1) // 2
+        text = _indented(tops[0], indent or "", deep, 0) + "\n"
+        if encoded.recount(text) <= room:
+            low, best = deep, text
+        else:
+            high = deep - 1
+    return best
+
+
+def _raw_indent(text: str) -> str | None:
+    """One level's indent in a document spread over lines, else None."""
+    found = _INDENT.search(text[:65536]) if "\n" in text.strip() else None
+    if found is None:
+        return None
+    unit = found.group(1)
+    return "\t" if unit.startswith("\t") else " " * max(1, min(8, len(unit)))
+
+
+def _indented(value: Any, indent: str, deep: int, level: int) -> str:
+    """value with its containers above level `deep` spread over indented lines, the rest compact."""
+    kind = type(value)
+    if level >= deep or not value or (kind is not dict and kind is not list):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    pad = "\n" + indent * (level + 1)
+    if kind is dict:
+        entries = [f'"{_quoted(key)}": {_indented(item, indent, deep, level + 1)}' for key, item in value.items()]
+    else:
+        entries = [_indented(item, indent, deep, level + 1) for item in value]
+    open_, close = ("{", "}") if kind is dict else ("[", "]")
+    return open_ + ",".join(pad + entry for entry in entries) + "\n" + indent * level + close
+
+
+def _gap(layout: _Layout) -> Callable[[int], str]:
+    """About what a run left out costs, as the plan's gap line: in an array or between rows a
+    note of its own; in an object, a share of the one note it gets however many runs it has."""
+    if layout.rows:
+        return lambda n: _note_object(f"{plural(n, 'line')} omitted", layout.colon) + "\n"
+    return lambda n: f'"_truncated":"{n} keys omitted",'
+
+
+DEEPEST = 32  # levels indented at most when a document is written less indented than the raw text

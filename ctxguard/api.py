@@ -10,7 +10,8 @@ from ctxguard.read import BinaryData, Loaded, read_artifact
 from ctxguard.record import Record, error_record
 from ctxguard.redact import note
 from ctxguard.redact import redact as redact_secrets
-from ctxguard.tiers import TIER2_RATIO, compress, min_budget
+from ctxguard.options import Options, Tier3Mode
+from ctxguard.tiers import compress, min_budget
 from ctxguard.tokens import get_tokenizer
 
 
@@ -19,12 +20,9 @@ def compress_file_record(
     budget: int,
     *,
     artifact_type: str | None = None,
-    task: str | None = None,
     encoding: str | None = None,
-    tier2_ratio: float = TIER2_RATIO,
     name: str | None = None,
-    tier3: str = "salient",
-    missed: bool = False,
+    options: Options = Options(),
     redact: bool = True,
 ) -> Record:
     """Read and compress one file; an unreadable file gives an [ERROR: …] record.
@@ -34,21 +32,18 @@ def compress_file_record(
     """
     label = name if name is not None else str(path)
     try:
-        streamed = _stream(Path(path), label, budget, artifact_type, encoding, tier3, redact, missed)
+        streamed = _stream(Path(path), label, budget, artifact_type, encoding, options, redact)
     except BinaryData as exc:
         return compress_loaded(Loaded(None, error=str(exc)), label, budget, artifact_type=artifact_type,
                                encoding=encoding)
     if streamed is not None:
         return streamed
-    return compress_loaded(
-        read_artifact(path), label, budget,
-        artifact_type=artifact_type, task=task, encoding=encoding, tier2_ratio=tier2_ratio,
-        tier3=tier3, missed=missed, redact=redact,
-    )
+    return compress_loaded(read_artifact(path), label, budget, artifact_type=artifact_type, encoding=encoding,
+                           options=options, redact=redact)
 
 
 def _stream(path: Path, label: str, budget: int, artifact_type: str | None, encoding: str | None,
-            tier3: str, redact: bool, missed: bool) -> Record | None:
+            options: Options, redact: bool) -> Record | None:
     from ctxguard import stream
 
     kind = stream.streamable(path, label, artifact_type)
@@ -57,8 +52,7 @@ def _stream(path: Path, label: str, budget: int, artifact_type: str | None, enco
     tokenizer = get_tokenizer(encoding)
     if budget < min_budget(tokenizer):
         raise ValueError(f"budget must be at least {min_budget(tokenizer)} tokens (got {budget})")
-    return stream.compress_stream(path, label, budget, tokenizer, kind, tier3=tier3,
-                                  secrets=redact, missed=missed)
+    return stream.compress_stream(path, label, budget, tokenizer, kind, options, secrets=redact)
 
 
 def compress_loaded(
@@ -67,11 +61,8 @@ def compress_loaded(
     budget: int,
     *,
     artifact_type: str | None = None,
-    task: str | None = None,
     encoding: str | None = None,
-    tier2_ratio: float = TIER2_RATIO,
-    tier3: str = "salient",
-    missed: bool = False,
+    options: Options = Options(),
     redact: bool = True,
 ) -> Record:
     """Compress text already read (from a file or stdin), or record why there is none."""
@@ -86,10 +77,7 @@ def compress_loaded(
     if redact:
         found = redact_secrets(text)
         text, counts = found.text, found.counts
-    record = compress(
-        text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type,
-        task=task, tier2_ratio=tier2_ratio, tier3=tier3, missed=missed,
-    )
+    record = compress(text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type, options=options)
     if counts:
         record = replace(record, extra={**record.extra, "redacted": counts}, notes=(*record.notes, note(counts)))
     return replace(record, notes=loaded.notes + record.notes) if loaded.notes else record
@@ -102,15 +90,13 @@ def compress_file(
     artifact_type: str | None = None,
     task: str | None = None,
     encoding: str | None = None,
-    tier3: str = "salient",
+    tier3: Tier3Mode = "salient",
     missed: bool = False,
     redact: bool = True,
 ) -> dict[str, Any]:
     """Compress one file to at most budget tokens; returns the artifact record as a dict."""
-    return compress_file_record(
-        path, budget, artifact_type=artifact_type, task=task, encoding=encoding, tier3=tier3,
-        missed=missed, redact=redact,
-    ).to_dict()
+    return compress_file_record(path, budget, artifact_type=artifact_type, encoding=encoding,
+                                options=Options(task=task, tier3=tier3, missed=missed), redact=redact).to_dict()
 
 
 def compress_text(
@@ -121,13 +107,13 @@ def compress_text(
     artifact_type: str | None = None,
     task: str | None = None,
     encoding: str | None = None,
-    tier3: str = "salient",
+    tier3: Tier3Mode = "salient",
     missed: bool = False,
     redact: bool = True,
 ) -> dict[str, Any]:
     """Compress a text to at most budget tokens; returns the artifact record as a dict."""
-    return compress_loaded(Loaded(text), name, budget, artifact_type=artifact_type, task=task,
-                           encoding=encoding, tier3=tier3, missed=missed, redact=redact).to_dict()
+    return compress_loaded(Loaded(text), name, budget, artifact_type=artifact_type, encoding=encoding,
+                           options=Options(task=task, tier3=tier3, missed=missed), redact=redact).to_dict()
 
 
 def count_tokens(text: str, encoding: str | None = None) -> int:

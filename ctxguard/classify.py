@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePath
+from typing import get_args
 
-TYPES = ("diff", "json", "log", "markdown", "text")
+from ctxguard.kinds.base import KindName
 
-_BY_SUFFIX = {
+TYPES: tuple[KindName, ...] = get_args(KindName)
+
+_BY_SUFFIX: dict[str, KindName] = {
     ".diff": "diff",
     ".patch": "diff",
     ".json": "json",
@@ -28,9 +31,12 @@ _LOG_LINE = re.compile(
 )
 
 
-def classify(name: str, text: str, explicit: str | None = None) -> str:
-    """The artifact type for a name and its content."""
+def classify(name: str, text: str, explicit: str | None = None) -> KindName:
+    """The artifact type for a name and its content (an explicit type is one of TYPES: the
+    config and the command line check it)."""
     if explicit:
+        if explicit not in TYPES:
+            raise ValueError(f"type must be one of {', '.join(TYPES)} (got {explicit!r})")
         return explicit
     by_suffix = _BY_SUFFIX.get(PurePath(name).suffix.lower())
     if by_suffix:
@@ -38,7 +44,7 @@ def classify(name: str, text: str, explicit: str | None = None) -> str:
     return sniff(text)
 
 
-def sniff(text: str) -> str:
+def sniff(text: str) -> KindName:
     """Guess a type from the first few kilobytes of content."""
     head = text[:8192]
     stripped = head.lstrip()

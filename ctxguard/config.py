@@ -11,7 +11,8 @@ import yaml
 
 from ctxguard.classify import TYPES
 from ctxguard.errors import ConfigError
-from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO, TIER3_MODES
+from ctxguard.options import TIER2_RATIO, TIER3_MODES, Tier3Mode
+from ctxguard.tiers import MIN_BUDGET
 from ctxguard.tokens import DEFAULT_ENCODING, ENCODINGS
 
 CONFIG_NAME = ".ctxguard.yaml"
@@ -37,7 +38,7 @@ class ArtifactSpec:
     split: str = "none"
     priority: str = "normal"
     max_raw_tokens: int | None = None
-    tier3: str | None = None  # None: the config's
+    tier3: Tier3Mode | None = None  # None: the config's
     min_retention: float | None = None  # None: the config's
     share_surplus: bool = False  # may take other entries' unused budget beyond its own
     reference: bool = False  # list each file (path, size, tokens, sha256, preview), not its content
@@ -56,7 +57,7 @@ class Config:
     margin: float = 1.0
     fail_on: tuple[str, ...] = ("truncated",)
     tier2_ratio: float = TIER2_RATIO
-    tier3: str = "salient"
+    tier3: Tier3Mode = "salient"
     min_retention: float | None = None
     redact: bool = True
     path: str | None = None

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxguard.options import Options, Tier3Mode
 from ctxguard import probes
 from ctxguard.classify import classify
 from ctxguard.read import read_artifact
@@ -63,10 +64,11 @@ def load(paths: Iterable[str | Path]) -> tuple[list[Artifact], list[str]]:
     return artifacts, skipped
 
 
-def ctxguard_method(tokenizer: Tokenizer, tier3: str = "salient") -> Method:
+def ctxguard_method(tokenizer: Tokenizer, tier3: Tier3Mode = "salient") -> Method:
     """ctxguard's own compression as an eval method."""
     def run(text: str, kind: str, name: str, budget: int) -> str:
-        return compress(text, budget, tokenizer=tokenizer, name=name, artifact_type=kind, tier3=tier3).content
+        return compress(text, budget, tokenizer=tokenizer, name=name, artifact_type=kind,
+                        options=Options(tier3=tier3)).content
     return run
 
 

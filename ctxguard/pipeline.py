@@ -13,6 +13,7 @@ from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
 from ctxguard.kinds import KINDS
 from ctxguard.kinds.diff import DiffDoc, file_coverage
+from ctxguard.options import Options
 from ctxguard.read import BinaryData
 from ctxguard.record import Record, error_record
 from ctxguard.redact import note, redact
@@ -61,7 +62,7 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
         if a.stream is None:
             continue
         try:
-            streams[i] = stream.prepare(a.stream, tokenizer, kinds[i], _tier3(config, a.entry), config.redact,
+            streams[i] = stream.prepare(a.stream, tokenizer, kinds[i], _options(config, a).tier3, config.redact,
                                         head_budget=a.budget)
         except BinaryData as exc:  # a NUL byte past the first block: not text after all
             artifacts[i] = replace(a, stream=None, text=None, error=str(exc))
@@ -117,9 +118,11 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
                   capacity(requests, config.total_budget, config.margin, reserved, floor), text, used)
 
 
-def _tier3(config: Config, entry: str) -> str:
-    spec = config.spec(entry)
-    return (spec.tier3 if spec else None) or config.tier3
+def _options(config: Config, artifact: Artifact, missed: bool = False) -> Options:
+    """How the artifact is cut: its entry's task and tier-3 mode, else the config's."""
+    spec = config.spec(artifact.entry)
+    return Options(task=artifact.task, tier2_ratio=config.tier2_ratio,
+                   tier3=(spec.tier3 if spec else None) or config.tier3, missed=missed)
 
 
 def _streamed(config: Config, artifact: Artifact, kind: str, budget: int,
@@ -127,7 +130,7 @@ def _streamed(config: Config, artifact: Artifact, kind: str, budget: int,
               missed: bool) -> Record:
     assert artifact.stream is not None
     record = stream.finish(*prepared, artifact.stream, artifact.name, budget, tokenizer, kind,
-                           _tier3(config, artifact.entry), missed)
+                           _options(config, artifact, missed))
     if record is None:  # it fits after all: read it whole
         from ctxguard.read import read_artifact
 
@@ -182,9 +185,8 @@ def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: 
         if artifact.reference is not None:
             record = replace(record, read="reference")
     else:
-        record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name,
-                          artifact_type=kind, task=artifact.task, tier2_ratio=config.tier2_ratio,
-                          encoded=tokens, tier3=_tier3(config, artifact.entry), missed=missed, doc=doc)
+        record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name, artifact_type=kind,
+                          options=_options(config, artifact, missed), encoded=tokens, doc=doc)
     files: dict[str, Any] = {}
     if isinstance(doc, DiffDoc) and kind == "diff" and artifact.text is not None:
         stats = doc.files

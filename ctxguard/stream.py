@@ -32,6 +32,7 @@ from ctxguard.kinds.diff.plan import file_listing
 from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, FIRST, LAST, MAX_LINE, REST, TRACE, occurrences, template_level
+from ctxguard.options import Options, Tier3Mode
 from ctxguard.packer import pack
 from ctxguard.plan import Plan, Unit, filled, hole
 from ctxguard.read import BinaryData
@@ -387,7 +388,7 @@ def streamable(path: Path, label: str, artifact_type: str | None) -> str | None:
     return kind if kind in KINDS else None
 
 
-def prepare(path: Path, tokenizer: Tokenizer, kind: str, tier3: str = "salient",
+def prepare(path: Path, tokenizer: Tokenizer, kind: str, tier3: Tier3Mode = "salient",
             secrets: bool = True, head_budget: int = 0) -> tuple[Scan, LogSink | DiffSink]:
     """The pass over a big file: its exact count and what its cut may show."""
     sink: LogSink | DiffSink = DiffSink() if kind == "diff" else LogSink(
@@ -399,16 +400,17 @@ def prepare(path: Path, tokenizer: Tokenizer, kind: str, tier3: str = "salient",
 
 
 def finish(state: Scan, sink: LogSink | DiffSink, path: Path, name: str, budget: int,
-           tokenizer: Tokenizer, kind: str, tier3: str = "salient", missed: bool = False) -> Record | None:
+           tokenizer: Tokenizer, kind: str, options: Options = Options()) -> Record | None:
     """The Tier 3 record of a prepared file, or None when it fits its budget after all."""
     warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
     room = budget - tokenizer.count(warning)
     if state.tokens <= room:
         return None
     prefix = ""
-    if isinstance(sink, DiffSink) and tier3 == "salient":
-        prefix = file_listing(sink.files, tokenizer, room // 2)
-    content = warning + cut(sink.offered(state.lines, tier3), state.lines, state.tokens, room, tokenizer, prefix)
+    if isinstance(sink, DiffSink) and options.tier3 == "salient":  # (the share the packer gives a list)
+        prefix = file_listing(sink.files, tokenizer, room // 3) or file_listing(sink.files, tokenizer, room // 2)
+    content = warning + cut(sink.offered(state.lines, options.tier3), state.lines, state.tokens, room, tokenizer,
+                            prefix)
     kept = probes.measure(kind, "", content, list(dict.fromkeys(sink.probes())))
     notes = [f"streamed: {path.stat().st_size} bytes in one pass; tier 2 is not attempted for "
              f"artifacts over {STREAM_BYTES // (1024 * 1024)} MB"]
@@ -423,12 +425,12 @@ def finish(state: Scan, sink: LogSink | DiffSink, path: Path, name: str, budget:
     return Record(
         artifact_name=name, raw_tokens=state.tokens, compacted_tokens=tokenizer.count(content),
         truncated=True, content=content, type=kind, tier=3, budget=budget, encoding=tokenizer.name,
-        notes=tuple(notes), retention=kept.to_dict(missed), extra=extra,
+        notes=tuple(notes), retention=kept.to_dict(options.missed), extra=extra,
     )
 
 
 def compress_stream(path: Path, name: str, budget: int, tokenizer: Tokenizer, kind: str,
-                    tier3: str = "salient", secrets: bool = True, missed: bool = False) -> Record | None:
+                    options: Options = Options(), secrets: bool = True) -> Record | None:
     """A Tier 3 record for a big file, or None when it fits its budget after all."""
-    state, sink = prepare(path, tokenizer, kind, tier3, secrets, head_budget=budget)
-    return finish(state, sink, path, name, budget, tokenizer, kind, tier3, missed)
+    state, sink = prepare(path, tokenizer, kind, options.tier3, secrets, head_budget=budget)
+    return finish(state, sink, path, name, budget, tokenizer, kind, options)

@@ -8,13 +8,13 @@ or a token-exact head cut.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from ctxguard import probes
 from ctxguard.classify import classify
 from ctxguard.words import task_words
 from ctxguard.kinds import KINDS
+from ctxguard.options import Options
 from ctxguard.packer import pack
 from ctxguard.plan import Plan
 from ctxguard.record import Record
@@ -22,8 +22,6 @@ from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
 
 MIN_BUDGET = 32  # room for the marker and some content
 OFFLINE_MIN_BUDGET = 64  # when tokens are estimated, the warning line must fit too
-TIER2_RATIO = 1.5
-TIER3_MODES = ("salient", "head")
 
 
 def marker(omitted: int) -> str:
@@ -38,25 +36,19 @@ def compress(
     tokenizer: Tokenizer,
     name: str = "<text>",
     artifact_type: str | None = None,
-    task: str | None = None,
-    tier2_ratio: float = TIER2_RATIO,
+    options: Options = Options(),
     encoded: Encoded | None = None,
-    tier3: str = "salient",
-    missed: bool = False,
     doc: Any = None,
 ) -> Record:
     """Compress one artifact's text to at most budget tokens under the three-tier contract.
 
     Pass `encoded` when the caller has already encoded the text, so it is encoded only once.
-    tier3 is "salient" (the type's most telling parts, by priority) or "head" (the literal
-    paragraph-boundary head cut). missed=True lists the missed probes in the record. Pass `doc`
+    `options` holds the task, the tier-2 ratio, the tier-3 mode ("salient": the kind's most
+    telling parts, by priority; "head": the literal paragraph-boundary head cut) and whether the
+    record lists the probes a cut missed (ctxguard.options). Pass `doc`
     (the kind's reading of the text, ctxguard.kinds) when the caller has read it: a bundle
     compresses an artifact again at each try of its budgets, from the one reading.
     """
-    if not math.isfinite(tier2_ratio) or tier2_ratio < 1:
-        raise ValueError(f"tier2_ratio must be a number of at least 1 (got {tier2_ratio!r})")
-    if tier3 not in TIER3_MODES:
-        raise ValueError(f"tier3 must be one of {', '.join(TIER3_MODES)} (got {tier3!r})")
     if budget < min_budget(tokenizer):
         raise ValueError(f"budget must be at least {min_budget(tokenizer)} tokens (got {budget})"
                          + ("" if tokenizer.exact else " when tokens are estimated offline"))
@@ -73,8 +65,8 @@ def compress(
         doc = reader.read(text, name)  # read once: the plan and the probes both come from it
     tier, content = 1, text
     if raw > room:
-        tier, content = _packed(reader.plan(doc, encoded, tokenizer, task_words(task)), encoded, room,
-                                raw <= tier2_ratio * budget, kind, tokenizer, tier3, notes)
+        tier, content = _packed(reader.plan(doc, encoded, tokenizer, task_words(options.task)), encoded, room,
+                                raw <= options.tier2_ratio * budget, kind, tokenizer, options.tier3, notes)
     else:
         notes.extend(reader.notes(doc))
     found = probes.extract(kind, text, name, doc)
@@ -96,9 +88,9 @@ def compress(
         tier=tier,
         budget=budget,
         encoding=tokenizer.name,
-        task=task,
+        task=options.task,
         notes=tuple(notes),
-        retention=retention.to_dict(missed),
+        retention=retention.to_dict(options.missed),
     )
 
 

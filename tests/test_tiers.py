@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from ctxguard import compress_file, compress_text
+from ctxguard.options import Options
 from ctxguard.tiers import MIN_BUDGET, compress, marker
 from ctxguard.tokens import HEURISTIC_WARNING, HeuristicTokenizer, get_tokenizer
 from tests.generate import log_of, prose_of
@@ -85,7 +86,7 @@ def test_over_ratio_goes_straight_to_tier3() -> None:
 
 def test_tier2_ratio_is_a_setting() -> None:
     text = log_of(2000)
-    record = compress(text, 1000, tokenizer=get_tokenizer(), name="a.log", tier2_ratio=2.5)
+    record = compress(text, 1000, tokenizer=get_tokenizer(), name="a.log", options=Options(tier2_ratio=2.5))
     assert record.tier == 2
 
 
@@ -173,3 +174,23 @@ def test_tier_2_says_what_it_left_out_never_nothing_cut() -> None:
                     retention={"probes": 3, "kept": 3})
     digest = render(Facts([], [], []), [record])
     assert "app.log: tier 2, compressed: 40 lines omitted" in digest and "nothing cut" not in digest
+
+
+def test_options_are_one_frozen_value_checked_when_made() -> None:
+    import dataclasses
+
+    import pytest
+
+    from ctxguard.classify import classify
+
+    options = Options(task="fix the parser", tier2_ratio=2.0, tier3="head")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.tier3 = "salient"  # type: ignore[misc]
+    with pytest.raises(ValueError, match="tier2_ratio must be a number of at least 1"):
+        Options(tier2_ratio=0.5)
+    with pytest.raises(ValueError, match="tier3 must be one of salient, head"):
+        Options(tier3="tail")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="type must be one of diff, json, log, markdown, text"):
+        classify("x.txt", "", "yaml")
+    record = compress("word " * 400, 100, tokenizer=get_tokenizer(), name="a.txt", options=options)
+    assert record.task == "fix the parser" and record.tier == 3

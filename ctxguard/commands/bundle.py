@@ -12,7 +12,7 @@ from typing import Any
 from ctxguard.commands.common import positive_int
 from ctxguard.config import FAIL_ON, parse_fail_on
 from ctxguard.errors import EXIT_OK, EXIT_POLICY
-from ctxguard.tiers import TIER3_MODES
+from ctxguard.options import TIER3_MODES
 from ctxguard.tokens import ENCODINGS
 
 FORMATS = ("json", "markdown")

@@ -14,7 +14,8 @@ from ctxguard.commands.common import (
     ratio,
 )
 from ctxguard.errors import EXIT_OK, EXIT_USAGE, UsageError
-from ctxguard.tiers import MIN_BUDGET, TIER2_RATIO, TIER3_MODES
+from ctxguard.options import TIER2_RATIO, TIER3_MODES
+from ctxguard.tiers import MIN_BUDGET
 
 
 def add_parser(sub: Any) -> None:
@@ -53,8 +54,13 @@ def run(args: argparse.Namespace) -> int:
     floor = min_budget(get_tokenizer(args.encoding))
     if args.budget < floor:
         raise UsageError(f"--budget must be at least {floor} tokens when tokens are estimated offline")
-    options = dict(artifact_type=args.artifact_type, task=args.task, encoding=args.encoding,
-                   tier2_ratio=args.tier2_ratio, tier3=args.tier3, missed=args.missed, redact=args.redact)
+    from ctxguard.options import Options
+
+    try:
+        cut = Options(task=args.task, tier2_ratio=args.tier2_ratio, tier3=args.tier3, missed=args.missed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    options = dict(artifact_type=args.artifact_type, encoding=args.encoding, options=cut, redact=args.redact)
     if args.path == "-":
         with spooled_stdin() as spooled:
             if isinstance(spooled, str):

@@ -8,7 +8,7 @@ from typing import Any
 
 from ctxguard.commands.common import add_encoding, check_tokenizer, print_json
 from ctxguard.errors import EXIT_OK, UsageError
-from ctxguard.tiers import TIER3_MODES
+from ctxguard.options import TIER3_MODES
 
 
 def _ratios(value: str) -> list[float]:

@@ -1,0 +1,29 @@
+"""How one artifact is cut: the options that travel with it from the config or the command line
+to the tiers, as one frozen value (black's `Mode` is the model)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+Tier3Mode = Literal["salient", "head"]  # the type's most telling parts, or the literal head cut
+TIER3_MODES: tuple[Tier3Mode, ...] = get_args(Tier3Mode)
+TIER2_RATIO = 1.5
+
+
+@dataclass(frozen=True)
+class Options:
+    """task: what the reviewer is asked to do (its words lift the lines that name them);
+    tier2_ratio: how far over the budget a raw text may be for tier 2; tier3: the mode of a
+    tier-3 cut; missed: list the probes a cut lost in the record."""
+
+    task: str | None = None
+    tier2_ratio: float = TIER2_RATIO
+    tier3: Tier3Mode = "salient"
+    missed: bool = False
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.tier2_ratio) or self.tier2_ratio < 1:
+            raise ValueError(f"tier2_ratio must be a number of at least 1 (got {self.tier2_ratio!r})")
+        if self.tier3 not in TIER3_MODES:
+            raise ValueError(f"tier3 must be one of {', '.join(TIER3_MODES)} (got {self.tier3!r})")

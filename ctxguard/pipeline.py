@@ -14,6 +14,7 @@ from ctxguard.config import Config
 from ctxguard.kinds import KINDS
 from ctxguard.kinds.diff import DiffDoc, file_coverage
 from ctxguard.options import Options
+from ctxguard.sink import Sink
 from ctxguard.read import BinaryData
 from ctxguard.record import Record, error_record
 from ctxguard.redact import note, redact
@@ -126,7 +127,7 @@ def _options(config: Config, artifact: Artifact, missed: bool = False) -> Option
 
 
 def _streamed(config: Config, artifact: Artifact, kind: str, budget: int,
-              prepared: tuple[stream.Scan, stream.LogSink | stream.DiffSink], tokenizer: Tokenizer,
+              prepared: tuple[stream.Scan, Sink], tokenizer: Tokenizer,
               missed: bool) -> Record:
     assert artifact.stream is not None
     record = stream.finish(*prepared, artifact.stream, artifact.name, budget, tokenizer, kind,

@@ -32,6 +32,7 @@ class Unit(NamedTuple):
         return self.lines if self.lines is not None else int(self.text.endswith("\n"))
 
 
+MAX_LINE = 2000  # characters of one line shown at most once an artifact is cut (the rest counted)
 HOLE_COST = 1 << 40  # a unit of this cost is never shown: raw lines a plan does not hold
 
 

@@ -18,53 +18,25 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from ctxguard import probes
-from ctxguard.words import clip, cut_line
-from ctxguard.kinds.diff.lines import DiffReader
-from ctxguard.kinds.diff.model import FileStat
-from ctxguard.kinds.diff.plan import file_listing
-from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
-from ctxguard.kinds.log.model import EDGE
-from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, FIRST, LAST, MAX_LINE, REST, TRACE, occurrences, template_level
+from ctxguard.kinds import KINDS
 from ctxguard.options import Options, Tier3Mode
 from ctxguard.packer import pack
-from ctxguard.plan import Plan, Unit, filled, hole
 from ctxguard.read import BinaryData
 from ctxguard.record import Record
 from ctxguard.redact import note, redact
+from ctxguard.plan import MAX_LINE, Plan, Unit, hole
+from ctxguard.sink import Offered, Sink, Taker
 from ctxguard.tiers import marker
 from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer, last_clean_break
+from ctxguard.words import cut_line
 
 STREAM_BYTES = 32 * 1024 * 1024  # files larger than this are streamed
 BLOCK = 1 << 20  # bytes read at a time
-TAIL = 2000  # last lines kept for the cut
-MAX_TEMPLATES = 5000  # distinct error/warning templates tracked
-MAX_OFFERED = 100_000  # diff lines kept as candidates for the cut
-MAX_FILES = 200_000  # diff files whose stats are kept
-CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates
-KINDS = ("log", "text", "diff")
-# line number -> (priority, rank, text shown, the line numbers it is never shown without)
-Offered = dict[int, tuple[float, int, str, tuple[int, ...]]]
-
-
-class Taker(Protocol):
-    """What a scan hands each line to."""
-
-    def take(self, number: int, line: str) -> None: ...
-
-
-class Sink(Taker, Protocol):
-    """Takes the lines of one pass, keeps what the cut may show."""
-
-    def offered(self, lines: int, mode: str) -> Offered: ...
-
-    def probes(self) -> list[probes.Probe]: ...
 
 
 @dataclass
@@ -156,200 +128,6 @@ def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) ->
     return state
 
 
-def _clip(line: str) -> str:
-    return clip(line, MAX_LINE, slack=64)  # (lines cut while streaming already carry their count)
-
-
-def _offer(out: Offered, number: int, level: float, rank: int, text: str, needs: tuple[int, ...] = ()) -> None:
-    if number not in out or out[number][:2] > (level, rank):
-        out[number] = (level, rank, text, needs)
-
-
-@dataclass
-class _Seen:
-    """The first line of one error template, and how often the template occurs."""
-
-    number: int
-    text: str
-    count: int = 1
-
-
-class LogSink:
-    """Logs and other text: head, tail, error templates, traceback ends."""
-
-    def __init__(self, tokenizer: Tokenizer, head_budget: int = 0, says: Callable[[str], bool] = filled) -> None:
-        self.tokenizer = tokenizer
-        self.says = says  # a line that may be the first or the last (see ctxguard.plan.ends)
-        self.head_budget = head_budget  # tier3 head: keep head lines while they fit
-        self.head_tokens = 0
-        self.first: tuple[int, str] | None = None
-        self.head: list[tuple[int, str]] = []
-        self.tail: deque[tuple[int, str]] = deque(maxlen=TAIL)
-        self.recent: deque[tuple[int, str]] = deque(maxlen=5)
-        self.templates: dict[str, _Seen] = {}
-        self.traces: dict[int, str] = {}
-        self.untracked = 0
-        self.reader = Lines()
-
-    def take(self, number: int, line: str) -> None:
-        shown = strip_ansi(line)
-        if self.first is None and self.says(shown):
-            self.first = (number, shown)
-        if self.head_budget:
-            if self.head_tokens <= self.head_budget:
-                self.head_tokens += self.tokenizer.count(shown)
-                self.head.append((number, shown))
-        elif len(self.head) < EDGE:
-            self.head.append((number, shown))
-        self.tail.append((number, shown))
-        self.recent.append((number, shown))
-        kind = self.reader.kind(shown)
-        if kind == "end" and len(self.traces) < 4 * MAX_TEMPLATES:
-            self.traces.update(self.recent)  # the traceback's last lines
-        if kind in ("end", "error"):
-            key = template(shown)
-            seen = self.templates.get(key)
-            if seen is not None:
-                seen.count += 1
-            elif len(self.templates) < MAX_TEMPLATES:
-                self.templates[key] = _Seen(number, shown)
-            else:
-                self.untracked += 1
-
-    def offered(self, lines: int, mode: str) -> Offered:
-        out: Offered = {}
-        if mode == "head":
-            for number, text in self.head:
-                _offer(out, number, ENDS, number, _clip(text))
-            return out
-        last = lines - 1
-        for number, text in self.tail:
-            _offer(out, number, REST, last - number, _clip(text))
-        for number, text in self.head:
-            _offer(out, number, EDGES, number, _clip(text))
-        for number, text in list(self.tail)[-EDGE:]:
-            _offer(out, number, EDGES, last - number, _clip(text))
-        for number, text in self.traces.items():
-            _offer(out, number, TRACE, number, _clip(text))
-        for seen in self.templates.values():
-            line = occurrences(_clip(seen.text), seen.count)
-            _offer(out, seen.number, template_level(seen.text), seen.number, line)
-        if self.first is not None:
-            _offer(out, self.first[0], FIRST if self.says is not filled else ENDS, 0, _clip(self.first[1]))
-        last_filled = self._last()
-        if last_filled is not None:
-            number, text = last_filled
-            error = self.says is not filled and is_important(text) and template_level(text) == ERROR
-            _offer(out, number, ENDS if error or self.says is filled else LAST, 1, _clip(text))
-        return out
-
-    def _last(self) -> tuple[int, str] | None:
-        return next(((n, t) for n, t in reversed(self.tail) if self.says(t)), None)
-
-    def probes(self) -> list[probes.Probe]:
-        found = [probes.Probe("first", self.first[1].strip())] if self.first else []
-        last = self._last()
-        if last is not None:
-            found.append(probes.Probe("last", last[1].strip()))
-        return found + [probes.Probe("template", key) for key in self.templates]
-
-    def notes(self) -> list[str]:
-        if not self.untracked:
-            return []
-        return [f"{self.untracked} error lines beyond {MAX_TEMPLATES} distinct templates not tracked"]
-
-
-@dataclass
-class _Count:
-    path: str
-    added: int = 0
-    removed: int = 0
-    status: str = "modified"
-
-
-class DiffSink:
-    """Diffs: file stats and headers, definitions and error lines, the first changes of each file."""
-
-    def __init__(self) -> None:
-        self.files: list[FileStat] = []
-        self.more_files = 0
-        self.out: Offered = {}
-        self.found: dict[probes.Probe, None] = {}
-        self.reader = DiffReader(context_definitions=False)
-        self.changed = 0
-        self.stat: _Count | None = None
-        self.header: tuple[int, ...] = ()  # the current file's `diff --git` line, and hunk header
-        self.hunk: tuple[int, ...] = ()
-
-    def _keep(self, number: int, level: float, line: str, needs: tuple[int, ...]) -> None:
-        # A line whose file or hunk header was not kept (the cap) is not kept either.
-        if len(self.out) < MAX_OFFERED and all(n in self.out for n in needs):
-            _offer(self.out, number, level, self.reader.index, _clip(line), needs)
-
-    def _probe(self, kind: str, value: str) -> None:
-        if len(self.found) < MAX_OFFERED:
-            self.found[probes.Probe(kind, value)] = None
-
-    def close(self) -> None:
-        """The last file's stats are final: call after the pass."""
-        if self.stat is not None:
-            if len(self.files) < MAX_FILES:
-                s = self.stat
-                self.files.append(FileStat(s.path, s.added, s.removed, s.status))
-            else:
-                self.more_files += 1
-        self.stat = None
-
-    def take(self, number: int, line: str) -> None:
-        kind, level = self.reader.read(line)
-        needs = self.hunk
-        if kind == "file":
-            self.close()
-            self.stat, self.changed = _Count(self.reader.path), 0
-            self._probe("path", self.reader.path)
-            self.header, self.hunk, needs = (number,), (), ()
-        elif kind == "hunk":
-            self.hunk, needs = (*self.header, number), self.header
-        elif kind == "header" and self.stat is not None:
-            needs = self.header
-            for start, status in (("new file mode", "added"), ("deleted file mode", "deleted"),
-                                  ("rename from", "renamed"), ("Binary files", "binary")):
-                if line.startswith(start):
-                    self.stat.status = status
-        elif kind == "context":
-            return  # context lines are never worth a place in a cut of a huge diff
-        elif kind in ("definition", "error", "change"):
-            if self.stat is not None:
-                if line.startswith("+"):
-                    self.stat.added += 1
-                else:
-                    self.stat.removed += 1
-            if kind == "definition":
-                name = probes.definition_name(line[1:])
-                if name:
-                    self._probe("definition", name)
-            elif kind == "error" and line.startswith("+"):
-                self._probe("error", probes.error_message(line[1:]))
-            elif kind == "change":
-                if self.changed >= CHANGED_PER_FILE:
-                    return
-                self.changed += 1
-        self._keep(number, level, line, needs)
-
-    def offered(self, lines: int, mode: str) -> Offered:
-        if mode == "head":
-            return {n: (0.0, n, t, needs) for n, (_, _, t, needs) in self.out.items()}
-        return self.out
-
-    def probes(self) -> list[probes.Probe]:
-        return list(self.found)
-
-    def notes(self) -> list[str]:
-        if not self.more_files:
-            return []
-        return [f"{self.more_files} files beyond {MAX_FILES} are not in the file list"]
-
-
 def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokenizer,
         prefix: str = "") -> str:
     """The offered lines packed within room tokens (ctxguard.packer) with the marker; the lines
@@ -385,30 +163,28 @@ def streamable(path: Path, label: str, artifact_type: str | None) -> str | None:
     if b"\x00" in head[:8192] or head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None  # binary or UTF-16/32: the normal path handles and explains it
     kind = artifact_type or classify(label, head.decode("utf-8", "replace"))
-    return kind if kind in KINDS else None
+    return kind if kind in KINDS and KINDS[kind].sink is not None else None
 
 
 def prepare(path: Path, tokenizer: Tokenizer, kind: str, tier3: Tier3Mode = "salient",
-            secrets: bool = True, head_budget: int = 0) -> tuple[Scan, LogSink | DiffSink]:
-    """The pass over a big file: its exact count and what its cut may show."""
-    sink: LogSink | DiffSink = DiffSink() if kind == "diff" else LogSink(
-        tokenizer, head_budget=head_budget if tier3 == "head" else 0, says=says if kind == "log" else filled)
+            secrets: bool = True, head_budget: int = 0) -> tuple[Scan, Sink]:
+    """The pass over a big file: its exact count and what its cut may show (the kind's sink)."""
+    make = KINDS[kind].sink
+    assert make is not None, kind  # (streamable says which kinds stream)
+    sink = make(tokenizer, head_budget if tier3 == "head" else 0)
     state = scan(path, tokenizer, sink, secrets=secrets)
-    if isinstance(sink, DiffSink):
-        sink.close()
+    sink.close()
     return state, sink
 
 
-def finish(state: Scan, sink: LogSink | DiffSink, path: Path, name: str, budget: int,
+def finish(state: Scan, sink: Sink, path: Path, name: str, budget: int,
            tokenizer: Tokenizer, kind: str, options: Options = Options()) -> Record | None:
     """The Tier 3 record of a prepared file, or None when it fits its budget after all."""
     warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
     room = budget - tokenizer.count(warning)
     if state.tokens <= room:
         return None
-    prefix = ""
-    if isinstance(sink, DiffSink) and options.tier3 == "salient":  # (the share the packer gives a list)
-        prefix = file_listing(sink.files, tokenizer, room // 3) or file_listing(sink.files, tokenizer, room // 2)
+    prefix = sink.prefix(room, tokenizer, options.tier3)
     content = warning + cut(sink.offered(state.lines, options.tier3), state.lines, state.tokens, room, tokenizer,
                             prefix)
     kept = probes.measure(kind, "", content, list(dict.fromkeys(sink.probes())))
@@ -420,8 +196,7 @@ def finish(state: Scan, sink: LogSink | DiffSink, path: Path, name: str, budget:
     if state.redacted:
         notes.append(note(state.redacted))
     extra: dict[str, object] = {"redacted": state.redacted} if state.redacted else {}
-    if isinstance(sink, DiffSink):
-        extra["files"] = [s.to_dict() for s in sink.files[:1000]]
+    extra.update(sink.extra())
     return Record(
         artifact_name=name, raw_tokens=state.tokens, compacted_tokens=tokenizer.count(content),
         truncated=True, content=content, type=kind, tier=3, budget=budget, encoding=tokenizer.name,

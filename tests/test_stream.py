@@ -122,7 +122,9 @@ def test_block_counts_sum_to_the_whole_count(pieces: list[str], tmp_path_factory
     path = tmp_path_factory.mktemp("s") / "t.log"
     path.write_bytes(text.encode())
     tokenizer = get_tokenizer()
-    state = stream.scan(path, tokenizer, stream.LogSink(tokenizer), secrets=False)
+    from ctxguard.kinds.log.sink import LogSink
+
+    state = stream.scan(path, tokenizer, LogSink(tokenizer), secrets=False)
     assert state.tokens == tokenizer.count(text.encode().decode())
 
 

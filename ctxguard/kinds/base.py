@@ -1,7 +1,9 @@
 """What every kind answers, and the facts its answers are made of.
 
 A kind reads an artifact's text once into a document of its own (`read`), and answers every
-later question from that document: its plan for a cut (`plan`), its probes (`probes`). The cut
+later question from that document: its plan for a cut (`plan`), its probes (`probes`), what a
+record notes about it (`notes`); a kind that streams big files also makes the sink of that pass
+(`sink`). The cut
 engine (ctxguard.plan, ctxguard.packer, ctxguard.tiers) knows no kind; it asks the registry
 (ctxguard.kinds.KINDS).
 """
@@ -48,6 +50,11 @@ class Kind(Protocol):
     def notes(self, doc: Any) -> tuple[str, ...]:
         """What a record says about the reading whatever its tier (JSON that does not parse)."""
 
+    @property
+    def sink(self) -> Callable[[Tokenizer, int], Any] | None:
+        """What takes a big file's lines in one streaming pass (ctxguard.sink.Sink), made with
+        the tokenizer and a head cut's budget (0: a salient cut); None: the kind is read whole."""
+
 
 @dataclass(frozen=True)
 class KindOf:
@@ -58,6 +65,7 @@ class KindOf:
     plan: Callable[[Any, Encoded, Tokenizer, frozenset[str]], Plan]
     probes: Callable[[Any], Iterable[Probe]]
     notes: Callable[[Any], tuple[str, ...]] = lambda doc: ()
+    sink: Callable[[Tokenizer, int], Any] | None = None
 
 
 def edges(lines: Sequence[str], says: Callable[[str], bool] = filled) -> Iterator[Probe]:

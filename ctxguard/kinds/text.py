@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ctxguard.definitions import is_definition, language
 from ctxguard.words import mentions
@@ -62,4 +63,11 @@ def probes(doc: TextDoc) -> Iterator[Probe]:
             yield Probe("definition", name)
 
 
-KIND = KindOf("text", read, plan, probes)
+def sink(tokenizer: Tokenizer, head_budget: int) -> Any:
+    """A big text's streaming sink: a log's, its first and last lines the lines not blank."""
+    from ctxguard.kinds.log.sink import LogSink
+
+    return LogSink(tokenizer, head_budget)
+
+
+KIND = KindOf("text", read, plan, probes, sink=sink)

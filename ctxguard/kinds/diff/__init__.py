@@ -7,7 +7,8 @@ from ctxguard.kinds.diff.coverage import file_coverage
 from ctxguard.kinds.diff.model import DiffDoc, FileStat, read
 from ctxguard.kinds.diff.plan import file_listing, plan
 from ctxguard.kinds.diff.probes import probes
+from ctxguard.kinds.diff.sink import DiffSink
 
-KIND = KindOf("diff", read, plan, probes)
+KIND = KindOf("diff", read, plan, probes, sink=lambda tokenizer, head_budget: DiffSink())
 
 __all__ = ["KIND", "DiffDoc", "FileStat", "file_coverage", "file_listing", "read"]

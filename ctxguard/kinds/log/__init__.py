@@ -5,7 +5,10 @@ from __future__ import annotations
 from ctxguard.kinds.base import KindOf
 from ctxguard.kinds.log.model import LogDoc, scan
 from ctxguard.kinds.log.plan import plan
+from ctxguard.kinds.log.lines import says
 from ctxguard.kinds.log.probes import probes
+from ctxguard.kinds.log.sink import LogSink
+from ctxguard.tokens import Tokenizer
 
 
 def read(text: str, name: str = "") -> LogDoc:
@@ -13,6 +16,11 @@ def read(text: str, name: str = "") -> LogDoc:
     return scan(text)
 
 
-KIND = KindOf("log", read, plan, probes)
+def sink(tokenizer: Tokenizer, head_budget: int) -> LogSink:
+    """A big log's streaming sink (its first and last lines are lines that say something)."""
+    return LogSink(tokenizer, head_budget, says=says)
+
+
+KIND = KindOf("log", read, plan, probes, sink=sink)
 
 __all__ = ["KIND", "LogDoc"]

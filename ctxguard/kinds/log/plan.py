@@ -4,10 +4,9 @@ from __future__ import annotations
 from ctxguard.words import clip
 from ctxguard.kinds.log.lines import FAILURE_DETAIL, says, template
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
-from ctxguard.plan import Plan, ended, ends, units
+from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
 
-MAX_LINE = 2000  # characters of one line shown at most once a log is cut
 CONTEXT = 2  # lines shown before the first occurrence of each error template
 # How early a log's cut takes a line (lowest first), for the plan and the streaming pass alike.
 ENDS = 0.0  # the last line, when it is an error line: how the run ended

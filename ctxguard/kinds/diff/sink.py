@@ -1,0 +1,120 @@
+"""A big diff's streaming sink: every file's path and +/- counts, the file and hunk headers, the
+added or removed definitions and error lines, and the first changed lines of each file."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ctxguard.kinds.base import Probe
+from ctxguard.kinds.diff.lines import DiffReader
+from ctxguard.kinds.diff.model import FileStat
+from ctxguard.kinds.diff.plan import file_listing
+from ctxguard.sink import Offered, offer
+from ctxguard.sink import clip_streamed as _clip
+from ctxguard.tokens import Tokenizer
+
+MAX_OFFERED = 100_000  # diff lines kept as candidates for the cut
+MAX_FILES = 200_000  # diff files whose stats are kept
+CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates
+
+
+@dataclass
+class _Count:
+    path: str
+    added: int = 0
+    removed: int = 0
+    status: str = "modified"
+
+
+class DiffSink:
+    """Diffs: file stats and headers, definitions and error lines, the first changes of each file."""
+
+    def __init__(self) -> None:
+        self.files: list[FileStat] = []
+        self.more_files = 0
+        self.out: Offered = {}
+        self.found: dict[Probe, None] = {}
+        self.reader = DiffReader(context_definitions=False)
+        self.changed = 0
+        self.stat: _Count | None = None
+        self.header: tuple[int, ...] = ()  # the current file's `diff --git` line, and hunk header
+        self.hunk: tuple[int, ...] = ()
+
+    def _keep(self, number: int, level: float, line: str, needs: tuple[int, ...]) -> None:
+        # A line whose file or hunk header was not kept (the cap) is not kept either.
+        if len(self.out) < MAX_OFFERED and all(n in self.out for n in needs):
+            offer(self.out, number, level, self.reader.index, _clip(line), needs)
+
+    def _probe(self, kind: str, value: str) -> None:
+        if len(self.found) < MAX_OFFERED:
+            self.found[Probe(kind, value)] = None
+
+    def close(self) -> None:
+        """The last file's stats are final: call after the pass."""
+        if self.stat is not None:
+            if len(self.files) < MAX_FILES:
+                s = self.stat
+                self.files.append(FileStat(s.path, s.added, s.removed, s.status))
+            else:
+                self.more_files += 1
+        self.stat = None
+
+    def take(self, number: int, line: str) -> None:
+        from ctxguard.probes import definition_name, error_message
+
+        kind, level = self.reader.read(line)
+        needs = self.hunk
+        if kind == "file":
+            self.close()
+            self.stat, self.changed = _Count(self.reader.path), 0
+            self._probe("path", self.reader.path)
+            self.header, self.hunk, needs = (number,), (), ()
+        elif kind == "hunk":
+            self.hunk, needs = (*self.header, number), self.header
+        elif kind == "header" and self.stat is not None:
+            needs = self.header
+            for start, status in (("new file mode", "added"), ("deleted file mode", "deleted"),
+                                  ("rename from", "renamed"), ("Binary files", "binary")):
+                if line.startswith(start):
+                    self.stat.status = status
+        elif kind == "context":
+            return  # context lines are never worth a place in a cut of a huge diff
+        elif kind in ("definition", "error", "change"):
+            if self.stat is not None:
+                if line.startswith("+"):
+                    self.stat.added += 1
+                else:
+                    self.stat.removed += 1
+            if kind == "definition":
+                name = definition_name(line[1:])
+                if name:
+                    self._probe("definition", name)
+            elif kind == "error" and line.startswith("+"):
+                self._probe("error", error_message(line[1:]))
+            elif kind == "change":
+                if self.changed >= CHANGED_PER_FILE:
+                    return
+                self.changed += 1
+        self._keep(number, level, line, needs)
+
+    def offered(self, lines: int, mode: str) -> Offered:
+        if mode == "head":
+            return {n: (0.0, n, t, needs) for n, (_, _, t, needs) in self.out.items()}
+        return self.out
+
+    def probes(self) -> list[Probe]:
+        return list(self.found)
+
+    def notes(self) -> list[str]:
+        if not self.more_files:
+            return []
+        return [f"{self.more_files} files beyond {MAX_FILES} are not in the file list"]
+
+    def prefix(self, room: int, tokenizer: Tokenizer, mode: str) -> str:
+        """The file list, with the share of the room the packer gives a plan's list."""
+        if mode != "salient":
+            return ""
+        return file_listing(self.files, tokenizer, room // 3) or file_listing(self.files, tokenizer, room // 2)
+
+    def extra(self) -> dict[str, Any]:
+        return {"files": [s.to_dict() for s in self.files[:1000]]}

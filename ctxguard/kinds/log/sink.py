@@ -1,0 +1,123 @@
+"""A big log's streaming sink: its head, a ring of its last lines, the first occurrence of every
+error or warning template with its count, and the end of every traceback."""
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ctxguard.kinds.base import Probe
+from ctxguard.kinds.log.lines import Lines, is_important, strip_ansi, template
+from ctxguard.kinds.log.model import EDGE
+from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, FIRST, LAST, REST, TRACE, occurrences, template_level
+from ctxguard.plan import filled
+from ctxguard.sink import Offered, offer
+from ctxguard.sink import clip_streamed as _clip
+from ctxguard.tokens import Tokenizer
+
+TAIL = 2000  # last lines kept for the cut
+MAX_TEMPLATES = 5000  # distinct error/warning templates tracked
+
+
+@dataclass
+class _Seen:
+    """The first line of one error template, and how often the template occurs."""
+
+    number: int
+    text: str
+    count: int = 1
+
+
+class LogSink:
+    """Logs and other text: head, tail, error templates, traceback ends."""
+
+    def __init__(self, tokenizer: Tokenizer, head_budget: int = 0, says: Callable[[str], bool] = filled) -> None:
+        self.tokenizer = tokenizer
+        self.says = says  # a line that may be the first or the last (see ctxguard.plan.ends)
+        self.head_budget = head_budget  # tier3 head: keep head lines while they fit
+        self.head_tokens = 0
+        self.first: tuple[int, str] | None = None
+        self.head: list[tuple[int, str]] = []
+        self.tail: deque[tuple[int, str]] = deque(maxlen=TAIL)
+        self.recent: deque[tuple[int, str]] = deque(maxlen=5)
+        self.templates: dict[str, _Seen] = {}
+        self.traces: dict[int, str] = {}
+        self.untracked = 0
+        self.reader = Lines()
+
+    def take(self, number: int, line: str) -> None:
+        shown = strip_ansi(line)
+        if self.first is None and self.says(shown):
+            self.first = (number, shown)
+        if self.head_budget:
+            if self.head_tokens <= self.head_budget:
+                self.head_tokens += self.tokenizer.count(shown)
+                self.head.append((number, shown))
+        elif len(self.head) < EDGE:
+            self.head.append((number, shown))
+        self.tail.append((number, shown))
+        self.recent.append((number, shown))
+        kind = self.reader.kind(shown)
+        if kind == "end" and len(self.traces) < 4 * MAX_TEMPLATES:
+            self.traces.update(self.recent)  # the traceback's last lines
+        if kind in ("end", "error"):
+            key = template(shown)
+            seen = self.templates.get(key)
+            if seen is not None:
+                seen.count += 1
+            elif len(self.templates) < MAX_TEMPLATES:
+                self.templates[key] = _Seen(number, shown)
+            else:
+                self.untracked += 1
+
+    def offered(self, lines: int, mode: str) -> Offered:
+        out: Offered = {}
+        if mode == "head":
+            for number, text in self.head:
+                offer(out, number, ENDS, number, _clip(text))
+            return out
+        last = lines - 1
+        for number, text in self.tail:
+            offer(out, number, REST, last - number, _clip(text))
+        for number, text in self.head:
+            offer(out, number, EDGES, number, _clip(text))
+        for number, text in list(self.tail)[-EDGE:]:
+            offer(out, number, EDGES, last - number, _clip(text))
+        for number, text in self.traces.items():
+            offer(out, number, TRACE, number, _clip(text))
+        for seen in self.templates.values():
+            line = occurrences(_clip(seen.text), seen.count)
+            offer(out, seen.number, template_level(seen.text), seen.number, line)
+        if self.first is not None:
+            offer(out, self.first[0], FIRST if self.says is not filled else ENDS, 0, _clip(self.first[1]))
+        last_filled = self._last()
+        if last_filled is not None:
+            number, text = last_filled
+            error = self.says is not filled and is_important(text) and template_level(text) == ERROR
+            offer(out, number, ENDS if error or self.says is filled else LAST, 1, _clip(text))
+        return out
+
+    def _last(self) -> tuple[int, str] | None:
+        return next(((n, t) for n, t in reversed(self.tail) if self.says(t)), None)
+
+    def probes(self) -> list[Probe]:
+        found = [Probe("first", self.first[1].strip())] if self.first else []
+        last = self._last()
+        if last is not None:
+            found.append(Probe("last", last[1].strip()))
+        return found + [Probe("template", key) for key in self.templates]
+
+    def notes(self) -> list[str]:
+        if not self.untracked:
+            return []
+        return [f"{self.untracked} error lines beyond {MAX_TEMPLATES} distinct templates not tracked"]
+
+    def close(self) -> None:
+        pass
+
+    def prefix(self, room: int, tokenizer: Tokenizer, mode: str) -> str:
+        return ""
+
+    def extra(self) -> dict[str, Any]:
+        return {}

@@ -1,0 +1,51 @@
+"""What a streaming pass keeps of a big file, for the cut (ctxguard.stream): each kind's sink
+(ctxguard.kinds) takes the lines one at a time and offers the few its cut may show."""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from ctxguard.kinds.base import Probe
+from ctxguard.plan import MAX_LINE
+from ctxguard.tokens import Tokenizer
+from ctxguard.words import clip
+
+# line number -> (priority, rank, text shown, the line numbers it is never shown without)
+Offered = dict[int, tuple[float, int, str, tuple[int, ...]]]
+
+
+class Taker(Protocol):
+    """What a scan hands each line to."""
+
+    def take(self, number: int, line: str) -> None: ...
+
+
+class Sink(Taker, Protocol):
+    """Takes the lines of one pass, keeps what the cut may show."""
+
+    def close(self) -> None:
+        """The pass is over (a diff's last file is complete)."""
+
+    def offered(self, lines: int, mode: str) -> Offered:
+        """The lines the cut may show, with their priorities and anchors."""
+
+    def prefix(self, room: int, tokenizer: Tokenizer, mode: str) -> str:
+        """What the cut shows before the lines, within room (a diff's file list)."""
+
+    def probes(self) -> list[Probe]:
+        """The facts of the file the cut should keep."""
+
+    def notes(self) -> list[str]:
+        """What the record says about what the pass could not keep."""
+
+    def extra(self) -> dict[str, Any]:
+        """The record's extra fields (a diff's files)."""
+
+
+def clip_streamed(line: str) -> str:
+    return clip(line, MAX_LINE, slack=64)  # (lines cut while streaming already carry their count)
+
+
+def offer(out: Offered, number: int, level: float, rank: int, text: str, needs: tuple[int, ...] = ()) -> None:
+    """Offer a line at a level, unless it is offered at a lower one already."""
+    if number not in out or out[number][:2] > (level, rank):
+        out[number] = (level, rank, text, needs)

@@ -1,0 +1,292 @@
+"""Exact counts under a tiktoken encoding without holding a whole token list: a text is cut
+into clean segments (where no token crosses), each encoded once; long runs without white space
+are encoded in pieces that add up exactly (see exact_pieces)."""
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctxguard.tokens import Encoded
+
+# Runs without whitespace longer than this are encoded in pieces: BPE is superlinear in the
+# length of one pre-token, and older tiktoken releases take minutes on a 1 MB base64 line.
+# A run is cut only where a letter is followed by a digit: there tiktoken's pre-tokenizer (the
+# regex of o200k_base and cl100k_base) always ends one piece and starts another (no letter
+# alternative takes a digit, and a number piece starts at the digit), and BPE never merges
+# across pieces, so the pieces' counts add up to the whole run's exactly. A run with no such
+# place (letters only) is encoded whole.
+_RUN_PIECE = 8192
+_SAFE_CUT = re.compile(r"(?<=[^\W\d_])(?=\d)")
+# Matched only from the start of a run: tried at every position, a run of n characters would
+# cost n x 8192 steps.
+_LONG_RUN = re.compile(r"(?<!\S)\S{%d,}" % _RUN_PIECE)
+
+
+# tiktoken's pre-tokenizer (the regex that splits text into pieces before BPE, for o200k_base
+# and cl100k_base) always starts a new piece after a line break that is followed by a line
+# holding a non-space character, unless that line starts with "/" (o200k_base joins "/" to a
+# punctuation run before the break) or its leading white space holds a "\r". BPE never
+# merges across pieces, so text cut at such "clean" line starts counts the same in parts as
+# whole: count(a + b) == count(a) + count(b). Python's \s covers every character Rust's
+# \s does, so this test errs only towards fewer cuts. Checked against whole encodes by
+# tests/test_tokens.py and, with CTXGUARD_VERIFY_COUNTS=1 (the test suite), on every count.
+_CLEAN_BREAK = re.compile(r"(\n)(?=[^\S\r\n]*[^\s/]|[^\S\r\n]+/)")
+
+
+def clean_segments(text: str) -> list[str]:
+    """text cut after every line break that starts a tokenizer piece (see _CLEAN_BREAK)."""
+    parts = _CLEAN_BREAK.split(text)
+    segments = [a + b for a, b in zip(parts[::2], parts[1::2])]
+    if parts[-1]:
+        segments.append(parts[-1])
+    return segments
+
+
+# The same rule for UTF-8 bytes, stricter because a multi-byte character may be white space:
+# the next line must start with printable ASCII other than "/".
+_CLEAN_NEXT_BYTE = frozenset(range(0x21, 0x7F)) - {ord("/")}
+
+
+def last_clean_break(data: bytes) -> int:
+    """The index of the last "\\n" in data after which no token crosses (-1 if none)."""
+    end = len(data)
+    while True:
+        cut = data.rfind(b"\n", 0, end)
+        if cut < 0 or (cut + 1 < len(data) and data[cut + 1] in _CLEAN_NEXT_BYTE):
+            return cut
+        end = cut
+
+
+
+def _verify() -> bool:
+    return os.environ.get("CTXGUARD_VERIFY_COUNTS") == "1"
+
+
+@dataclass
+class _TiktokenEncoded:
+    """A text as clean segments with their token counts; tokens are kept only per segment,
+    encoded again where a question needs them (a cut point), so no whole token list is held."""
+
+    text: str
+    segments: list[str]
+    known: dict[str, int] = field(repr=False)  # the count of every segment met: raw or recounted
+    encode: Callable[[str], list[int]] = field(repr=False)
+    decode_bytes: Callable[[Sequence[int]], bytes] = field(repr=False)
+    lengths: Callable[[], Sequence[int] | None] = field(repr=False)  # bytes of each token id
+    token_bytes: Callable[[Sequence[int]], list[bytes]] = field(repr=False)
+    count_each: Callable[[Iterable[str]], dict[str, int]] = field(repr=False)
+    counts: list[int] = field(init=False, repr=False)  # per segment of the text
+    count: int = field(init=False, default=0)
+    _starts: list[int] | None = field(default=None, repr=False)  # char offset of each segment
+    _before: list[int] | None = field(default=None, repr=False)  # tokens before each segment
+    _last: tuple[str, int] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.counts = list(map(self.known.__getitem__, self.segments))
+        self.count = sum(self.counts)
+
+    def _index(self) -> tuple[list[int], list[int]]:
+        if self._starts is None or self._before is None:
+            self._starts = list(itertools.accumulate(map(len, self.segments), initial=0))
+            self._before = list(itertools.accumulate(self.counts, initial=0))
+        return self._starts, self._before
+
+    def _byte_ends(self, segment: str) -> list[int]:
+        tokens = self.encode(segment)
+        table = self.lengths()
+        sizes = map(table.__getitem__, tokens) if table is not None else map(len, self.token_bytes(tokens))
+        return list(itertools.accumulate(sizes))
+
+    def head(self, n: int) -> str:
+        if n >= self.count:
+            return self.text
+        starts, before = self._index()
+        i = bisect.bisect_right(before, max(n, 0)) - 1  # the segment holding token n
+        tokens = self.encode(self.segments[i])[: max(n, 0) - before[i]]
+        return self.text[: starts[i]] + self.decode_bytes(tokens).decode("utf-8", "ignore")
+
+    def tokens_within(self, nchars: int) -> int:
+        if nchars >= len(self.text):
+            return self.count
+        starts, before = self._index()
+        i = bisect.bisect_right(starts, max(nchars, 0)) - 1
+        inside = self.segments[i][: nchars - starts[i]]
+        if not inside:
+            return before[i]
+        nbytes = len(inside.encode("utf-8", "surrogatepass"))
+        return before[i] + bisect.bisect_right(self._byte_ends(self.segments[i]), nbytes)
+
+    def segment_counts(self, segments: Sequence[str]) -> list[int]:
+        ends = list(itertools.accumulate(map(len, segments)))
+        out = [0] * len(segments)
+        j, pos = 0, 0
+        for segment, count in zip(self.segments, self.counts):
+            end = pos + len(segment)
+            while j < len(ends) - 1 and ends[j] <= pos:
+                j += 1
+            if end <= ends[j] or self.text[ends[j] : end].isspace():
+                out[j] += count  # inside one part, or the rest is blank lines
+            else:
+                self._spread(segment, pos, ends, j, out)
+            pos = end
+        return out
+
+    def _spread(self, segment: str, pos: int, ends: list[int], j: int, out: list[int]) -> None:
+        """Count a segment's tokens in the parts where they start."""
+        cuts, k = [], j  # byte offsets (within the segment) of the part ends inside it
+        at, nbytes = 0, 0
+        while k < len(ends) - 1 and ends[k] < pos + len(segment):
+            nbytes += len(segment[at : ends[k] - pos].encode("utf-8", "surrogatepass"))
+            at = ends[k] - pos
+            cuts.append(nbytes)
+            k += 1
+        ends_at = self._byte_ends(segment)
+        starts = [0, *ends_at[:-1]]  # each token's first byte
+        before = 0  # tokens starting before the part's end
+        for k, cut in enumerate(cuts):
+            upto = bisect.bisect_left(starts, cut)
+            out[j + k] += upto - before
+            before = upto
+        out[j + len(cuts)] += len(starts) - before
+
+    def recount(self, text: str) -> int:
+        if text == self.text:
+            return self.count
+        if self._last is not None and self._last[0] is text:
+            return self._last[1]  # a chosen candidate is asked about again as the content
+        segments = clean_segments(_scrub_surrogates(text))  # as the raw text's segments were
+        self._last = (text, self._recount(text, segments, self._new(segments)))
+        return self._last[1]
+
+    def learn(self, other: Encoded) -> None:
+        if isinstance(other, _TiktokenEncoded):
+            self.known.update(other.known)
+
+    def _new(self, segments: list[str]) -> list[str]:
+        return [segment for segment in segments if segment not in self.known]
+
+    def _recount(self, text: str, segments: list[str], new: list[str]) -> int:
+        known = self.known
+        if new:  # remembered too: the next candidate or the cut with its marker shares them
+            known.update(self.count_each(new))
+        total = sum(map(known.__getitem__, segments))
+        if _verify():
+            exact = len(self.encode(text))
+            assert total == exact, f"recount {total} != encode {exact} for {text[:200]!r}"
+        return total
+
+
+@functools.lru_cache(maxsize=4)
+def _token_lengths(enc: Any) -> list[int] | None:
+    """Byte length of every token id of an encoding (None if tiktoken hides its ranks)."""
+    ranks = getattr(enc, "_mergeable_ranks", None)
+    if not isinstance(ranks, dict):
+        return None
+    table = [0] * (max(ranks.values()) + 1)
+    for piece, rank in ranks.items():
+        table[rank] = len(piece)
+    return table
+
+
+@dataclass(frozen=True)
+class TiktokenTokenizer:
+    """Exact counts under one tiktoken encoding; special-token text counts as plain text."""
+
+    name: str
+    _encoding: object = field(repr=False, compare=False)
+
+    exact = True
+
+    def _encode(self, text: str) -> list[int]:
+        enc = self._encoding
+        encode: Callable[[str], list[int]] = enc.encode_ordinary  # type: ignore[attr-defined]
+        text = _scrub_surrogates(text)
+        if not _has_long_run(text):
+            return encode(text)
+        tokens: list[int] = []
+        for piece in exact_pieces(text):
+            tokens += encode(piece)
+        return tokens
+
+    def count(self, text: str) -> int:
+        return len(self._encode(text))
+
+    def _count_each(self, segments: Iterable[str]) -> dict[str, int]:
+        """The count of each distinct segment, each encoded once: artifacts repeat lines (JSON's
+        brackets and common fields, a log's repeated messages), and equal text counts equally."""
+        fast: Callable[[str], list[int]] = getattr(self._encoding, "_core_bpe", self._encoding).encode_ordinary  # type: ignore[attr-defined]
+        unique = list(dict.fromkeys(segments))
+        # Segments long enough to hold a long run go through _encode, the rest straight through.
+        short = [segment for segment in unique if len(segment) < _RUN_PIECE]
+        counts = dict(zip(short, map(len, map(fast, short))))
+        if len(short) < len(unique):
+            counts.update((segment, len(self._encode(segment))) for segment in unique if len(segment) >= _RUN_PIECE)
+        return counts
+
+    def encode(self, text: str) -> Encoded:
+        enc = self._encoding
+        segments = clean_segments(_scrub_surrogates(text))  # same length: one "?" per surrogate
+        # Every distinct segment's count, which later counts of texts made from these lines reuse.
+        encoded = _TiktokenEncoded(
+            text=text,
+            segments=segments,
+            known=self._count_each(segments),
+            encode=self._encode,
+            decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
+            lengths=functools.partial(_token_lengths, enc),
+            token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
+            count_each=self._count_each,
+        )
+        if _verify():
+            exact = len(self._encode(text))
+            assert encoded.count == exact, f"segment counts {encoded.count} != encode {exact}"
+        return encoded
+
+
+
+def exact_pieces(text: str) -> Iterator[str]:
+    """text cut into pieces inside its long runs, every piece at least _RUN_PIECE characters of
+    the run, only where a letter meets a digit (see _SAFE_CUT): the pieces encode to exactly the
+    text's tokens. (Not at a run's edges: a space before a word is part of the word's piece.)"""
+    pos = 0
+    for run in _LONG_RUN.finditer(text):
+        at = run.start()
+        while run.end() - at > 2 * _RUN_PIECE:
+            cut = _SAFE_CUT.search(text, at + _RUN_PIECE, run.end())
+            if cut is None:
+                break
+            yield text[pos : cut.start()]
+            pos = at = cut.start()
+    yield text[pos:]
+
+
+def _has_long_run(text: str) -> bool:
+    # A cheap C-speed pre-check so ordinary text never pays for the regex scan: a long run
+    # covers a whole window without white space, and only around such a window is searched.
+    if len(text) < _RUN_PIECE:
+        return False
+    step = _RUN_PIECE // 2
+    for start in range(0, len(text), step):
+        window = text[start : start + step]
+        if " " not in window and "\n" not in window and "\t" not in window:
+            if _LONG_RUN.search(text, max(0, start - _RUN_PIECE), start + step + _RUN_PIECE):
+                return True
+    return False
+
+
+def _scrub_surrogates(text: str) -> str:
+    # Lone surrogates (from JSON "\ud800" escapes) cannot be UTF-8 encoded; count them as U+FFFD.
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+

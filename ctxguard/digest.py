@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxguard.kinds.diff.model import FileStat
+from ctxguard.kinds.log.failures import MAX_IDS, Failure, covered, failures
 from ctxguard.kinds.log.model import reports_of, summary_of
 from ctxguard.record import Record, omissions
 from ctxguard.report import status
+from ctxguard.words import plural
 
 MAX_FILES = 100
 MAX_ERRORS = 30
@@ -30,7 +32,8 @@ class Facts:
     """What the digest says about the raw artifacts (known before any compression)."""
 
     files: tuple[FileStat, ...] = ()
-    errors: tuple[tuple[str, str, int], ...] = ()  # (artifact, first line, occurrences)
+    failures: tuple[tuple[str, Failure], ...] = ()  # (artifact, a root cause of failing tests)
+    errors: tuple[tuple[str, str, int], ...] = ()  # (artifact, first line, occurrences): the others
     tasks: tuple[tuple[str, str], ...] = ()  # (artifact, open task item)
 
 
@@ -38,19 +41,23 @@ def facts(items: Sequence[tuple[str, str, Any]]) -> Facts:
     """Facts of (name, kind, document) artifacts, each document its kind's reading of the raw
     text (ctxguard.kinds)."""
     files: list[FileStat] = []
+    index: list[tuple[str, Failure]] = []
     errors: list[tuple[str, str, int]] = []
     tasks: list[tuple[str, str]] = []
     for name, kind, doc in items:
         if kind == "diff":
             files.extend(doc.files)
         elif kind == "log":
-            errors.extend((name, line, count) for line, count in summary_of(reports_of(doc)))
+            found = failures(doc.lines)
+            index.extend((name, f) for f in found)
+            errors.extend((name, line, count) for line, count in summary_of(reports_of(doc))
+                          if not covered(line, found))
         elif kind == "markdown":
             for line in doc.text.splitlines():
                 match = _OPEN_TASK.match(line)
                 if match:
                     tasks.append((name, match.group(1).strip()))
-    return Facts(tuple(files), tuple(errors), tuple(tasks))
+    return Facts(tuple(files), tuple(index), tuple(errors), tuple(tasks))
 
 
 def merge(found: Facts, streamed: Sequence[tuple[str, Any]]) -> Facts:
@@ -59,7 +66,18 @@ def merge(found: Facts, streamed: Sequence[tuple[str, Any]]) -> Facts:
     for name, sink in streamed:
         files.extend(getattr(sink, "files", []))
         errors.extend((name, seen.text, seen.count) for seen in getattr(sink, "templates", {}).values())
-    return Facts(tuple(files), tuple(errors), found.tasks)
+    return Facts(tuple(files), found.failures, tuple(errors), found.tasks)
+
+
+def _tests(tests: Sequence[str]) -> str:
+    """A cause's failing tests: how many, the first few by id."""
+    shown = ", ".join(_clip(t) for t in tests[:MAX_IDS])
+    more = f", and {len(tests) - MAX_IDS} more" if len(tests) > MAX_IDS else ""
+    return f"{len(tests)}: {shown}{more}" if len(tests) > 1 else shown
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
 
 
 def _clip(line: str) -> str:
@@ -111,8 +129,18 @@ def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
         out += [f"- {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in found.files[:MAX_FILES]]
         if len(found.files) > MAX_FILES:
             out.append(f"- … and {len(found.files) - MAX_FILES} more files (listed in the diff records' `files`)\n")
+    if found.failures:
+        tests = sum(len(f.tests) for _, f in found.failures)
+        out.append(f"\nFailing tests in logs ({tests}, {plural(len(found.failures), 'cause')}):\n\n"
+                   "| log | tests | first error line | where |\n|---|---|---|---|\n")
+        for name, failure in found.failures[:MAX_ERRORS]:
+            out.append(f"| {_cell(name)} | {_cell(_tests(failure.tests))} | {_cell(_clip(failure.cause))} "
+                       f"| {_cell(failure.where or '')} |\n")
+        if len(found.failures) > MAX_ERRORS:
+            out.append(f"\n… and {len(found.failures) - MAX_ERRORS} more causes\n")
     if found.errors:
-        out.append(f"\nDistinct error and warning lines in logs ({len(found.errors)}):\n")
+        other = "Other error" if found.failures else "Distinct error"
+        out.append(f"\n{other} and warning lines in logs ({len(found.errors)}):\n")
         current = None
         for name, line, count in found.errors[:MAX_ERRORS]:
             if name != current:

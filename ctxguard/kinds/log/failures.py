@@ -1,0 +1,175 @@
+"""A test run's failures as an index: each root cause once, with its first error line, where it
+was raised (`file:line`) and the tests that failed of it.
+
+Read from the failure blocks test runners print: pytest (its summary's `FAILED id - message`,
+`-v` lines `id FAILED`, and the `____ test ____` blocks with their `E` lines and crash line),
+unittest (`FAIL: test (module.Class)` and the traceback's last line), jest/vitest (`● Suite ›
+test` and its first message line), go test (`--- FAIL: TestX` and its `file_test.go:12:` lines)
+and cargo (`test name ... FAILED`, `---- name stdout ----` and `panicked at file:line:col:`). A test named twice (a `-v`
+line and the summary) counts once; tests whose first error line is the same but for numbers and
+ids share a cause.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ctxguard.kinds.log.lines import CI_STAMP, strip_ansi, template
+
+# A failing test named, with the message its runner gives on that line, if any.
+_PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR|SUBFAILED|SUBERROR)(\([^)]*\))? (\S+?::\S+?|\S+?\.py)(?: - (.+))?$")
+_PYTEST_VERBOSE = re.compile(r"^(\S+::\S+?) (?:FAILED|ERROR)\b")
+_UNITTEST = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)")
+_JEST = re.compile(r"^\s*● (.+?)\s*$")
+_GO = re.compile(r"^\s*--- FAIL: (\S+)")
+_CARGO = re.compile(r"^---- (\S+) stdout ----$")
+_LIBTEST = re.compile(r"^test (\S+) \.\.\. FAILED$")
+# Inside a failure block: its first error line and where it was raised.
+_PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
+_PYTEST_E = re.compile(r"^E\s+(\S.*)$")
+_PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
+_PY_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+_PY_FINAL = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt)|AssertionError)\b.*$")
+_AT_PAREN = re.compile(r"\(([^()\s]+:\d+)(?::\d+)?\)\s*$")
+_GO_LINE = re.compile(r"^\s+(\S+\.go:\d+): (.+)$")
+_JEST_SUITE = re.compile(r"^FAIL\s+\S+$")
+_GO_RUN = re.compile(r"^=== RUN\s+(\S+)")
+_PANIC = re.compile(r"panicked at (?:'(.*)', )?(\S+?:\d+)(?::\d+)?:?\s*$")
+_HINT = re.compile(r"FAIL|ERROR|=== RUN|●|---- |^_{3,} |^E |panicked|\.go:\d+:|:\d+: |File \"|:\d+:\d+\)|^[A-Za-z_][\w.]*:")
+_TRUNCATED = re.compile(r"\.\.\.$")
+MAX_IDS = 3  # test ids shown per cause
+
+
+@dataclass
+class Failure:
+    """One root cause: its first error line, where it was raised, the tests that failed of it."""
+
+    cause: str
+    where: str | None = None
+    tests: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Seen:
+    message: str | None = None
+    where: str | None = None
+
+
+def failures(lines: Sequence[str]) -> list[Failure]:
+    """The failures of a test run's log, one per root cause, in the order first seen."""
+    found: dict[str, _Seen] = {}  # test id -> what its block says
+    order: list[str] = []
+    blocks: dict[str, _Seen] = {}  # pytest block title (`Class.test`) -> its E line and crash line
+    block: _Seen | None = None  # the block being read (pytest, unittest, jest, cargo)
+    go_lines: dict[str, _Seen] = {}  # go test: a test's first `file_test.go:N: message` line
+    go_test: str | None = None
+    want_message = False  # jest/cargo: the next line that says something is the message
+
+    def name(test: str, message: str | None = None) -> _Seen:
+        if test not in found:
+            found[test] = _Seen()
+            order.append(test)
+        seen = found[test]
+        if message and not seen.message:
+            seen.message = message
+        return seen
+
+    for raw in lines:
+        line = strip_ansi(raw).rstrip("\r\n")
+        if line[:1].isdigit() and CI_STAMP.match(line):
+            line = line[CI_STAMP.match(line).end():]  # type: ignore[union-attr]
+        if not _HINT.search(line) and not want_message and go_test is None:
+            continue
+        stripped = line.strip()
+        if want_message and block is not None:
+            if stripped:
+                panic = _PANIC.search(stripped)
+                if panic:
+                    block.where = panic.group(2)
+                    if panic.group(1):
+                        block.message, want_message = panic.group(1), False
+                    continue
+                block.message, want_message = stripped, False
+            continue
+        if match := _PYTEST_SUMMARY.match(line):  # (a subtest's id carries its parameters)
+            name(match.group(2) + (f" {match.group(1)}" if match.group(1) else ""), match.group(3))
+        elif match := _PYTEST_VERBOSE.match(line):
+            name(match.group(1))
+        elif match := _PYTEST_BLOCK.match(line):
+            block = blocks.setdefault(match.group(1), _Seen())
+        elif block is not None and (match := _PYTEST_E.match(line)):
+            block.message = block.message or match.group(1).strip()
+        elif block is not None and (match := _PYTEST_AT.match(line)):
+            block.where = block.where or match.group(1)
+        elif match := _UNITTEST.match(line):
+            block = name(f"{match.group(2)}.{match.group(1)}")
+        elif block is not None and (match := _PY_FILE.match(line)):
+            block.where = f"{match.group(1)}:{match.group(2)}"
+        elif block is not None and not line.startswith(" ") and _PY_FINAL.match(line) and not block.message:
+            block.message = stripped
+        elif match := _JEST.match(line):
+            block, want_message = name(match.group(1)), True
+        elif block is not None and (match := _AT_PAREN.search(line)) and stripped.startswith("at "):
+            block.where = block.where or match.group(1)
+        elif match := _LIBTEST.match(line):
+            name(match.group(1))
+        elif match := _CARGO.match(line):
+            block, want_message = name(match.group(1)), True
+        elif match := _GO_RUN.match(line):
+            go_test = match.group(1)
+        elif go_test is not None and (match := _GO_LINE.match(line)):
+            go_lines.setdefault(go_test, _Seen(match.group(2).strip(), match.group(1)))
+        elif match := _GO.match(line):
+            seen = name(match.group(1))
+            said = go_lines.get(match.group(1))
+            if said is not None:
+                seen.message, seen.where = seen.message or said.message, seen.where or said.where
+            go_test = None
+    return _grouped(found, order, blocks)
+
+
+def _grouped(found: dict[str, _Seen], order: list[str], blocks: dict[str, _Seen]) -> list[Failure]:
+    causes: dict[str, Failure] = {}
+    for test in order:
+        seen = found[test]
+        title = test.split("::", 1)[1].replace("::", ".") if "::" in test else test
+        detail = blocks.get(title) or blocks.get(title.rsplit(".", 1)[-1])
+        message, where = seen.message, seen.where
+        if detail is not None:
+            # pytest's summary cuts a long message to the terminal (`ValueError: step m...`):
+            # the block's E line holds it whole.
+            if detail.message and (not message or detail.message.startswith(_TRUNCATED.sub("", message))):
+                message = detail.message
+            where = where or detail.where
+        message = message or "(no message)"
+        key = template(_own_name_out(message, test))
+        failure = causes.setdefault(key, Failure(message, where))
+        failure.where = failure.where or where
+        failure.tests.append(test)
+    return list(causes.values())
+
+
+def _own_name_out(message: str, test: str) -> str:
+    """The message with the test's own names left out (`ReplaceTests.test_basic.<locals>…`),
+    so tests that fail of one cause share it."""
+    for part in sorted(set(re.split(r"[^\w]+", test)) - {""}, key=len, reverse=True):
+        if len(part) > 3:
+            message = message.replace(part, "#")
+    return message
+
+
+def covered(line: str, index: Sequence[Failure]) -> bool:
+    """Whether an error line of a log with a failure index belongs to it: a failing test's
+    name, a failure block's error line (pytest's `E` lines) or a cause's line saying where it
+    was raised."""
+    stripped = line.strip()
+    if not index:
+        return False
+    if any(p.match(stripped) for p in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _UNITTEST, _GO, _CARGO, _LIBTEST, _JEST,
+                                           _JEST_SUITE)):
+        return True
+    if _PYTEST_E.match(stripped):
+        return True  # (a failure block's error lines: the index has each block's first)
+    key = template(stripped)
+    return any(key == template(f.cause) or (f.where is not None and stripped.startswith(f.where)) for f in index)

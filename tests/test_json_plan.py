@@ -262,3 +262,34 @@ def test_items_that_differ_from_their_siblings() -> None:
     items[9] = {"outcome": "passed", "call": {"crash": {"message": "flaky"}}}
     assert outliers(items) == {3, 9}
     assert outliers([{"status": "ok"}] * 10) == set() and outliers(list(range(50))) == set()
+
+
+def _jest_report_with_coverage() -> str:
+    results = []
+    for f in range(10):
+        tests = [{"fullName": f"suite {f} test {t}", "status": "failed" if (f, t) in ((3, 4), (7, 1)) else "passed",
+                  "duration": (f * 7 + t) % 50,
+                  "failureMessages": ([f"Error: expect(received).toBe(expected)\n\nExpected: 8080\nReceived: 80\n"
+                                       f"    at Object.<anonymous> (src/f{f}.test.js:{t}:5)"]
+                                      if (f, t) in ((3, 4), (7, 1)) else [])} for t in range(10)]
+        failed = any(t["status"] == "failed" for t in tests)  # (jest marks a suite with a failing test)
+        results.append({"name": f"/repo/src/f{f}.test.js", "status": "failed" if failed else "passed",
+                        "assertionResults": tests})
+    coverage = {f"/repo/src/mod{f}.js": {
+        "statementMap": {str(i): {"start": {"line": i, "column": 0}, "end": {"line": i, "column": 40}} for i in range(40)},
+        "s": {str(i): (i * f) % 9 for i in range(40)}} for f in range(10)}
+    return json.dumps({"numFailedTests": 2, "coverageMap": coverage, "testResults": results}, indent=2)
+
+
+def test_a_coverage_map_goes_after_the_failing_items() -> None:
+    from ctxguard.kinds.json.units import is_map
+
+    assert is_map({str(i): i for i in range(8)}) and not is_map({f"node_modules/p{i}": {} for i in range(20)})
+    text = _jest_report_with_coverage()
+    raw = independent_count(text)
+    for ratio in (0.2, 0.1):
+        record = compress_text(text, int(raw * ratio), name="jest.json")
+        content = record["content"]
+        assert record["tier"] == 3 and json.loads(content)
+        assert "suite 3 test 4" in content and "suite 7 test 1" in content, ratio
+        assert content.count("Received: 80") == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
+import re
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
@@ -131,12 +132,15 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 if len(value) <= RECORD:
                     records[i] = []
                 colon = layout.colon
-                entries = [(item, f'"{_quoted(name)}"{colon}', stage, f"{path}.{name}" if path else str(name), salient)
+                # A map keyed by numbers or ids is bulky uniform data (a coverage report's
+                # statement maps and counts, a lookup table): after the items that stand out.
+                inner = max(stage, MAP) if not salient and is_map(value) else stage
+                entries = [(item, f'"{_quoted(name)}"{colon}', inner, f"{path}.{name}" if path else str(name), salient)
                            for name, item in value.items()]
             else:
                 n = len(value)
                 middle = _spread(max(0, n - 7))
-                odd = outliers(value) if n > _STAGES[-1][0] else set()
+                odd = outliers(value) if n >= 4 else set()  # (a quarter of the items at most)
                 entries = [(item, "", stage if j in odd else max(stage, _item_stage(j, n, middle)), path + "[]",
                             salient or j in odd) for j, item in enumerate(value)]
             last_entry = len(entries) - 1
@@ -222,3 +226,19 @@ class _Close:
 
 
 RECORD = 16  # an object of at most this many members is a record: its scalars go with it
+
+MAP = float(_MIDDLE)  # a map's entries: with an array's middle items (tier 2 keeps their keys)
+_DATA_KEY = re.compile(r"^(?:-?\d+(?:\.\d+)?|[0-9a-fA-F]{8,}|[0-9a-fA-F-]{36})$")
+
+
+def is_map(value: dict[str, Any]) -> bool:
+    """An object used as a map: at least MAP_KEYS keys, nearly all of them numbers (line or
+    statement numbers, indices), hex ids or uuids, and its values all of one type. (A map keyed
+    by names or paths, such as a lockfile's packages, is the document's content: not here.)"""
+    if len(value) < MAP_KEYS:
+        return False
+    data = sum(1 for key in value if _DATA_KEY.match(key))
+    return data * 10 >= len(value) * 9 and len({type(item) for item in value.values()}) == 1
+
+
+MAP_KEYS = 8

@@ -1,26 +1,34 @@
 """Compress throughput against the floor of one encode_ordinary of the raw text.
 
-    python bench/speed.py --corpus DIR [--repeat 5]
+    python bench/speed.py --corpus DIR [--repeat 5] [--headroom VENV_PYTHON]
 
 DIR is the dev corpus built by ../shared/corpus/build_dev_corpus.py. For every artifact and
-budgets of 80 %, 50 % and 20 % of its raw tokens, times `compress` and one `encode_ordinary`
-of the raw text in the same run (median of --repeat), and prints per type the median ratio,
-and separately for artifacts over 100k tokens (target: at most 2x).
+budgets of 80 %, 50 % and 20 % of its raw tokens, times `compress` (redaction included, as a
+bundle runs it) and one `encode_ordinary` of the raw text in the same run (median of
+--repeat), and prints per type the median ratio, and separately for artifacts over 100k tokens
+(target: at most 3x).
+
+--headroom: the Python of a virtual environment holding `pip install headroom-ai`; its
+compressors are timed on the same artifacts (bench/headroom_speed.py, run with that Python)
+and printed beside ctxguard's, as ratios to one encode in their own process.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import tiktoken
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
 
 from ctxguard.read import read_artifact  # noqa: E402
+from ctxguard.redact import redact  # noqa: E402
 from ctxguard.tiers import MIN_BUDGET, compress  # noqa: E402
 from ctxguard.tokens import get_tokenizer  # noqa: E402
 
@@ -47,10 +55,22 @@ def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
     return statistics.median(times)
 
 
+def _headroom(python: Path, corpus: Path, repeat: int) -> dict[str, Any]:
+    """headroom's timings from bench/headroom_speed.py, run by the given Python."""
+    script = Path(__file__).resolve().parent / "headroom_speed.py"
+    done = subprocess.run([str(python), str(script), "--corpus", str(corpus), "--repeat", str(repeat)],
+                          capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"speed: headroom timing failed: {done.stderr.strip()[-500:]}")
+    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--headroom", type=Path, help="a Python with headroom-ai installed")
     args = parser.parse_args()
     encoding = tiktoken.get_encoding("o200k_base")
     tokenizer = get_tokenizer("o200k_base")
@@ -67,20 +87,30 @@ def main() -> None:
         for share in (0.8, 0.5, 0.2):
             budget = max(MIN_BUDGET, int(raw * share))
             cost = _median_time(
-                lambda: (_forget(), compress(text, budget, tokenizer=tokenizer, name=path.name, artifact_type=kind)),
+                lambda: (_forget(), compress(redact(text).text, budget, tokenizer=tokenizer, name=path.name,
+                                             artifact_type=kind)),
                 args.repeat,
             )
             rows.setdefault(f"{kind} @{int(share * 100)}%", []).append(cost / floor)
             if raw > 100_000:
                 big.append(cost / floor)
                 big_rows.append(f"  {path.name} ({raw:,} tokens) @{int(share * 100)}%: {cost / floor:.2f}x")
-    print(f"{'type @budget':<16} {'n':>3} {'median compress/encode':>24} {'max':>8}")
+    theirs = _headroom(args.headroom, args.corpus, args.repeat) if args.headroom else {}
+    print(f"{'type @budget':<16} {'n':>3} {'median compress/encode':>24} {'max':>8}"
+          + (f" {'headroom median':>16}" if theirs else ""))
     for key in sorted(rows):
         ratios = rows[key]
-        print(f"{key:<16} {len(ratios):>3} {statistics.median(ratios):>23.2f}x {max(ratios):>7.2f}x")
+        other = theirs.get(key.split(" ")[0])
+        beside = f" {statistics.median(other):>15.2f}x" if other else ""
+        print(f"{key:<16} {len(ratios):>3} {statistics.median(ratios):>23.2f}x {max(ratios):>7.2f}x" + beside)
     if big:
         print("\n".join(big_rows))
-        print(f"artifacts over 100k tokens: n={len(big)} median {statistics.median(big):.2f}x max {max(big):.2f}x (target <= 2x)")
+        print(f"artifacts over 100k tokens: n={len(big)} median {statistics.median(big):.2f}x max {max(big):.2f}x (target <= 3x)")
+    if theirs.get("big"):
+        print("headroom on the same artifacts over 100k tokens (no budget: it decides what to keep):")
+        print("\n".join(f"  {name} ({raw:,} tokens): {ratio:.2f}x" for name, raw, ratio in theirs["big"]))
+    for name, problem in theirs.get("failed", []):
+        print(f"  headroom failed on {name}: {problem}")
     print(json.dumps({"repeat": args.repeat, "encoding": "o200k_base"}))
 
 

@@ -93,3 +93,22 @@ def test_reinstall_and_uninstall_are_idempotent(repo: Repo) -> None:
     assert main(["uninstall", "hook", "--repo", str(repo.path)]) == 0
     assert main(["uninstall", "hook", "--repo", str(repo.path)]) == 0
     assert not (repo.path / ".git/hooks/pre-commit").exists()
+
+
+def test_uninstall_and_bundle_help_say_what_they_do(capsys) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    for argv, wanted, unwanted in (
+        (["uninstall", "alias", "--help"], "remove the `git <name>` alias", "runs `ctxguard bundle`"),
+        (["uninstall", "hook", "--help"], "remove the .git/hooks/pre-commit ctxguard wrote", "that runs"),
+        (["install", "hook", "--help"], "runs `ctxguard bundle --check`", "remove"),
+        (["bundle", "--help"], "markdown (for people and step summaries)", None),
+    ):
+        with pytest.raises(SystemExit):
+            main(argv)
+        out = " ".join(capsys.readouterr().out.split())
+        assert wanted in out, argv
+        assert unwanted is None or unwanted not in out, argv
+    with pytest.raises(SystemExit):
+        main(["bundle", "--help"])
+    assert "| auto (the event's range in GitHub Actions" in " ".join(capsys.readouterr().out.split())

@@ -38,7 +38,9 @@ def add_parser(sub: Any) -> None:
         )
         parser.add_argument("--config", help="config file (default: .ctxguard.yaml at the repository root)")
         parser.add_argument("--diff", metavar="MODE",
-                            help="override every git artifact's diff: staged | worktree | HEAD | <commit> | <base>...<head>")
+                            help="override every git artifact's diff: staged | worktree | HEAD | <commit> | "
+                                 "<base>...<head> | auto (the event's range in GitHub Actions, else from the merge "
+                                 "base with the default branch)")
         parser.add_argument("--repo", default=".", help="the repository (default: the current one)")
         parser.add_argument("--strict", action="store_true", help="fail instead of estimating tokens offline")
         parser.add_argument("--encoding", choices=ENCODINGS, help="override the config's encoding")
@@ -54,7 +56,8 @@ def add_parser(sub: Any) -> None:
                                  "(PRE_COMMIT_FROM_REF...PRE_COMMIT_TO_REF) instead of the config's diff")
         if name == "bundle":
             parser.add_argument("--output", help="bundle path (default: <git dir>/ctxguard/bundle.json)")
-            parser.add_argument("--format", choices=FORMATS, default="json")
+            parser.add_argument("--format", choices=FORMATS, default="json",
+                                help="json (the bundle agents read; default) or markdown (for people and step summaries)")
             parser.add_argument("--split", metavar="DIR", help="also write one five-field JSON file per artifact to DIR")
             parser.add_argument("--stdout", action="store_true", help="print the bundle instead of writing it")
             parser.add_argument("--check", action="store_true",

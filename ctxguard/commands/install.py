@@ -22,20 +22,29 @@ exec ctxguard bundle --check "$@"
 
 
 def add_parser(sub: Any) -> None:
+    texts = {
+        "install": ("`git <name>` runs `ctxguard bundle`", "in ~/.gitconfig, not this repository",
+                    "a .git/hooks/pre-commit that runs `ctxguard bundle --check`",
+                    "install into core.hooksPath even though it points elsewhere"),
+        "uninstall": ("remove the `git <name>` alias ctxguard added (an alias it did not make is left alone)",
+                      "from ~/.gitconfig, not this repository",
+                      "remove the .git/hooks/pre-commit ctxguard wrote (a hook it did not write is left alone)",
+                      "accepted for symmetry: uninstall removes its own hook wherever core.hooksPath points"),
+    }
     for verb, help_text in (("install", "add the `git ctx` alias or a plain git pre-commit hook"),
                             ("uninstall", "remove what `ctxguard install` added")):
+        alias_help, global_help, hook_help, hooks_path_help = texts[verb]
         parser = sub.add_parser(verb, help=help_text, description=help_text,
                                 epilog=f"examples:\n  ctxguard {verb} alias --name ctx\n  ctxguard {verb} hook",
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
         what = parser.add_subparsers(dest="what", metavar="WHAT", required=True)
-        alias = what.add_parser("alias", help="`git <name>` runs `ctxguard bundle`")
+        alias = what.add_parser("alias", help=alias_help, description=alias_help)
         alias.add_argument("--name", default="ctx", help="alias name (default: ctx)")
-        alias.add_argument("--global", dest="global_", action="store_true", help="in ~/.gitconfig, not this repository")
+        alias.add_argument("--global", dest="global_", action="store_true", help=global_help)
         alias.add_argument("--repo", default=".", help="the repository (default: the current one)")
-        hook = what.add_parser("hook", help="a .git/hooks/pre-commit that runs `ctxguard bundle --check`")
+        hook = what.add_parser("hook", help=hook_help, description=hook_help)
         hook.add_argument("--repo", default=".", help="the repository (default: the current one)")
-        hook.add_argument("--hooks-path", action="store_true",
-                          help="install into core.hooksPath even though it points elsewhere")
+        hook.add_argument("--hooks-path", action="store_true", help=hooks_path_help)
         parser.set_defaults(func=run_install if verb == "install" else run_uninstall)
 
 

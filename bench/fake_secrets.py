@@ -7,6 +7,7 @@ Used by bench/secrets.py (fresh values every run) and to write tests/samples/sec
 Each generator follows the vendor's documented shape (prefix, alphabet, length); none is a
 real credential.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,7 +42,7 @@ def _jwt(rng: random.Random) -> str:
 
 def _pem(rng: random.Random) -> str:
     body = base64.b64encode(rng.randbytes(48 * 12)).decode()
-    lines = [body[i:i + 64] for i in range(0, len(body), 64)]
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
     kind = rng.choice(["RSA PRIVATE KEY", "PRIVATE KEY", "EC PRIVATE KEY", "OPENSSH PRIVATE KEY"])
     return "\n".join([f"-----BEGIN {kind}-----", *lines, f"-----END {kind}-----"])
 
@@ -53,33 +54,73 @@ KINDS: dict[str, tuple[Maker, Callable[[str], str]]] = {
     "aws_access_key": (lambda r: "AKIA" + pick(r, UPPER, 16), lambda v: f"aws_access_key_id = {v}"),
     "aws_secret_key": (lambda r: pick(r, B64, 40), lambda v: f"aws_secret_access_key = {v}"),
     "github_classic": (lambda r: "ghp_" + pick(r, ALNUM, 36), lambda v: f"GITHUB_TOKEN={v}"),
-    "github_fine_grained": (lambda r: "github_pat_" + pick(r, ALNUM, 22) + "_" + pick(r, ALNUM, 59),
-                            lambda v: f"gh auth login --with-token <<< {v}"),
-    "gitlab": (lambda r: "glpat-" + pick(r, URLSAFE, 20), lambda v: f'git clone https://oauth2:{v}@gitlab.com/group/app.git'),
-    "slack_token": (lambda r: f"xoxb-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{pick(r, ALNUM, 24)}",
-                    lambda v: f'client = WebClient(token="{v}")'),
-    "slack_webhook": (lambda r: f"https://hooks.slack.com/services/T{pick(r, UPPER, 8)}/B{pick(r, UPPER, 10)}/{pick(r, ALNUM, 24)}",
-                      lambda v: f"SLACK_WEBHOOK_URL: {v}"),
+    "github_fine_grained": (
+        lambda r: "github_pat_" + pick(r, ALNUM, 22) + "_" + pick(r, ALNUM, 59),
+        lambda v: f"gh auth login --with-token <<< {v}",
+    ),
+    "gitlab": (
+        lambda r: "glpat-" + pick(r, URLSAFE, 20),
+        lambda v: f"git clone https://oauth2:{v}@gitlab.com/group/app.git",
+    ),
+    "slack_token": (
+        lambda r: f"xoxb-{pick(r, string.digits, 12)}-{pick(r, string.digits, 13)}-{pick(r, ALNUM, 24)}",
+        lambda v: f'client = WebClient(token="{v}")',
+    ),
+    "slack_webhook": (
+        lambda r: f"https://hooks.slack.com/services/T{pick(r, UPPER, 8)}/B{pick(r, UPPER, 10)}/{pick(r, ALNUM, 24)}",
+        lambda v: f"SLACK_WEBHOOK_URL: {v}",
+    ),
     "stripe": (lambda r: "sk_live_" + pick(r, ALNUM, 24), lambda v: f"stripe.api_key = '{v}'"),
-    "google": (lambda r: "AIza" + pick(r, URLSAFE, 35), lambda v: f'<script src="https://maps.googleapis.com/maps/api/js?key={v}"></script>'),
-    "openai": (lambda r: "sk-proj-" + pick(r, URLSAFE, 74) + "T3BlbkFJ" + pick(r, URLSAFE, 74),
-               lambda v: f"export OPENAI_API_KEY={v}"),
-    "anthropic": (lambda r: "sk-ant-api03-" + pick(r, URLSAFE, 93) + "AA", lambda v: f'client = Anthropic(api_key="{v}")'),
+    "google": (
+        lambda r: "AIza" + pick(r, URLSAFE, 35),
+        lambda v: f'<script src="https://maps.googleapis.com/maps/api/js?key={v}"></script>',
+    ),
+    "openai": (
+        lambda r: "sk-proj-" + pick(r, URLSAFE, 74) + "T3BlbkFJ" + pick(r, URLSAFE, 74),
+        lambda v: f"export OPENAI_API_KEY={v}",
+    ),
+    "anthropic": (
+        lambda r: "sk-ant-api03-" + pick(r, URLSAFE, 93) + "AA",
+        lambda v: f'client = Anthropic(api_key="{v}")',
+    ),
     "npm": (lambda r: "npm_" + pick(r, ALNUM, 36), lambda v: f"//registry.npmjs.org/:_authToken={v}"),
     "pypi": (lambda r: "pypi-AgEIcHlwaS5vcmc" + pick(r, URLSAFE, 70), lambda v: f"password = {v}"),
-    "sendgrid": (lambda r: f"SG.{pick(r, URLSAFE, 22)}.{pick(r, URLSAFE, 43)}", lambda v: f"sg = SendGridAPIClient('{v}')"),
+    "sendgrid": (
+        lambda r: f"SG.{pick(r, URLSAFE, 22)}.{pick(r, URLSAFE, 43)}",
+        lambda v: f"sg = SendGridAPIClient('{v}')",
+    ),
     "twilio": (lambda r: "SK" + pick(r, HEX, 32), lambda v: f"client = Client('{v}', api_secret, account_sid)"),
-    "mailchimp": (lambda r: pick(r, HEX, 32) + f"-us{r.randrange(1, 21)}", lambda v: f"mailchimp.set_config({{'api_key': '{v}'}})"),
-    "azure_storage": (lambda r: pick(r, B64, 86) + "==",
-                      lambda v: f"DefaultEndpointsProtocol=https;AccountName=store1;AccountKey={v};EndpointSuffix=core.windows.net"),
-    "azure_sas": (lambda r: urllib.parse.quote(base64.b64encode(r.randbytes(32)).decode(), safe=""),
-                  lambda v: f"https://store1.blob.core.windows.net/c/f.zip?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-12-01T00:00:00Z&spr=https&sig={v}"),
-    "huggingface": (lambda r: "hf_" + pick(r, string.ascii_letters, 34), lambda v: f"huggingface-cli login --token {v}"),
+    "mailchimp": (
+        lambda r: pick(r, HEX, 32) + f"-us{r.randrange(1, 21)}",
+        lambda v: f"mailchimp.set_config({{'api_key': '{v}'}})",
+    ),
+    "azure_storage": (
+        lambda r: pick(r, B64, 86) + "==",
+        lambda v: f"DefaultEndpointsProtocol=https;AccountName=store1;AccountKey={v};EndpointSuffix=core.windows.net",
+    ),
+    "azure_sas": (
+        lambda r: urllib.parse.quote(base64.b64encode(r.randbytes(32)).decode(), safe=""),
+        lambda v: (
+            f"https://store1.blob.core.windows.net/c/f.zip?sv=2022-11-02&ss=b&srt=o&sp=r&se=2026-12-01T00:00:00Z&spr=https&sig={v}"
+        ),
+    ),
+    "huggingface": (
+        lambda r: "hf_" + pick(r, string.ascii_letters, 34),
+        lambda v: f"huggingface-cli login --token {v}",
+    ),
     "jwt": (_jwt, lambda v: f"session restored from cookie {v}"),
-    "bearer": (lambda r: pick(r, URLSAFE, 40), lambda v: f'curl -H "Authorization: Bearer {v}" https://api.example.com/v1/me'),
-    "basic": (lambda r: base64.b64encode(f"deploy:{pick(r, ALNUM, 14)}".encode()).decode(),
-              lambda v: f"Authorization: Basic {v}"),
-    "url_credentials": (lambda r: pick(r, ALNUM, 16), lambda v: f"DATABASE_URL=postgres://app:{v}@db.internal:5432/app"),
+    "bearer": (
+        lambda r: pick(r, URLSAFE, 40),
+        lambda v: f'curl -H "Authorization: Bearer {v}" https://api.example.com/v1/me',
+    ),
+    "basic": (
+        lambda r: base64.b64encode(f"deploy:{pick(r, ALNUM, 14)}".encode()).decode(),
+        lambda v: f"Authorization: Basic {v}",
+    ),
+    "url_credentials": (
+        lambda r: pick(r, ALNUM, 16),
+        lambda v: f"DATABASE_URL=postgres://app:{v}@db.internal:5432/app",
+    ),
     "private_key": (_pem, lambda v: v),
     "password_assignment": (lambda r: pick(r, ALNUM + "!%^*", 14), lambda v: f'DB_PASSWORD="{v}"'),
     "api_key_assignment": (lambda r: pick(r, ALNUM, 28), lambda v: f"api_key: {v}"),
@@ -88,12 +129,17 @@ KINDS: dict[str, tuple[Maker, Callable[[str], str]]] = {
 
 # How the written form sits in each artifact type.
 CONTEXTS: dict[str, Callable[[str], str]] = {
-    "diff": lambda s: "diff --git a/app/settings.py b/app/settings.py\n--- a/app/settings.py\n+++ b/app/settings.py\n"
-                      f"@@ -1,2 +1,{2 + s.count(chr(10)) + 1} @@\n import os\n"
-                      + "".join(f"+{line}\n" for line in s.split("\n")) + " DEBUG = False\n",
-    "log": lambda s: "2026-11-23 10:00:00 INFO starting deploy\n"
-                     + "".join(f"2026-11-23 10:00:01 DEBUG {line}\n" for line in s.split("\n"))
-                     + "2026-11-23 10:00:02 INFO done\n",
+    "diff": lambda s: (
+        "diff --git a/app/settings.py b/app/settings.py\n--- a/app/settings.py\n+++ b/app/settings.py\n"
+        f"@@ -1,2 +1,{2 + s.count(chr(10)) + 1} @@\n import os\n"
+        + "".join(f"+{line}\n" for line in s.split("\n"))
+        + " DEBUG = False\n"
+    ),
+    "log": lambda s: (
+        "2026-11-23 10:00:00 INFO starting deploy\n"
+        + "".join(f"2026-11-23 10:00:01 DEBUG {line}\n" for line in s.split("\n"))
+        + "2026-11-23 10:00:02 INFO done\n"
+    ),
     "markdown": lambda s: f"# Setup\n\nConfigure it like this:\n\n```\n{s}\n```\n\nThen run the tests.\n",
     "text": lambda s: f"notes from the incident\n{s}\nrotate this tomorrow\n",
 }
@@ -103,20 +149,40 @@ CONTEXTS: dict[str, Callable[[str], str]] = {
 # inside other formats, and vendor values alone under a neutral name (the format must speak).
 HELD_OUT: dict[str, Callable[[str], str]] = {
     "json-string": lambda s: json.dumps({"steps": [{"run": s}]}, indent=2) + "\n",
-    "compose-env": lambda s: "services:\n  web:\n    environment:\n" + "".join(f"      - {line}\n" for line in s.split("\n")),
-    "markdown-table": lambda s: "| env | setting |\n|---|---|\n" + "".join(f"| prod | {line} |\n" for line in s.split("\n")),
+    "compose-env": lambda s: (
+        "services:\n  web:\n    environment:\n" + "".join(f"      - {line}\n" for line in s.split("\n"))
+    ),
+    "markdown-table": lambda s: (
+        "| env | setting |\n|---|---|\n" + "".join(f"| prod | {line} |\n" for line in s.split("\n"))
+    ),
     "docker-run": lambda s: "".join(f"docker run --rm -e '{line}' app:latest\n" for line in s.split("\n")),
 }
 NEUTRAL: dict[str, Callable[[str], str]] = {
-    "python-call": lambda v: f"client = make_client(\"{v}\", retries=3)\n",
+    "python-call": lambda v: f'client = make_client("{v}", retries=3)\n',
     "json-value": lambda v: json.dumps({"settings": {"value": v}}) + "\n",
     "yaml-value": lambda v: f"deploy:\n  value: {v}\n",
     "prose": lambda v: f"The old one ({v}) was revoked on Monday.\n",
 }
 # The formats a value can be recognised by alone.
-PREFIXED = ("aws_access_key", "github_classic", "github_fine_grained", "gitlab", "slack_token",
-            "slack_webhook", "stripe", "google", "openai", "anthropic", "npm", "pypi", "sendgrid",
-            "twilio", "mailchimp", "huggingface", "jwt")
+PREFIXED = (
+    "aws_access_key",
+    "github_classic",
+    "github_fine_grained",
+    "gitlab",
+    "slack_token",
+    "slack_webhook",
+    "stripe",
+    "google",
+    "openai",
+    "anthropic",
+    "npm",
+    "pypi",
+    "sendgrid",
+    "twilio",
+    "mailchimp",
+    "huggingface",
+    "jwt",
+)
 
 
 def secret_value(kind: str, rng: random.Random) -> str:

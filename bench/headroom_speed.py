@@ -9,6 +9,7 @@ would call on such text: DiffCompressor (diffs), LogCompressor (logs), SmartCrus
 TextCrusher (markdown). They take no token budget (each decides how much to keep), so this
 compares time only; it prints one JSON line: {type: [ratios], "big": [[name, tokens, ratio]]}.
 """
+
 from __future__ import annotations
 
 import argparse

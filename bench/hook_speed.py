@@ -12,6 +12,7 @@ short log), then alternates fresh processes of
 and prints the median wall time of each and the ratios to the floor (target: bundle <= 1.5x).
 Needs TIKTOKEN_CACHE_DIR (or a warm tiktoken cache) so no run downloads anything.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -10,6 +10,7 @@ file and encodes it with tiktoken (`encode_ordinary`), the floor for any exact c
 holds the text and its tokens. Logs over 32 MB are streamed (ctxguard/stream.py); diffs are not,
 so do not ask for a 1 GB diff on a machine with less than ~50 GB of memory.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-FLOOR = ("import sys, tiktoken; t = open(sys.argv[1], encoding='utf-8').read(); "
-         "print(len(tiktoken.get_encoding('o200k_base').encode_ordinary(t)))")
+FLOOR = (
+    "import sys, tiktoken; t = open(sys.argv[1], encoding='utf-8').read(); "
+    "print(len(tiktoken.get_encoding('o200k_base').encode_ordinary(t)))"
+)
 
 
 def _log(path: Path, megabytes: int) -> None:
@@ -30,7 +33,8 @@ def _log(path: Path, megabytes: int) -> None:
         while written < megabytes * 1_000_000:
             i += 1
             level = "ERROR" if i % 5000 == 0 else "WARN" if i % 700 == 0 else "INFO"
-            line = f"2024-05-01 10:{i // 60 % 60:02d}:{i % 60:02d} {level} worker-{i % 7} request id={i * 7919 % 10**7} took {i % 90}ms\n"
+            stamp = f"2024-05-01 10:{i // 60 % 60:02d}:{i % 60:02d}"
+            line = f"{stamp} {level} worker-{i % 7} request id={i * 7919 % 10**7} took {i % 90}ms\n"
             written += out.write(line)
 
 
@@ -40,9 +44,11 @@ def _diff(path: Path, megabytes: int) -> None:
         while written < megabytes * 1_000_000:
             i += 1
             body = "".join(f"+    value_{j} = compute(value_{j - 1}, {i})\n" for j in range(1, 30))
-            written += out.write(f"diff --git a/pkg/m{i}.py b/pkg/m{i}.py\nindex 1111111..2222222 100644\n"
-                                 f"--- a/pkg/m{i}.py\n+++ b/pkg/m{i}.py\n@@ -1 +1,31 @@\n import os\n"
-                                 f"+def handler_{i}(request):\n{body}+    raise ValueError('bad {i}')\n")
+            written += out.write(
+                f"diff --git a/pkg/m{i}.py b/pkg/m{i}.py\nindex 1111111..2222222 100644\n"
+                f"--- a/pkg/m{i}.py\n+++ b/pkg/m{i}.py\n@@ -1 +1,31 @@\n import os\n"
+                f"+def handler_{i}(request):\n{body}+    raise ValueError('bad {i}')\n"
+            )
 
 
 def main() -> None:
@@ -51,8 +57,10 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=8000)
     parser.add_argument("--types", default="log,diff", help="log and/or diff (diffs are not streamed)")
     args = parser.parse_args()
-    print(f"{'artifact':<14} {'MB':>5} {'ctxguard s':>10} {'s/MB':>6} {'peak MB':>8} {'peak/in':>8}"
-          f" {'floor s':>8} {'floor peak MB':>13}")
+    print(
+        f"{'artifact':<14} {'MB':>5} {'ctxguard s':>10} {'s/MB':>6} {'peak MB':>8} {'peak/in':>8}"
+        f" {'floor s':>8} {'floor peak MB':>13}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for kind, make, suffix in (("log", _log, ".log"), ("diff", _diff, ".diff")):
             if kind not in args.types.split(","):
@@ -62,24 +70,38 @@ def main() -> None:
                 make(path, size)
                 mb = path.stat().st_size / 1e6
                 # ru_maxrss of children is a running maximum: measure each in its own wrapper.
-                wrap = [sys.executable, "-c", "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
-                        "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"]
-                ours = subprocess.run(wrap + [sys.executable, "-m", "ctxguard", "compress", str(path), "--budget",
-                                              str(args.budget)], capture_output=True, text=True, env=os.environ)
+                wrap = [
+                    sys.executable,
+                    "-c",
+                    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+                    "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
+                ]
+                ours = subprocess.run(
+                    wrap + [sys.executable, "-m", "ctxguard", "compress", str(path), "--budget", str(args.budget)],
+                    capture_output=True,
+                    text=True,
+                    env=os.environ,
+                )
                 floor_time, floor_peak = float("nan"), float("nan")
                 if size <= 200:  # above that the floor itself needs tens of GB
                     start = time.perf_counter()
-                    floor = subprocess.run(wrap + [sys.executable, "-c", FLOOR, str(path)], capture_output=True,
-                                           text=True, env=os.environ)
+                    floor = subprocess.run(
+                        wrap + [sys.executable, "-c", FLOOR, str(path)], capture_output=True, text=True, env=os.environ
+                    )
                     floor_time = time.perf_counter() - start
                     floor_peak = int(floor.stdout.split()[-1]) / 1024
                 start = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "ctxguard", "compress", str(path), "--budget", str(args.budget)],
-                               capture_output=True, env=os.environ)
+                subprocess.run(
+                    [sys.executable, "-m", "ctxguard", "compress", str(path), "--budget", str(args.budget)],
+                    capture_output=True,
+                    env=os.environ,
+                )
                 our_time = time.perf_counter() - start
                 ours_peak = int(ours.stdout.split()[-1]) / 1024
-                print(f"{kind:<14} {mb:>5.0f} {our_time:>10.1f} {our_time / mb:>6.2f} {ours_peak:>8.0f} "
-                      f"{ours_peak / mb:>7.1f}x {floor_time:>8.1f} {floor_peak:>13.0f}")
+                print(
+                    f"{kind:<14} {mb:>5.0f} {our_time:>10.1f} {our_time / mb:>6.2f} {ours_peak:>8.0f} "
+                    f"{ours_peak / mb:>7.1f}x {floor_time:>8.1f} {floor_peak:>13.0f}"
+                )
                 path.unlink()
 
 

@@ -24,6 +24,7 @@ commits. None of them is in the dev corpus.
 with a tail cut of the same token budget, and prints needle recall per family and ratio (a
 needle counts when its text, white space squeezed, is in the content).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,39 +40,70 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SDISTS = ("more-itertools==10.1.0", "more-itertools==10.2.0", "toolz==0.12.0", "toolz==0.12.1",
-          "simplejson==3.19.2")
+SDISTS = ("more-itertools==10.1.0", "more-itertools==10.2.0", "toolz==0.12.0", "toolz==0.12.1", "simplejson==3.19.2")
 REPORT_PLUGIN = ("pytest-json-report==1.5.0", "pytest-metadata==3.1.1")
 SEMVER = ("f99d5485190a47c0863949e7da810a5553e0ed4d", ("semver.md",))
-CLOUDEVENTS = ("c2845a49bc9831be02f305a4a792401b932d77d4",
-               ("cloudevents/spec.md", "cloudevents/bindings/http-protocol-binding.md", "subscriptions/spec.md"))
+CLOUDEVENTS = (
+    "c2845a49bc9831be02f305a4a792401b932d77d4",
+    ("cloudevents/spec.md", "cloudevents/bindings/http-protocol-binding.md", "subscriptions/spec.md"),
+)
 
 # (case, project folder, source file, old, new, test folder): one flipped condition each.
 PYTEST_CASES = (
-    ("mit-empty-window", "more-itertools-10.2.0", "more_itertools/more.py",
-     "    if n == 0:\n        yield tuple()", "    if n == 1:\n        yield tuple()", "tests"),
-    ("mit-window-step", "more-itertools-10.2.0", "more_itertools/more.py",
-     "    if step < 1:\n        raise ValueError('step must be >= 1')",
-     "    if step < 2:\n        raise ValueError('step must be >= 1')", "tests"),
+    (
+        "mit-empty-window",
+        "more-itertools-10.2.0",
+        "more_itertools/more.py",
+        "    if n == 0:\n        yield tuple()",
+        "    if n == 1:\n        yield tuple()",
+        "tests",
+    ),
+    (
+        "mit-window-step",
+        "more-itertools-10.2.0",
+        "more_itertools/more.py",
+        "    if step < 1:\n        raise ValueError('step must be >= 1')",
+        "    if step < 2:\n        raise ValueError('step must be >= 1')",
+        "tests",
+    ),
     ("toolz-merge-sorted", "toolz-0.12.1", "toolz/itertoolz.py", "    if N < 2:", "    if N <= 2:", "toolz/tests"),
 )
 # (case, older release, newer release, source file in the newer, old, new): a release diff.
 DIFF_CASES = (
-    ("more-itertools-release", "more-itertools-10.1.0", "more-itertools-10.2.0", "more_itertools/more.py",
-     "    if n == 0:\n        yield tuple()", "    if n == 1:\n        yield tuple()"),
+    (
+        "more-itertools-release",
+        "more-itertools-10.1.0",
+        "more-itertools-10.2.0",
+        "more_itertools/more.py",
+        "    if n == 0:\n        yield tuple()",
+        "    if n == 1:\n        yield tuple()",
+    ),
     ("toolz-release", "toolz-0.12.0", "toolz-0.12.1", "toolz/itertoolz.py", "    if N < 2:", "    if N <= 2:"),
 )
 # (case, C file, gcc's warning flags, [(old, new)]): faults a compiler reports.
 COMPILER_CASES = (
-    ("simplejson-speedups", "simplejson-3.19.2/simplejson/_speedups.c", ("-Wall",),
-     (("static PyObject *\nscanstring_unicode(", "static int\nscanstring_unicode("),
-      ("    Py_ssize_t next = begin;", "    Py_ssize_t next = begun;"))),
+    (
+        "simplejson-speedups",
+        "simplejson-3.19.2/simplejson/_speedups.c",
+        ("-Wall",),
+        (
+            ("static PyObject *\nscanstring_unicode(", "static int\nscanstring_unicode("),
+            ("    Py_ssize_t next = begin;", "    Py_ssize_t next = begun;"),
+        ),
+    ),
     # The same file with more warnings on: three errors among warnings, notes and carets.
-    ("simplejson-speedups-warnings", "simplejson-3.19.2/simplejson/_speedups.c",
-     ("-Wall", "-Wextra", "-Wconversion", "-Wshadow"),
-     (("    Py_ssize_t begin = end - 1;\n    Py_ssize_t next = begin;\n    PY2_UNUSED int kind",
-       "    Py_ssize_t begin = end - 1;\n    Py_ssize_t next = begun;\n    PY2_UNUSED int kind"),
-      ("    Py_ssize_t next_end = -1;", "    Py_ssize_t next_end = -1\n"))),
+    (
+        "simplejson-speedups-warnings",
+        "simplejson-3.19.2/simplejson/_speedups.c",
+        ("-Wall", "-Wextra", "-Wconversion", "-Wshadow"),
+        (
+            (
+                "    Py_ssize_t begin = end - 1;\n    Py_ssize_t next = begin;\n    PY2_UNUSED int kind",
+                "    Py_ssize_t begin = end - 1;\n    Py_ssize_t next = begun;\n    PY2_UNUSED int kind",
+            ),
+            ("    Py_ssize_t next_end = -1;", "    Py_ssize_t next_end = -1\n"),
+        ),
+    ),
 )
 
 
@@ -93,8 +125,21 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
     for spec in SDISTS:
         name, version = spec.split("==")
         if not any(cache.glob(f"{name.replace('-', '[-_]')}-{version}.tar.gz")):
-            _run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", spec,
-                  "-d", str(cache)])
+            _run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "-q",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    spec,
+                    "-d",
+                    str(cache),
+                ]
+            )
     _run([sys.executable, "-m", "pip", "install", "-q", *REPORT_PLUGIN])
     with tempfile.TemporaryDirectory(prefix="needles-") as tmp:
         work = Path(tmp)
@@ -106,8 +151,20 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             shutil.copytree(work / project, tree)
             _flip(tree / source, old, new)
             report = work / f"{case}.json"
-            verbose = _run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "--json-report",
-                            f"--json-report-file={report}", tests], cwd=tree)
+            verbose = _run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pytest",
+                    "-v",
+                    "-p",
+                    "no:cacheprovider",
+                    "--json-report",
+                    f"--json-report-file={report}",
+                    tests,
+                ],
+                cwd=tree,
+            )
             _write(out, f"{case}-verbose.log", verbose.stdout, pytest_log_needles(verbose.stdout), "pytest-log")
             plain = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", tests], cwd=tree)
             _write(out, f"{case}.log", plain.stdout, pytest_log_needles(plain.stdout), "pytest-log")
@@ -138,8 +195,13 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             includes = _run(["python3-config", "--includes"]).stdout.split()
             done = _run(["gcc", "-fsyntax-only", *flags, *includes, path.name], cwd=path.parent)
             path.write_text(pristine, encoding="utf-8")
-            _write(out, f"{case}.log", done.stderr, [line for line in done.stderr.splitlines() if ": error: " in line],
-                   "compiler")
+            _write(
+                out,
+                f"{case}.log",
+                done.stderr,
+                [line for line in done.stderr.splitlines() if ": error: " in line],
+                "compiler",
+            )
     for repo, (commit, paths) in ((semver, SEMVER), (cloudevents, CLOUDEVENTS)):
         if repo is None:
             continue
@@ -152,7 +214,8 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
 def _write(out: Path, name: str, text: str, needles: list[str], family: str) -> None:
     (out / name).write_text(text, encoding="utf-8")
     (out / f"{name}.needles.json").write_text(
-        json.dumps({"family": family, "needles": list(dict.fromkeys(needles))}, indent=1), encoding="utf-8")
+        json.dumps({"family": family, "needles": list(dict.fromkeys(needles))}, indent=1), encoding="utf-8"
+    )
     print(f"needles: {name}: {len(set(needles))} needles ({family})")
 
 
@@ -216,6 +279,7 @@ def markdown_needles(text: str) -> list[str]:
 
 # --- measure -------------------------------------------------------------------------------------
 
+
 def _squeeze(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
@@ -265,7 +329,9 @@ def measure(cases: Path, ratios: list[float], show: int) -> None:
             for line in misses[(family, ratio)][:show]:
                 print(f"      missed: {line}")
     for ratio in ratios:
-        cells = [f"{h:>4}/{t:<4} {h / max(1, t):5.0%}" for h, t in (totals[(ratio, m)] for m in ("ctxguard", "head", "tail"))]
+        cells = [
+            f"{h:>4}/{t:<4} {h / max(1, t):5.0%}" for h, t in (totals[(ratio, m)] for m in ("ctxguard", "head", "tail"))
+        ]
         print(f"{'all':<12} {ratio:>5}  {cells[0]:>15} {cells[1]:>15} {cells[2]:>15}")
 
 

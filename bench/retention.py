@@ -21,6 +21,7 @@ beside it:
 Prints a table per type and budget, then the retention ratios against the head cut, then
 probe retention, recall and utilization per type and ratio for every method.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,7 +44,7 @@ _WORD = re.compile(r"\w+")
 def shingles(text: str) -> set[int]:
     """The distinct 5-word shingles of a text (hashed)."""
     words = _WORD.findall(text)
-    return {hash(" ".join(words[i:i + 5])) for i in range(len(words) - 4)}
+    return {hash(" ".join(words[i : i + 5])) for i in range(len(words) - 4)}
 
 
 def orphans(content: str) -> tuple[int, int]:
@@ -84,6 +85,7 @@ class Recall:
             if kind == "diff":
                 self.orphans[key] = orphans(content)
             return content
+
         return run
 
 
@@ -100,7 +102,9 @@ def monotonicity(rows: list[Row], recall: Recall) -> dict[str, tuple[int, int]]:
         bad, pairs = out.get(group[0].kind, (0, 0))
         for small, big in zip(group, group[1:]):
             pairs += 1
-            drop = recall.found[(small.name, "ctxguard", small.budget)] - recall.found[(big.name, "ctxguard", big.budget)]
+            drop = (
+                recall.found[(small.name, "ctxguard", small.budget)] - recall.found[(big.name, "ctxguard", big.budget)]
+            )
             bad += big.retention < small.retention or drop > 0.02
         out[group[0].kind] = (bad, pairs)
     return out
@@ -111,8 +115,10 @@ def figures(rows: list[Row], recall: Recall, ratios: list[float]) -> str:
     groups: dict[tuple[str, float, str], list[Row]] = defaultdict(list)
     for row in rows:
         groups[(row.kind, row.ratio, row.method)].append(row)
-    header = (f"{'type':<9} {'ratio':>5}  {'method':<9} {'retention':>9} {'recall':>7} "
-              f"{'util med':>8} {'util min':>8} {'cut %':>6} {'orphan %':>8}")
+    header = (
+        f"{'type':<9} {'ratio':>5}  {'method':<9} {'retention':>9} {'recall':>7} "
+        f"{'util med':>8} {'util min':>8} {'cut %':>6} {'orphan %':>8}"
+    )
     lines = [header, "-" * len(header)]
     for kind in sorted({r.kind for r in rows}):
         for ratio in sorted(ratios, reverse=True):
@@ -127,9 +133,11 @@ def figures(rows: list[Row], recall: Recall, ratios: list[float]) -> str:
                 lost = [recall.orphans[k] for k in keys if k in recall.orphans]
                 shown = sum(n for _, n in lost)
                 orphan = f"{100 * sum(o for o, _ in lost) / shown:>8.1f}" if shown else f"{'-':>8}"
-                lines.append(f"{kind:<9} {ratio:>5.2f}  {method:<9} "
-                             f"{statistics.mean(r.retention for r in group):>9.3f} "
-                             f"{statistics.mean(recall.found[k] for k in keys):>7.3f} {util} {cut:>6.0f} {orphan}")
+                lines.append(
+                    f"{kind:<9} {ratio:>5.2f}  {method:<9} "
+                    f"{statistics.mean(r.retention for r in group):>9.3f} "
+                    f"{statistics.mean(recall.found[k] for k in keys):>7.3f} {util} {cut:>6.0f} {orphan}"
+                )
     return "\n".join(lines)
 
 
@@ -157,11 +165,16 @@ def main() -> None:
     artifacts = [a for a in artifacts if not a.name.endswith(("LICENSE", "manifest.json"))]
     start = time.perf_counter()
     recall = Recall()
-    rows = evaluate(artifacts, ratios, {
-        "ctxguard": recall.wrap("ctxguard", ctxguard_method(tokenizer)),
-        "head": recall.wrap("head", ctxguard_method(tokenizer, tier3="head")),
-        "chars4": recall.wrap("chars4", chars4),
-    }, tokenizer)
+    rows = evaluate(
+        artifacts,
+        ratios,
+        {
+            "ctxguard": recall.wrap("ctxguard", ctxguard_method(tokenizer)),
+            "head": recall.wrap("head", ctxguard_method(tokenizer, tier3="head")),
+            "chars4": recall.wrap("chars4", chars4),
+        },
+        tokenizer,
+    )
     print(f"{len(artifacts)} artifacts, ratios {ratios}, {time.perf_counter() - start:.1f}s")
     print(table(rows))
     print("\nretention ratio ctxguard / head (mean over artifacts):")

@@ -10,6 +10,7 @@ The texts are deterministic (seeded) and look like real artifacts: many files of
 in a diff, a service log with errors and tracebacks, a JSON array of records with nested
 objects and long strings, a markdown document with sections, tables, code and prose.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,26 @@ from ctxguard.tiers import compress  # noqa: E402
 from ctxguard.tokens import get_tokenizer  # noqa: E402
 
 MB = 1 << 20
-WORDS = ("request", "invoice", "retry", "payment", "gateway", "timeout", "ledger", "account", "user",
-         "session", "cache", "worker", "batch", "queue", "event", "record", "amount", "refund")
+WORDS = (
+    "request",
+    "invoice",
+    "retry",
+    "payment",
+    "gateway",
+    "timeout",
+    "ledger",
+    "account",
+    "user",
+    "session",
+    "cache",
+    "worker",
+    "batch",
+    "queue",
+    "event",
+    "record",
+    "amount",
+    "refund",
+)
 
 
 def diff_of(size: int, rng: random.Random) -> str:
@@ -40,11 +59,15 @@ def diff_of(size: int, rng: random.Random) -> str:
         for k in range(rng.randint(5, 40)):
             body.append(f"+def {rng.choice(WORDS)}_{n}_{k}(self, {rng.choice(WORDS)}):\n")
             for _ in range(rng.randint(3, 12)):
-                body.append(f"+    {rng.choice(WORDS)} = self.{rng.choice(WORDS)}({rng.choice(WORDS)}, {rng.randint(0, 999)})\n")
+                body.append(
+                    f"+    {rng.choice(WORDS)} = self.{rng.choice(WORDS)}({rng.choice(WORDS)}, {rng.randint(0, 999)})\n"
+                )
             if rng.random() < 0.2:
                 body.append(f"+    raise ValueError('bad {rng.choice(WORDS)} {n}')\n")
-        out.append(f"diff --git a/pkg/mod_{n}.py b/pkg/mod_{n}.py\nnew file mode 100644\nindex 0000000..{n:07x}\n"
-                   f"--- /dev/null\n+++ b/pkg/mod_{n}.py\n@@ -0,0 +1,{len(body)} @@\n" + "".join(body))
+        out.append(
+            f"diff --git a/pkg/mod_{n}.py b/pkg/mod_{n}.py\nnew file mode 100644\nindex 0000000..{n:07x}\n"
+            f"--- /dev/null\n+++ b/pkg/mod_{n}.py\n@@ -0,0 +1,{len(body)} @@\n" + "".join(body)
+        )
         n += 1
     return "".join(out)
 
@@ -57,11 +80,13 @@ def log_of(size: int, rng: random.Random) -> str:
         second = f"2024-05-01 10:{(i // 60) % 60:02d}:{i % 60:02d},{i % 1000:03d}"
         r = rng.random()
         if r < 0.01:
-            line = (f"{second} ERROR {rng.choice(WORDS)} failed for id={rng.randint(0, 10**6)}\n"
-                    "Traceback (most recent call last):\n"
-                    f'  File "/app/{rng.choice(WORDS)}.py", line {rng.randint(1, 500)}, in run\n'
-                    f"    self.{rng.choice(WORDS)}()\n"
-                    f"{rng.choice(['ValueError', 'KeyError', 'TimeoutError'])}: {rng.choice(WORDS)} {rng.randint(0, 99)}\n")
+            line = (
+                f"{second} ERROR {rng.choice(WORDS)} failed for id={rng.randint(0, 10**6)}\n"
+                "Traceback (most recent call last):\n"
+                f'  File "/app/{rng.choice(WORDS)}.py", line {rng.randint(1, 500)}, in run\n'
+                f"    self.{rng.choice(WORDS)}()\n"
+                f"{rng.choice(['ValueError', 'KeyError', 'TimeoutError'])}: {rng.choice(WORDS)} {rng.randint(0, 99)}\n"
+            )
         elif r < 0.05:
             line = f"{second} WARNING slow {rng.choice(WORDS)}: {rng.random() * 9:.2f}s on shard {rng.randint(0, 64)}\n"
         else:
@@ -75,10 +100,13 @@ def json_of(size: int, rng: random.Random) -> str:
     items = []
     total = 0
     while total < size:
-        item = {"id": len(items), "name": f"{rng.choice(WORDS)}-{rng.randint(0, 10**6)}",
-                "tags": [rng.choice(WORDS) for _ in range(rng.randint(0, 15))],
-                "owner": {"user": rng.choice(WORDS), "team": rng.choice(WORDS), "level": rng.randint(1, 9)},
-                "notes": " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 80)))}
+        item = {
+            "id": len(items),
+            "name": f"{rng.choice(WORDS)}-{rng.randint(0, 10**6)}",
+            "tags": [rng.choice(WORDS) for _ in range(rng.randint(0, 15))],
+            "owner": {"user": rng.choice(WORDS), "team": rng.choice(WORDS), "level": rng.randint(1, 9)},
+            "notes": " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 80))),
+        }
         items.append(item)
         total += len(json.dumps(item)) + 4
     return json.dumps({"results": items, "count": len(items)}, indent=2)
@@ -91,15 +119,23 @@ def markdown_of(size: int, rng: random.Random) -> str:
         n += 1
         out.append(f"## Section {n}: {rng.choice(WORDS)}\n\n")
         for _ in range(rng.randint(1, 4)):
-            sentences = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 18))).capitalize() + "."
-                         for _ in range(rng.randint(2, 6))]
+            sentences = [
+                " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 18))).capitalize() + "."
+                for _ in range(rng.randint(2, 6))
+            ]
             out.append(" ".join(sentences) + "\n\n")
         if rng.random() < 0.3:
-            out.append("| field | value |\n|---|---|\n" + "".join(
-                f"| {rng.choice(WORDS)} | {rng.randint(0, 999)} |\n" for _ in range(rng.randint(2, 8))) + "\n")
+            out.append(
+                "| field | value |\n|---|---|\n"
+                + "".join(f"| {rng.choice(WORDS)} | {rng.randint(0, 999)} |\n" for _ in range(rng.randint(2, 8)))
+                + "\n"
+            )
         if rng.random() < 0.3:
-            out.append("```python\n" + "".join(f"{rng.choice(WORDS)} = {rng.randint(0, 99)}\n"
-                                                 for _ in range(rng.randint(2, 10))) + "```\n\n")
+            out.append(
+                "```python\n"
+                + "".join(f"{rng.choice(WORDS)} = {rng.randint(0, 99)}\n" for _ in range(rng.randint(2, 10)))
+                + "```\n\n"
+            )
         if rng.random() < 0.2:
             out.append(f"- [ ] {rng.choice(WORDS)} the {rng.choice(WORDS)}\n\n")
     return "".join(out)
@@ -143,11 +179,11 @@ def main() -> None:
             tokens = len(encoding.encode_ordinary(text))
             budget = max(64, int(tokens * args.ratio))
             encode = _median_time(lambda: encoding.encode_ordinary(text), args.repeat)
-            took = _median_time(lambda: compress(text, budget, tokenizer=tokenizer, artifact_type=kind),
-                                args.repeat)
+            took = _median_time(lambda: compress(text, budget, tokenizer=tokenizer, artifact_type=kind), args.repeat)
             per_mb.append(took / (len(text) / MB))
-            print(f"{kind:<9} {size:>3} {tokens:>9} {encode:>9.2f} {took:>10.2f} {per_mb[-1]:>7.2f} "
-                  f"{took / encode:>8.1f}")
+            print(
+                f"{kind:<9} {size:>3} {tokens:>9} {encode:>9.2f} {took:>10.2f} {per_mb[-1]:>7.2f} {took / encode:>8.1f}"
+            )
         print(f"{kind:<9} time per MB at {sizes[-1]} MB / at {sizes[0]} MB: {per_mb[-1] / per_mb[0]:.2f}x\n")
 
 

@@ -27,6 +27,7 @@ keys are test keys), and prints the share of lines a redaction changed: real pac
 hold no live secrets, so nearly every change is a false positive. `--speed` times redaction
 against one `encode_ordinary` of the same text (o200k_base), best of three.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,9 +44,14 @@ from ctxguard.redact import redact  # noqa: E402
 from ctxguard.secrets.values import switches  # noqa: E402
 
 VECTORS = Path(__file__).resolve().parent.parent / "tests" / "samples" / "secrets" / "vectors.json"
-_UTILS = {"Numeric": "[0-9]{%s}", "Hex": "[a-f0-9]{%s}", "AlphaNumeric": "[a-z0-9]{%s}",
-          "AlphaNumericExtendedShort": "[a-z0-9_-]{%s}", "AlphaNumericExtended": "[a-z0-9=_-]{%s}",
-          "AlphaNumericExtendedLong": "[a-z0-9/=_+-]{%s}"}
+_UTILS = {
+    "Numeric": "[0-9]{%s}",
+    "Hex": "[a-f0-9]{%s}",
+    "AlphaNumeric": "[a-z0-9]{%s}",
+    "AlphaNumericExtendedShort": "[a-z0-9_-]{%s}",
+    "AlphaNumericExtended": "[a-z0-9=_-]{%s}",
+    "AlphaNumericExtendedLong": "[a-z0-9/=_+-]{%s}",
+}
 _STRING = re.compile(r'`([^`]*)`|"((?:[^"\\\n]|\\.)*)"')
 
 
@@ -61,7 +67,7 @@ def _items(source: str, start: int, close: str) -> list[str]:
     depth, items, at, i = 0, [], start, start
     while i < len(source):
         c = source[i]
-        if c in "`\"":
+        if c in '`"':
             end = _STRING.match(source, i)
             i = end.end() if end else i + 1
             continue
@@ -121,16 +127,23 @@ def _shape(expr: str) -> str | None:
 
 def extract(gitleaks: Path, detect_secrets: Path) -> dict[str, object]:
     """The vectors of both checkouts (see the module docstring)."""
+
     def show(repo: Path, path: str) -> str:
-        return subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{path}"], capture_output=True,
-                              text=True, check=True).stdout
+        return subprocess.run(
+            ["git", "-C", str(repo), "show", f"HEAD:{path}"], capture_output=True, text=True, check=True
+        ).stdout
 
     def head(repo: Path) -> str:
-        return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
 
-    listing = subprocess.run(["git", "-C", str(gitleaks), "ls-tree", "-r", "--name-only", "HEAD",
-                              "cmd/generate/config/rules/"], capture_output=True, text=True, check=True)
+    listing = subprocess.run(
+        ["git", "-C", str(gitleaks), "ls-tree", "-r", "--name-only", "HEAD", "cmd/generate/config/rules/"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     samples, tps, fps = [], [], []
     for path in sorted(p for p in listing.stdout.split() if p.endswith(".go")):
         source, rule = show(gitleaks, path), Path(path).stem
@@ -156,9 +169,16 @@ def extract(gitleaks: Path, detect_secrets: Path) -> dict[str, object]:
             cases.append({"text": template.format(value), "secret": constants.get(expected)})
     for line in re.findall(r"^\s*\((['\"][^'\"]*['\"]), None\),", keyword, re.M):
         cases.append({"text": eval(line), "secret": None})  # noqa: S307
-    return {"sources": {"gitleaks": {"license": "MIT", "commit": head(gitleaks)},
-                        "detect-secrets": {"license": "Apache-2.0", "commit": head(detect_secrets)}},
-            "samples": samples, "true_positives": tps, "false_positives": fps, "keyword_cases": cases}
+    return {
+        "sources": {
+            "gitleaks": {"license": "MIT", "commit": head(gitleaks)},
+            "detect-secrets": {"license": "Apache-2.0", "commit": head(detect_secrets)},
+        },
+        "samples": samples,
+        "true_positives": tps,
+        "false_positives": fps,
+        "keyword_cases": cases,
+    }
 
 
 def draw(shape: str, rng: random.Random) -> str | None:
@@ -172,7 +192,7 @@ def draw(shape: str, rng: random.Random) -> str | None:
             continue
         if c == "[":
             end = shape.index("]", i + 1)
-            alphabet = _expand(shape[i + 1:end])
+            alphabet = _expand(shape[i + 1 : end])
             i = end + 1
             count = re.match(r"\{(\d+)(?:,(\d+))?\}", shape[i:])
             n = 1
@@ -191,8 +211,15 @@ def draw(shape: str, rng: random.Random) -> str | None:
 
 def _expand(spec: str) -> str:
     chars, i = [], 0
-    spec = (spec.replace("\\-", "\x00").replace("\\/", "/").replace("\\+", "+").replace("\\.", ".")
-            .replace("\\w", "a-zA-Z0-9_").replace("\\d", "0-9").replace("\\=", "="))
+    spec = (
+        spec.replace("\\-", "\x00")
+        .replace("\\/", "/")
+        .replace("\\+", "+")
+        .replace("\\.", ".")
+        .replace("\\w", "a-zA-Z0-9_")
+        .replace("\\d", "0-9")
+        .replace("\\=", "=")
+    )
     while i < len(spec):
         if i + 2 < len(spec) and spec[i + 1] == "-":
             chars.extend(chr(c) for c in range(ord(spec[i]), ord(spec[i + 2]) + 1))
@@ -269,8 +296,24 @@ def _longest_token(text: str) -> str | None:
     return max(runs, key=lambda run: (switches(run), len(run))) if runs else None
 
 
-_SOURCE_SUFFIXES = {".py", ".js", ".ts", ".json", ".yaml", ".yml", ".md", ".rst", ".cfg", ".toml", ".txt",
-                    ".go", ".rb", ".java", ".ini", ".sh"}
+_SOURCE_SUFFIXES = {
+    ".py",
+    ".js",
+    ".ts",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".md",
+    ".rst",
+    ".cfg",
+    ".toml",
+    ".txt",
+    ".go",
+    ".rb",
+    ".java",
+    ".ini",
+    ".sh",
+}
 _TEST_PARTS = {"tests", "test", "testing", "__tests__", "fixtures", "testdata"}
 
 
@@ -280,8 +323,12 @@ def false_positives(folders: list[Path], show: int) -> None:
     examples: list[str] = []
     for folder in folders:
         for path in sorted(folder.rglob("*")):
-            if (path.suffix not in _SOURCE_SUFFIXES or not path.is_file() or path.name.startswith("test_")
-                    or _TEST_PARTS & {p.lower() for p in path.parts}):
+            if (
+                path.suffix not in _SOURCE_SUFFIXES
+                or not path.is_file()
+                or path.name.startswith("test_")
+                or _TEST_PARTS & {p.lower() for p in path.parts}
+            ):
                 continue
             text = path.read_text(encoding="utf-8", errors="replace")
             if len(text) > 3_000_000:
@@ -314,8 +361,10 @@ def speed(files: list[Path]) -> None:
                 work()
                 best = min(best, time.perf_counter() - started)
             timings.append(best)
-        print(f"{path.name:<48} {len(text) / 1e6:6.2f} MB  encode {timings[0]:.3f} s  redact {timings[1]:.3f} s"
-              f"  ({timings[1] / timings[0]:.2f}x)")
+        print(
+            f"{path.name:<48} {len(text) / 1e6:6.2f} MB  encode {timings[0]:.3f} s  redact {timings[1]:.3f} s"
+            f"  ({timings[1] / timings[0]:.2f}x)"
+        )
 
 
 def main() -> int:
@@ -326,8 +375,13 @@ def main() -> int:
     parser.add_argument("--vectors", type=Path, default=VECTORS)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--show", type=int, default=0, help="print this many misses per measure")
-    parser.add_argument("--sources", type=Path, action="append", default=[],
-                        help="a folder of real sources for the false-positive rate (repeatable)")
+    parser.add_argument(
+        "--sources",
+        type=Path,
+        action="append",
+        default=[],
+        help="a folder of real sources for the false-positive rate (repeatable)",
+    )
     parser.add_argument("--speed", type=Path, action="append", default=[], help="a file to time (repeatable)")
     args = parser.parse_args()
     if args.sources or args.speed:
@@ -341,8 +395,10 @@ def main() -> int:
             parser.error("extract needs --gitleaks and --detect-secrets")
         data = extract(args.gitleaks, args.detect_secrets)
         args.vectors.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"wrote {args.vectors}: {len(data['samples'])} samples, {len(data['true_positives'])} true "
-              f"and {len(data['false_positives'])} false positives, {len(data['keyword_cases'])} keyword cases")
+        print(
+            f"wrote {args.vectors}: {len(data['samples'])} samples, {len(data['true_positives'])} true "
+            f"and {len(data['false_positives'])} false positives, {len(data['keyword_cases'])} keyword cases"
+        )
         return 0
     vectors = json.loads(args.vectors.read_text(encoding="utf-8"))
     for name, (hits, tries, misses) in measure(vectors, args.seed).items():

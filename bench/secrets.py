@@ -11,6 +11,7 @@ Lines changed: every file under each --corpus folder is redacted; the share of i
 change is the false-positive rate (real artifacts hold no live secrets, so nearly every change
 is a false alarm). The target is under 1 %.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -83,8 +84,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=20, help="fresh values per kind (each in 4 places)")
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--corpus", type=Path, action="append", default=[],
-                        help="a folder of real artifacts for the lines-changed rate (repeatable)")
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        action="append",
+        default=[],
+        help="a folder of real artifacts for the lines-changed rate (repeatable)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     tuned, broken = recall(args.rounds, args.seed)
@@ -96,8 +102,10 @@ def main() -> int:
     for label, scores, changed in (("tuned-on places", tuned, broken), ("held-out places", held, broken_held)):
         caught = sum(c for c, _ in scores.values())
         tried = sum(t for _, t in scores.values())
-        print(f"recall, {label}: {caught} / {tried} = {caught / tried:.1%} over {len(scores)} kinds; "
-              f"results that changed line structure: {changed}")
+        print(
+            f"recall, {label}: {caught} / {tried} = {caught / tried:.1%} over {len(scores)} kinds; "
+            f"results that changed line structure: {changed}"
+        )
     if args.corpus:
         total, changed, kinds, examples = lines_changed(args.corpus)
         print(f"\nlines changed on real artifacts: {changed} / {total} = {changed / max(1, total):.3%}")

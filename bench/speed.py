@@ -12,6 +12,7 @@ bundle runs it) and one `encode_ordinary` of the raw text in the same run (media
 compressors are timed on the same artifacts (bench/headroom_speed.py, run with that Python)
 and printed beside ctxguard's, as ratios to one encode in their own process.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -58,8 +59,12 @@ def _median_time(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
 def _headroom(python: Path, corpus: Path, repeat: int) -> dict[str, Any]:
     """headroom's timings from bench/headroom_speed.py, run by the given Python."""
     script = Path(__file__).resolve().parent / "headroom_speed.py"
-    done = subprocess.run([str(python), str(script), "--corpus", str(corpus), "--repeat", str(repeat)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [str(python), str(script), "--corpus", str(corpus), "--repeat", str(repeat)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         raise SystemExit(f"speed: headroom timing failed: {done.stderr.strip()[-500:]}")
     found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -87,8 +92,10 @@ def main() -> None:
         for share in (0.8, 0.5, 0.2):
             budget = max(MIN_BUDGET, int(raw * share))
             cost = _median_time(
-                lambda: (_forget(), compress(redact(text).text, budget, tokenizer=tokenizer, name=path.name,
-                                             artifact_type=kind)),
+                lambda: (
+                    _forget(),
+                    compress(redact(text).text, budget, tokenizer=tokenizer, name=path.name, artifact_type=kind),
+                ),
                 args.repeat,
             )
             rows.setdefault(f"{kind} @{int(share * 100)}%", []).append(cost / floor)
@@ -96,8 +103,10 @@ def main() -> None:
                 big.append(cost / floor)
                 big_rows.append(f"  {path.name} ({raw:,} tokens) @{int(share * 100)}%: {cost / floor:.2f}x")
     theirs = _headroom(args.headroom, args.corpus, args.repeat) if args.headroom else {}
-    print(f"{'type @budget':<16} {'n':>3} {'median compress/encode':>24} {'max':>8}"
-          + (f" {'headroom median':>16}" if theirs else ""))
+    print(
+        f"{'type @budget':<16} {'n':>3} {'median compress/encode':>24} {'max':>8}"
+        + (f" {'headroom median':>16}" if theirs else "")
+    )
     for key in sorted(rows):
         ratios = rows[key]
         other = theirs.get(key.split(" ")[0])
@@ -105,7 +114,10 @@ def main() -> None:
         print(f"{key:<16} {len(ratios):>3} {statistics.median(ratios):>23.2f}x {max(ratios):>7.2f}x" + beside)
     if big:
         print("\n".join(big_rows))
-        print(f"artifacts over 100k tokens: n={len(big)} median {statistics.median(big):.2f}x max {max(big):.2f}x (target <= 3x)")
+        print(
+            f"artifacts over 100k tokens: n={len(big)} median {statistics.median(big):.2f}x "
+            f"max {max(big):.2f}x (target <= 3x)"
+        )
     if theirs.get("big"):
         print("headroom on the same artifacts over 100k tokens (no budget: it decides what to keep):")
         print("\n".join(f"  {name} ({raw:,} tokens): {ratio:.2f}x" for name, raw, ratio in theirs["big"]))

@@ -1,4 +1,5 @@
 """ctxguard: budget the artifacts that AI review and judge agents read."""
+
 from __future__ import annotations
 
 __version__ = "0.1.0"

@@ -1,4 +1,5 @@
 """The stable Python API: compress a file or a text, count tokens."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -6,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from ctxguard.classify import classify
+from ctxguard.options import Options, Tier3Mode
 from ctxguard.read import BinaryData, Loaded, read_artifact
 from ctxguard.record import Record, error_record
 from ctxguard.redact import note
 from ctxguard.redact import redact as redact_secrets
-from ctxguard.options import Options, Tier3Mode
 from ctxguard.tiers import compress, min_budget
 from ctxguard.tokens import get_tokenizer
 
@@ -34,16 +35,25 @@ def compress_file_record(
     try:
         streamed = _stream(Path(path), label, budget, artifact_type, encoding, options, redact)
     except BinaryData as exc:
-        return compress_loaded(Loaded(None, error=str(exc)), label, budget, artifact_type=artifact_type,
-                               encoding=encoding)
+        return compress_loaded(
+            Loaded(None, error=str(exc)), label, budget, artifact_type=artifact_type, encoding=encoding
+        )
     if streamed is not None:
         return streamed
-    return compress_loaded(read_artifact(path), label, budget, artifact_type=artifact_type, encoding=encoding,
-                           options=options, redact=redact)
+    return compress_loaded(
+        read_artifact(path),
+        label,
+        budget,
+        artifact_type=artifact_type,
+        encoding=encoding,
+        options=options,
+        redact=redact,
+    )
 
 
-def _stream(path: Path, label: str, budget: int, artifact_type: str | None, encoding: str | None,
-            options: Options, redact: bool) -> Record | None:
+def _stream(
+    path: Path, label: str, budget: int, artifact_type: str | None, encoding: str | None, options: Options, redact: bool
+) -> Record | None:
     from ctxguard import stream
 
     kind = stream.streamable(path, label, artifact_type)
@@ -70,7 +80,10 @@ def compress_loaded(
     if loaded.text is None:
         kind = artifact_type or classify(label, "")
         return error_record(
-            label, loaded.error or "unreadable", artifact_type=kind, budget=budget,
+            label,
+            loaded.error or "unreadable",
+            artifact_type=kind,
+            budget=budget,
             encoding=tokenizer.name,
         )
     text, counts = loaded.text, {}
@@ -95,8 +108,14 @@ def compress_file(
     redact: bool = True,
 ) -> dict[str, Any]:
     """Compress one file to at most budget tokens; returns the artifact record as a dict."""
-    return compress_file_record(path, budget, artifact_type=artifact_type, encoding=encoding,
-                                options=Options(task=task, tier3=tier3, missed=missed), redact=redact).to_dict()
+    return compress_file_record(
+        path,
+        budget,
+        artifact_type=artifact_type,
+        encoding=encoding,
+        options=Options(task=task, tier3=tier3, missed=missed),
+        redact=redact,
+    ).to_dict()
 
 
 def compress_text(
@@ -112,8 +131,15 @@ def compress_text(
     redact: bool = True,
 ) -> dict[str, Any]:
     """Compress a text to at most budget tokens; returns the artifact record as a dict."""
-    return compress_loaded(Loaded(text), name, budget, artifact_type=artifact_type, encoding=encoding,
-                           options=Options(task=task, tier3=tier3, missed=missed), redact=redact).to_dict()
+    return compress_loaded(
+        Loaded(text),
+        name,
+        budget,
+        artifact_type=artifact_type,
+        encoding=encoding,
+        options=Options(task=task, tier3=tier3, missed=missed),
+        redact=redact,
+    ).to_dict()
 
 
 def count_tokens(text: str, encoding: str | None = None) -> int:

@@ -4,6 +4,7 @@ A configured budget is a cap. Surplus (budget an artifact does not need) goes fi
 files of the same entry, whose sum stays within the entry's budget, and then only to artifacts
 that opted in with `share_surplus: true`.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,8 +29,13 @@ class Request:
     shares: bool = False  # share_surplus: may take other entries' surplus beyond its budget
 
 
-def capacity(requests: Sequence[Request], total: int | None = None, margin: float = 1.0,
-             reserved: int = 0, floor: int = MIN_BUDGET) -> int:
+def capacity(
+    requests: Sequence[Request],
+    total: int | None = None,
+    margin: float = 1.0,
+    reserved: int = 0,
+    floor: int = MIN_BUDGET,
+) -> int:
     """The most tokens the bundle may use: the artifacts' budgets plus what is reserved
     (the digest), within the total."""
     asked = sum(max(floor, math.floor(r.budget * margin)) for r in requests) + reserved
@@ -42,8 +48,13 @@ def too_small(count: int, total: int | None, margin: float, reserved: int, floor
     return total is not None and count * floor > math.floor(total * margin) - reserved
 
 
-def allocate(requests: Sequence[Request], total: int | None = None, margin: float = 1.0,
-             reserved: int = 0, floor: int = MIN_BUDGET) -> list[int]:
+def allocate(
+    requests: Sequence[Request],
+    total: int | None = None,
+    margin: float = 1.0,
+    reserved: int = 0,
+    floor: int = MIN_BUDGET,
+) -> list[int]:
     """Budgets for each request: deterministic, each at least `floor` (the smallest budget the
     tokenizer allows), and with `reserved` tokens (the digest, paid first) their sum stays within
     total x margin."""

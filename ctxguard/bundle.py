@@ -1,4 +1,5 @@
 """Records -> the bundle: schema-versioned, deterministic JSON, written atomically."""
+
 from __future__ import annotations
 
 import errno
@@ -27,8 +28,15 @@ OFFLOAD_KEEP = 200  # offloaded raw texts kept; older ones are pruned
 
 
 def build(
-    records: Sequence[Record], *, source: Source, encoding: str, total_budget: int | None,
-    margin: float, tokenizer: Tokenizer, capacity: int | None = None, digest: str = "",
+    records: Sequence[Record],
+    *,
+    source: Source,
+    encoding: str,
+    total_budget: int | None,
+    margin: float,
+    tokenizer: Tokenizer,
+    capacity: int | None = None,
+    digest: str = "",
     digest_tokens: int = 0,
 ) -> dict[str, Any]:
     """The bundle as data. `bundle_tokens` is the count of the serialized bundle itself."""
@@ -53,14 +61,18 @@ def build(
             "bundle_tokens": 0,
         },
         "usage": {},
-        "source": {"repository": source.repository, "head": source.head, "base": source.base,
-                   "diff": source.diff},
+        "source": {"repository": source.repository, "head": source.head, "base": source.base, "diff": source.diff},
         "digest": {"content": digest, "tokens": digest_tokens},
         "artifacts": [r.to_dict() for r in records],
     }
     used, _, level_name = usage(bundle)
-    bundle["usage"] = {"tokens": used, "capacity": capacity, "share": round(used / capacity, 4) if capacity else 1.0,
-                       "level": level_name, "thresholds": {name: limit for limit, name in LEVELS} | {"CRITICAL": 1.0}}
+    bundle["usage"] = {
+        "tokens": used,
+        "capacity": capacity,
+        "share": round(used / capacity, 4) if capacity else 1.0,
+        "level": level_name,
+        "thresholds": {name: limit for limit, name in LEVELS} | {"CRITICAL": 1.0},
+    }
     # The count is part of what it counts: settle it (two passes at most in practice).
     for _ in range(4):
         count = tokenizer.count(dumps(bundle))
@@ -130,8 +142,9 @@ class Written:
     source_records: Sequence[Record]
 
 
-def assemble(result: Result, *, fmt: str, offloads: Path | None, total_budget: int | None,
-             margin: float, tokenizer: Tokenizer) -> Written:
+def assemble(
+    result: Result, *, fmt: str, offloads: Path | None, total_budget: int | None, margin: float, tokenizer: Tokenizer
+) -> Written:
     """A pipeline result as the bundle file: offload references named (nothing written yet),
     the bundle built, rendered in `fmt` (json or markdown) and counted."""
     records = list(result.records)
@@ -140,9 +153,17 @@ def assemble(result: Result, *, fmt: str, offloads: Path | None, total_budget: i
         if record.truncated and artifact.text is not None and offloads is not None:
             records[i] = offload_reference(record, artifact.text, offloads)
             named.append((records[i], artifact.text))
-    data = build(records, source=result.source, encoding=tokenizer.name, total_budget=total_budget,
-                 margin=margin, tokenizer=tokenizer, capacity=result.capacity, digest=result.digest,
-                 digest_tokens=result.digest_tokens)
+    data = build(
+        records,
+        source=result.source,
+        encoding=tokenizer.name,
+        total_budget=total_budget,
+        margin=margin,
+        tokenizer=tokenizer,
+        capacity=result.capacity,
+        digest=result.digest,
+        digest_tokens=result.digest_tokens,
+    )
     if fmt == "markdown":
         text = to_markdown(data)
         return Written(data, text, tokenizer.count(text), named, result.records)
@@ -175,7 +196,7 @@ def write_offloads(items: Sequence[tuple[Record, str]], directory: Path) -> None
 
 def _prune(directory: Path, keep: set[str]) -> None:
     files = sorted(directory.glob("*.*"), key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    old = [p for p in files if p.name not in keep][max(0, OFFLOAD_KEEP - len(keep)):]
+    old = [p for p in files if p.name not in keep][max(0, OFFLOAD_KEEP - len(keep)) :]
     for path in old:
         path.unlink(missing_ok=True)
 
@@ -210,7 +231,8 @@ def to_markdown(bundle: dict[str, Any]) -> str:
         "# ctxguard bundle",
         "",
         f"Repository `{source['repository']}`, diff `{source['diff']}`, head `{source['head']}`"
-        + (f", base `{source['base']}`" if source["base"] else "") + ".",
+        + (f", base `{source['base']}`" if source["base"] else "")
+        + ".",
         f"{totals['artifacts']} artifacts, {totals['compacted_tokens']} of {totals['raw_tokens']} "
         f"raw tokens shown ({bundle['encoding']}); {totals['truncated']} truncated.",
         f"Budget usage: {bundle['usage']['tokens']} of {bundle['usage']['capacity']} tokens, "
@@ -224,8 +246,10 @@ def to_markdown(bundle: dict[str, Any]) -> str:
         "|---|---|---|---|---|",
     ]
     for a in bundle["artifacts"]:
-        lines.append(f"| {a['artifact_name']} | {a['type']} | {a['tier']} | {a['raw_tokens']} → "
-                     f"{a['compacted_tokens']} / {a['budget']} | {_cut(a)} |")
+        lines.append(
+            f"| {a['artifact_name']} | {a['type']} | {a['tier']} | {a['raw_tokens']} → "
+            f"{a['compacted_tokens']} / {a['budget']} | {_cut(a)} |"
+        )
     for a in bundle["artifacts"]:
         longest = max((len(run) for run in re.findall(r"`{3,}", a["content"])), default=2)
         fence = "`" * (longest + 1)

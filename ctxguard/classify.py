@@ -1,4 +1,5 @@
 """Artifact type: explicit choice first, then the file extension, then the content."""
+
 from __future__ import annotations
 
 import re

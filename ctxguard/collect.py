@@ -1,4 +1,5 @@
 """Config -> artifacts: git diffs and files by glob, each with its share of its entry's budget."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -46,8 +47,9 @@ class Source:
     diff: str | None
 
 
-def collect(config: Config, repo: Any, diff_override: str | None = None,
-            reason: str | None = None) -> tuple[list[Artifact], Source]:
+def collect(
+    config: Config, repo: Any, diff_override: str | None = None, reason: str | None = None
+) -> tuple[list[Artifact], Source]:
     """Every artifact the config names, in config order, files sorted within an entry."""
     top = git.root(repo)
     artifacts: list[Artifact] = []
@@ -99,8 +101,9 @@ def _path_of(lines: list[str]) -> str:
     return lines[0].rstrip("\n")
 
 
-def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str,
-                   reason: str | None = None) -> tuple[list[Artifact], git.DiffResult]:
+def _git_artifacts(
+    spec: ArtifactSpec, repo: Any, mode: str, reason: str | None = None
+) -> tuple[list[Artifact], git.DiffResult]:
     result = git.diff(repo, mode)
     text = result.data.decode("utf-8", "replace")
     notes = [f"diff {mode}: {reason}"] if reason else []
@@ -119,8 +122,15 @@ def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str,
     if excluded:
         notes.append(f"excluded from the diff (generated or lock files): {', '.join(excluded)}")
     extra = {"diff": mode, "excluded_files": excluded} if excluded else {"diff": mode}
-    common = dict(entry=spec.name, type="diff", task=spec.task, priority=spec.priority,
-                  max_raw_tokens=spec.max_raw_tokens, shares=spec.share_surplus, notes=tuple(notes))
+    common = dict(
+        entry=spec.name,
+        type="diff",
+        task=spec.task,
+        priority=spec.priority,
+        max_raw_tokens=spec.max_raw_tokens,
+        shares=spec.share_surplus,
+        notes=tuple(notes),
+    )
     if not kept:
         empty = NO_CHANGES
         if "..." in mode:  # a range with nothing in it is worth a warning, not a quiet pass
@@ -138,8 +148,14 @@ def _git_artifacts(spec: ArtifactSpec, repo: Any, mode: str,
 
 
 def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
-    common: dict[str, Any] = dict(entry=spec.name, type=spec.type, task=spec.task, priority=spec.priority,
-                                  max_raw_tokens=spec.max_raw_tokens, shares=spec.share_surplus)
+    common: dict[str, Any] = dict(
+        entry=spec.name,
+        type=spec.type,
+        task=spec.task,
+        priority=spec.priority,
+        max_raw_tokens=spec.max_raw_tokens,
+        shares=spec.share_surplus,
+    )
     matches: list[Path] = []
     problems: list[str] = []
     gone: list[Path] = []  # configured paths that do not exist
@@ -166,8 +182,9 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
         return [Artifact(name=spec.name, budget=spec.budget, text=None, error="; ".join(problems), **common)]
     if not matches:
         text = f"[NO FILES MATCHED: {', '.join(spec.paths)}]"
-        return [Artifact(name=spec.name, budget=spec.budget, text=text, notes=("no file matched",),
-                         missing=True, **common)]
+        return [
+            Artifact(name=spec.name, budget=spec.budget, text=text, notes=("no file matched",), missing=True, **common)
+        ]
     share = max(MIN_BUDGET, spec.budget // len(matches))
     out = []
     from ctxguard.stream import streamable
@@ -175,23 +192,37 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
     for path in matches:
         rel = path.relative_to(top).as_posix()
         if path in gone:
-            out.append(Artifact(name=rel, budget=share, text=None, error=f"artifact not found at {rel}",
-                                missing=True, notes=tuple(problems),
-                                reference=path if spec.reference else None, **common))
+            out.append(
+                Artifact(
+                    name=rel,
+                    budget=share,
+                    text=None,
+                    error=f"artifact not found at {rel}",
+                    missing=True,
+                    notes=tuple(problems),
+                    reference=path if spec.reference else None,
+                    **common,
+                )
+            )
             continue
         if spec.reference:  # described by the pipeline, never read here
-            out.append(Artifact(name=rel, budget=share, text=None, reference=path, notes=tuple(problems),
-                                **common))
+            out.append(Artifact(name=rel, budget=share, text=None, reference=path, notes=tuple(problems), **common))
             continue
         kind = streamable(path, rel, spec.type)
         if kind is not None:
-            out.append(Artifact(name=rel, budget=share, text=None, stream=path, notes=tuple(problems),
-                                **{**common, "type": kind}))
+            out.append(
+                Artifact(
+                    name=rel, budget=share, text=None, stream=path, notes=tuple(problems), **{**common, "type": kind}
+                )
+            )
             continue
         loaded = read_artifact(path)
         error = loaded.error.replace(str(path), rel) if loaded.error else None
-        out.append(Artifact(name=rel, budget=share, text=loaded.text, error=error,
-                            notes=loaded.notes + tuple(problems), **common))
+        out.append(
+            Artifact(
+                name=rel, budget=share, text=loaded.text, error=error, notes=loaded.notes + tuple(problems), **common
+            )
+        )
     return out
 
 

@@ -1,4 +1,5 @@
 """Load and validate .ctxguard.yaml into a frozen, typed Config; report every error at once."""
+
 from __future__ import annotations
 
 import difflib
@@ -78,8 +79,10 @@ artifacts:
     diff: staged          # at a push, the pushed range; in GitHub Actions, the pull request's
     budget: 30000
 """
-DEFAULTS_SAID = ("no .ctxguard.yaml: using the defaults (one diff of the change under review, "
-                 "30,000 tokens, reports only); `ctxguard init` writes them out to edit")
+DEFAULTS_SAID = (
+    "no .ctxguard.yaml: using the defaults (one diff of the change under review, "
+    "30,000 tokens, reports only); `ctxguard init` writes them out to edit"
+)
 
 
 def default_config() -> Config:
@@ -87,11 +90,38 @@ def default_config() -> Config:
     return parse_config(DEFAULTS, "the built-in defaults")
 
 
-_TOP = {"version", "encoding", "total_budget", "output", "margin", "fail_on", "tier2_ratio", "tier3",
-        "min_retention", "redact", "artifacts"}
-_ENTRY = {"name", "source", "diff", "paths", "type", "budget", "task", "exclude",
-          "include_generated", "split", "priority", "max_raw_tokens", "tier3", "min_retention",
-          "share_surplus", "reference", "required"}
+_TOP = {
+    "version",
+    "encoding",
+    "total_budget",
+    "output",
+    "margin",
+    "fail_on",
+    "tier2_ratio",
+    "tier3",
+    "min_retention",
+    "redact",
+    "artifacts",
+}
+_ENTRY = {
+    "name",
+    "source",
+    "diff",
+    "paths",
+    "type",
+    "budget",
+    "task",
+    "exclude",
+    "include_generated",
+    "split",
+    "priority",
+    "max_raw_tokens",
+    "tier3",
+    "min_retention",
+    "share_surplus",
+    "reference",
+    "required",
+}
 
 
 def load_config(path: str | Path) -> Config:
@@ -103,8 +133,7 @@ def load_config(path: str | Path) -> Config:
     if problem is not None:
         raise ConfigError(f"cannot read config: {problem}")
     if p.exists() and p.stat().st_size > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: the config is {p.stat().st_size:,} bytes; a config is at most "
-                          f"{MAX_CONFIG_BYTES:,}")
+        raise ConfigError(f"{path}: the config is {p.stat().st_size:,} bytes; a config is at most {MAX_CONFIG_BYTES:,}")
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -141,15 +170,27 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
             spec = v.entry(entry, f"artifacts[{i}]")
             if spec is not None:
                 if spec.name in names:
-                    errors.add(lines.get(f"artifacts[{i}].name", 1), f"artifacts[{i}].name",
-                               f"duplicate artifact name {spec.name!r}")
+                    errors.add(
+                        lines.get(f"artifacts[{i}].name", 1),
+                        f"artifacts[{i}].name",
+                        f"duplicate artifact name {spec.name!r}",
+                    )
                 names.add(spec.name)
                 specs.append(spec)
     errors.raise_if_any()
     return Config(
-        artifacts=tuple(specs), version=version, encoding=encoding, total_budget=total,
-        output=output, margin=margin, fail_on=fail_on, tier2_ratio=ratio, tier3=tier3,
-        min_retention=min_retention, redact=redact, path=source,
+        artifacts=tuple(specs),
+        version=version,
+        encoding=encoding,
+        total_budget=total,
+        output=output,
+        margin=margin,
+        fail_on=fail_on,
+        tier2_ratio=ratio,
+        tier3=tier3,
+        min_retention=min_retention,
+        redact=redact,
+        path=source,
     )
 
 
@@ -261,8 +302,9 @@ class _Validator:
         budget = self.integer(entry, "budget", f"{path}.budget", None, minimum=MIN_BUDGET)
         if budget is None and "budget" not in entry:
             self._err(path, "missing `budget` (tokens for this artifact)")
-        source = self.choice(entry, "source", f"{path}.source", ("git", "files"),
-                             "files" if "paths" in entry else "git")
+        source = self.choice(
+            entry, "source", f"{path}.source", ("git", "files"), "files" if "paths" in entry else "git"
+        )
         diff = self.string(entry, "diff", f"{path}.diff", "staged" if source == "git" else None)
         paths = self.strings(entry, "paths", f"{path}.paths")
         if source == "files" and not paths:
@@ -279,14 +321,22 @@ class _Validator:
             self._err(f"{path}.reference", "applies to files artifacts (`paths:`); a git diff is always read")
         max_raw = self.integer(entry, "max_raw_tokens", f"{path}.max_raw_tokens", None, minimum=1)
         spec = ArtifactSpec(
-            name=name or "?", budget=budget or MIN_BUDGET, source=source, diff=diff, paths=paths,
-            type=kind, task=self.string(entry, "task", f"{path}.task", None),
-            exclude=self.strings(entry, "exclude", f"{path}.exclude"), include_generated=include,
+            name=name or "?",
+            budget=budget or MIN_BUDGET,
+            source=source,
+            diff=diff,
+            paths=paths,
+            type=kind,
+            task=self.string(entry, "task", f"{path}.task", None),
+            exclude=self.strings(entry, "exclude", f"{path}.exclude"),
+            include_generated=include,
             split=self.choice(entry, "split", f"{path}.split", SPLITS, "none"),
             priority=self.choice(entry, "priority", f"{path}.priority", PRIORITIES, "normal"),
             max_raw_tokens=max_raw,
             tier3=self.choice(entry, "tier3", f"{path}.tier3", (*TIER3_MODES, None), None),
             min_retention=self.optional_number(entry, "min_retention", f"{path}.min_retention"),
-            share_surplus=shares, reference=reference, required=required,
+            share_surplus=shares,
+            reference=reference,
+            required=required,
         )
         return spec

@@ -1,5 +1,6 @@
 """A config's YAML read safely: plain data with a line for every key path, duplicate keys and
 YAML bombs refused (at most MAX_NODES values after aliases, MAX_DEPTH levels, MAX_CONFIG_BYTES)."""
+
 from __future__ import annotations
 
 import re
@@ -54,14 +55,17 @@ class _Budget:
         self.left -= 1
         line = node.start_mark.line + 1
         if self.left < 0:
-            raise ConfigError(f"{self.source}:{line}: the config expands to more than {MAX_NODES:,} values "
-                              "(aliases that repeat aliases?); write it out plainly")
+            raise ConfigError(
+                f"{self.source}:{line}: the config expands to more than {MAX_NODES:,} values "
+                "(aliases that repeat aliases?); write it out plainly"
+            )
         if depth > MAX_DEPTH:
             raise ConfigError(f"{self.source}:{line}: the config is nested more than {MAX_DEPTH} levels deep")
 
 
-def _to_python(node: yaml.Node, loader: _Loader, path: str, errors: Errors, lines: dict[str, int],
-               budget: _Budget, depth: int = 0) -> Any:
+def _to_python(
+    node: yaml.Node, loader: _Loader, path: str, errors: Errors, lines: dict[str, int], budget: _Budget, depth: int = 0
+) -> Any:
     """Convert a YAML node, recording each key path's line and refusing duplicate keys."""
     budget.take(node, depth)
     lines[path] = node.start_mark.line + 1
@@ -77,8 +81,9 @@ def _to_python(node: yaml.Node, loader: _Loader, path: str, errors: Errors, line
             lines[child] = key_node.start_mark.line + 1
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_to_python(v, loader, f"{path}[{i}]", errors, lines, budget, depth + 1)
-                for i, v in enumerate(node.value)]
+        return [
+            _to_python(v, loader, f"{path}[{i}]", errors, lines, budget, depth + 1) for i, v in enumerate(node.value)
+        ]
     return loader.construct_object(node)
 
 
@@ -87,8 +92,7 @@ def parse_yaml(text: str, source: str) -> tuple[Any, dict[str, int], Errors]:
     errors = Errors(source)
     lines: dict[str, int] = {}
     if len(text) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{source}: the config is {len(text):,} characters; a config is at most "
-                          f"{MAX_CONFIG_BYTES:,}")
+        raise ConfigError(f"{source}: the config is {len(text):,} characters; a config is at most {MAX_CONFIG_BYTES:,}")
     loader = _Loader(text)
     try:
         node = loader.get_single_node()

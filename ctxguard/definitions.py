@@ -5,33 +5,44 @@ faster, and a Python line such as `assert isinstance(x, int)` or `from a import 
 for a C declaration. Where it is not known (other languages, text without a name), every form
 is tried.
 """
+
 from __future__ import annotations
 
 import functools
 import re
 from pathlib import PurePosixPath
 
-_C_MODIFIERS = (r"(?:public|private|protected|internal|static|final|abstract|override|virtual"
-                r"|sealed|synchronized|native|partial|inline|constexpr|extern)")
+_C_MODIFIERS = (
+    r"(?:public|private|protected|internal|static|final|abstract|override|virtual"
+    r"|sealed|synchronized|native|partial|inline|constexpr|extern)"
+)
 _FORMS = {
     "def": r"(?:async\s+)?def\s+\w+",
     "class": r"(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+\w+",
     "function": r"(?:export\s+)?(?:default\s+)?(?:async\s+)?function\b\*?\s*\w*\s*\(",
-    "arrow": r"(?:export\s+)?(?:const|let|var)\s+\w+\s*(?::[^=]+)?=\s*(?:async\s+)?(?:\([^)]*\)|\w+)\s*(?::\s*[^=]+)?=>",
+    "arrow": (
+        r"(?:export\s+)?(?:const|let|var)\s+\w+\s*(?::[^=]+)?=\s*(?:async\s+)?(?:\([^)]*\)|\w+)\s*(?::\s*[^=]+)?=>"
+    ),
     "type": r"(?:export\s+)?(?:declare\s+)?(?:abstract\s+)?(?:interface|enum|type)\s+\w+",
     "func": r"func\s+",
     "go_type": r"type\s+\w+\s+(?:struct|interface)\b",
-    "rust": (r"(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"\w+\"\s+)?"
-             r"(?:fn|struct|enum|trait|impl|mod|union|macro_rules!)\b"),
+    "rust": (
+        r"(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"\w+\"\s+)?"
+        r"(?:fn|struct|enum|trait|impl|mod|union|macro_rules!)\b"
+    ),
     "modified": r"(?:" + _C_MODIFIERS + r"\s+)+[\w<>\[\],.?*&:\s]*\(",
     "c_class": r"(?:" + _C_MODIFIERS + r"\s+)*(?:class|interface|enum|record)\s+\w+",
     "c_type": r"(?:public\s+|private\s+|protected\s+)?(?:record|struct|union|typedef|namespace|template)\b",
     "define": r"\#define\s+\w+",
-    "method": (r"(?:async\s+)?(?:static\s+)?(?:get\s+|set\s+)?"
-               r"(?!(?:if|for|while|switch|catch|return|with|else|do|new|await|typeof|sizeof)\b)"
-               r"\w+\s*\([^;{}]*\)\s*(?::\s*[\w<>\[\]|., ]+)?\s*\{\s*$"),
-    "c_decl": (r"(?!(?:return|else|if|while|for|case|goto|delete|new|throw|using)\b)"
-               r"[A-Za-z_][\w\s\*&:<>,]*[\s\*&]+~?[A-Za-z_][\w:~]*\s*\([^;]*$"),
+    "method": (
+        r"(?:async\s+)?(?:static\s+)?(?:get\s+|set\s+)?"
+        r"(?!(?:if|for|while|switch|catch|return|with|else|do|new|await|typeof|sizeof)\b)"
+        r"\w+\s*\([^;{}]*\)\s*(?::\s*[\w<>\[\]|., ]+)?\s*\{\s*$"
+    ),
+    "c_decl": (
+        r"(?!(?:return|else|if|while|for|case|goto|delete|new|throw|using)\b)"
+        r"[A-Za-z_][\w\s\*&:<>,]*[\s\*&]+~?[A-Za-z_][\w:~]*\s*\([^;]*$"
+    ),
 }
 _LANGUAGES = {
     "python": ("def", "class"),

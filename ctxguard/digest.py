@@ -5,6 +5,7 @@ It lists what an agent must know even if it reads nothing else: the files change
 artifact its tier, whether it was cut and how many of its probes it kept. Long lists are capped
 with an explicit count of what is left out, so the digest stays small for any input.
 """
+
 from __future__ import annotations
 
 import re
@@ -50,8 +51,9 @@ def facts(items: Sequence[tuple[str, str, Any]]) -> Facts:
         elif kind == "log":
             found = failures(doc.lines)
             index.extend((name, f) for f in found)
-            errors.extend((name, line, count) for line, count in summary_of(reports_of(doc))
-                          if not covered(line, found))
+            errors.extend(
+                (name, line, count) for line, count in summary_of(reports_of(doc)) if not covered(line, found)
+            )
         elif kind == "markdown":
             for line in doc.text.splitlines():
                 match = _OPEN_TASK.match(line)
@@ -92,8 +94,14 @@ def _status(record: Record, worst: bool = False) -> str:
     kept = record.retention or {"probes": 0, "kept": 0}
     if worst:  # the widest form of the line, to reserve room before the real one is known
         reason = f"MISSING ({_clip(record.error)})" if record.error else ""
-        state = max("TRUNCATED (cut)", _REFERENCE, reason, f"empty {record.content.strip()}",
-                    "compressed: 999,999 lines, 999,999 items omitted", key=len)
+        state = max(
+            "TRUNCATED (cut)",
+            _REFERENCE,
+            reason,
+            f"empty {record.content.strip()}",
+            "compressed: 999,999 lines, 999,999 items omitted",
+            key=len,
+        )
         return f"- {record.artifact_name}: tier 3, {state}, kept {kept['probes']}/{kept['probes']} probes\n"
     name = status(record.to_dict())  # (the table's and the annotations' status, in more words)
     if name == "MISSING":
@@ -131,11 +139,15 @@ def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
             out.append(f"- … and {len(found.files) - MAX_FILES} more files (listed in the diff records' `files`)\n")
     if found.failures:
         tests = sum(len(f.tests) for _, f in found.failures)
-        out.append(f"\nFailing tests in logs ({tests}, {plural(len(found.failures), 'cause')}):\n\n"
-                   "| log | tests | first error line | where |\n|---|---|---|---|\n")
+        out.append(
+            f"\nFailing tests in logs ({tests}, {plural(len(found.failures), 'cause')}):\n\n"
+            "| log | tests | first error line | where |\n|---|---|---|---|\n"
+        )
         for name, failure in found.failures[:MAX_ERRORS]:
-            out.append(f"| {_cell(name)} | {_cell(_tests(failure.tests))} | {_cell(_clip(failure.cause))} "
-                       f"| {_cell(failure.where or '')} |\n")
+            out.append(
+                f"| {_cell(name)} | {_cell(_tests(failure.tests))} | {_cell(_clip(failure.cause))} "
+                f"| {_cell(failure.where or '')} |\n"
+            )
         if len(found.failures) > MAX_ERRORS:
             out.append(f"\n… and {len(found.failures) - MAX_ERRORS} more causes\n")
     if found.errors:
@@ -165,6 +177,8 @@ def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
     shown = sorted(first[:MAX_ARTIFACTS])
     out += [lines[i] for i in shown]
     hidden = len(lines) - len(shown)
-    out.append(f"- … and {hidden} more artifacts, each in its own record (the {sum(quiet)} complete "
-               f"or empty ones are listed last)\n")
+    out.append(
+        f"- … and {hidden} more artifacts, each in its own record (the {sum(quiet)} complete "
+        f"or empty ones are listed last)\n"
+    )
     return "".join(out)

@@ -1,4 +1,5 @@
 """The expected-error family: each maps to one documented exit code."""
+
 from __future__ import annotations
 
 EXIT_OK = 0
@@ -38,8 +39,10 @@ def io_message(exc: OSError) -> str:
     if exc.errno == errno.ENOSPC or exc.errno == errno.EDQUOT:
         return f"no space left on the device while writing{where}; free some space or write elsewhere (--output)"
     if exc.errno == errno.EFBIG:
-        return (f"file too large while writing{where}: a file-size limit (ulimit -f) stops it; raise the "
-                "limit or write a smaller bundle (a lower total_budget)")
+        return (
+            f"file too large while writing{where}: a file-size limit (ulimit -f) stops it; raise the "
+            "limit or write a smaller bundle (a lower total_budget)"
+        )
     if exc.errno == errno.EROFS:
         return f"cannot write{where}: the file system is read-only; choose a writable --output"
     if isinstance(exc, PermissionError):

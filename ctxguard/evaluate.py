@@ -4,6 +4,7 @@ For each artifact and each budget ratio (budget = ratio x raw tokens), every met
 the artifact; compliance is counted independently (a fresh tiktoken encoding, not ctxguard's
 tokenizer), retention with the probes of ctxguard.probes.
 """
+
 from __future__ import annotations
 
 import math
@@ -12,9 +13,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxguard.options import Options, Tier3Mode
 from ctxguard import probes
 from ctxguard.classify import classify
+from ctxguard.options import Options, Tier3Mode
 from ctxguard.read import read_artifact
 from ctxguard.tiers import MIN_BUDGET, compress
 from ctxguard.tokens import Tokenizer
@@ -66,9 +67,12 @@ def load(paths: Iterable[str | Path]) -> tuple[list[Artifact], list[str]]:
 
 def ctxguard_method(tokenizer: Tokenizer, tier3: Tier3Mode = "salient") -> Method:
     """ctxguard's own compression as an eval method."""
+
     def run(text: str, kind: str, name: str, budget: int) -> str:
-        return compress(text, budget, tokenizer=tokenizer, name=name, artifact_type=kind,
-                        options=Options(tier3=tier3)).content
+        return compress(
+            text, budget, tokenizer=tokenizer, name=name, artifact_type=kind, options=Options(tier3=tier3)
+        ).content
+
     return run
 
 
@@ -82,8 +86,9 @@ def independent_counter(tokenizer: Tokenizer) -> Callable[[str], int]:
     return lambda text: len(encoding.encode_ordinary(text))
 
 
-def evaluate(artifacts: Sequence[Artifact], ratios: Sequence[float], methods: dict[str, Method],
-             tokenizer: Tokenizer) -> list[Row]:
+def evaluate(
+    artifacts: Sequence[Artifact], ratios: Sequence[float], methods: dict[str, Method], tokenizer: Tokenizer
+) -> list[Row]:
     """Every artifact x ratio x method."""
     count = independent_counter(tokenizer)
     rows = []
@@ -99,8 +104,20 @@ def evaluate(artifacts: Sequence[Artifact], ratios: Sequence[float], methods: di
                 if artifact.kind == "json":  # the raw text was JSON (it has key paths) and still is
                     parses = isinstance(found, probes.KeyPaths) and probes.is_json(content)
                 tokens = count(content)
-                rows.append(Row(artifact.name, artifact.kind, method, ratio, budget, raw, tokens,
-                                tokens <= budget, kept.score, parses))
+                rows.append(
+                    Row(
+                        artifact.name,
+                        artifact.kind,
+                        method,
+                        ratio,
+                        budget,
+                        raw,
+                        tokens,
+                        tokens <= budget,
+                        kept.score,
+                        parses,
+                    )
+                )
     return rows
 
 
@@ -109,13 +126,18 @@ def table(rows: Sequence[Row]) -> str:
     groups: dict[tuple[str, float, str], list[Row]] = {}
     for row in rows:
         groups.setdefault((row.kind, row.ratio, row.method), []).append(row)
-    header = f"{'type':<9} {'budget':>6}  {'method':<10} {'n':>3}  {'compliance':>10}  {'retention':>9}  {'min':>5}  {'parses':>6}"
+    header = (
+        f"{'type':<9} {'budget':>6}  {'method':<10} {'n':>3}  {'compliance':>10}  {'retention':>9}  {'min':>5}"
+        f"  {'parses':>6}"
+    )
     lines = [header, "-" * len(header)]
     for (kind, ratio, method), group in sorted(groups.items(), key=lambda kv: (kv[0][0], -kv[0][1], kv[0][2])):
         compliance = sum(r.compliant for r in group) / len(group)
         retention = statistics.mean(r.retention for r in group)
         parses = [r.parses for r in group if r.parses is not None]
         parse_text = f"{sum(parses) / len(parses):.0%}" if parses else "-"
-        lines.append(f"{kind:<9} {ratio:>6.0%}  {method:<10} {len(group):>3}  {compliance:>10.0%}  "
-                     f"{retention:>9.3f}  {min(r.retention for r in group):>5.2f}  {parse_text:>6}")
+        lines.append(
+            f"{kind:<9} {ratio:>6.0%}  {method:<10} {len(group):>3}  {compliance:>10.0%}  "
+            f"{retention:>9.3f}  {min(r.retention for r in group):>5.2f}  {parse_text:>6}"
+        )
     return "\n".join(lines)

@@ -3,6 +3,7 @@
 Low in the package: collection leaves these files out of diffs, and a diff's plan ranks them
 last when they are kept.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -12,10 +13,30 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 GENERATED = (
-    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb",
-    "poetry.lock", "uv.lock", "Pipfile.lock", "pdm.lock", "Cargo.lock", "go.sum", "Gemfile.lock",
-    "composer.lock", "flake.lock", "mix.lock", "pubspec.lock", "Podfile.lock", "packages.lock.json",
-    "*.min.js", "*.min.css", "*.map", "*.pb.go", "*_pb2.py", "*.snap",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "bun.lockb",
+    "poetry.lock",
+    "uv.lock",
+    "Pipfile.lock",
+    "pdm.lock",
+    "Cargo.lock",
+    "go.sum",
+    "Gemfile.lock",
+    "composer.lock",
+    "flake.lock",
+    "mix.lock",
+    "pubspec.lock",
+    "Podfile.lock",
+    "packages.lock.json",
+    "*.min.js",
+    "*.min.css",
+    "*.map",
+    "*.pb.go",
+    "*_pb2.py",
+    "*.snap",
 )
 
 

@@ -5,6 +5,7 @@ the index: `git diff` rewrites `.git/index` (its stat data) when tracked files a
 and holds `index.lock` meanwhile, even with GIT_OPTIONAL_LOCKS=0. Paths come as UTF-8 text
 (`core.quotePath=false`); what git still quotes is read by `unquote`.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,8 +17,15 @@ from typing import Any
 from ctxguard.errors import GitError
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-_DIFF_OPTIONS = ("-M", "--no-color", "--no-ext-diff", "--no-textconv", "--submodule=short",
-                 "--src-prefix=a/", "--dst-prefix=b/")
+_DIFF_OPTIONS = (
+    "-M",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--submodule=short",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+)
 
 
 @dataclass(frozen=True)
@@ -33,8 +41,10 @@ class DiffResult:
 def open_repo(start: str | Path = ".") -> Any:
     """The repository containing start, or GitError."""
     if shutil.which(os.environ.get("GIT_PYTHON_GIT_EXECUTABLE") or "git") is None:
-        raise GitError("git is not installed or not on PATH; install git (or put it on PATH) to "
-                       "collect diffs, or compress files with `ctxguard compress`")
+        raise GitError(
+            "git is not installed or not on PATH; install git (or put it on PATH) to "
+            "collect diffs, or compress files with `ctxguard compress`"
+        )
     import git
 
     try:
@@ -67,8 +77,10 @@ def resolve(repo: Any, ref: str) -> str:
     if sha is None:
         hint = ""
         if is_shallow(repo):
-            hint = ("; this is a shallow clone, which lacks that commit: fetch the history (in GitHub "
-                    "Actions, `fetch-depth: 0` in actions/checkout; else `git fetch --unshallow`)")
+            hint = (
+                "; this is a shallow clone, which lacks that commit: fetch the history (in GitHub "
+                "Actions, `fetch-depth: 0` in actions/checkout; else `git fetch --unshallow`)"
+            )
         raise GitError(f"cannot resolve {ref!r} to a commit in {root(repo)}{hint}")
     return sha
 
@@ -148,8 +160,8 @@ def _run(repo: Any, command: str, *args: str) -> bytes:
     options = ("-p", *_DIFF_OPTIONS) if "--name-only" not in args else ()
     try:
         data = getattr(repo.git, command.replace("-", "_"))(
-            *options, *args, stdout_as_string=False, strip_newline_in_stdout=False,
-            env={"GIT_OPTIONAL_LOCKS": "0"})
+            *options, *args, stdout_as_string=False, strip_newline_in_stdout=False, env={"GIT_OPTIONAL_LOCKS": "0"}
+        )
     except git.GitCommandError as exc:
         raise GitError(f"git {command} failed: {str(exc.stderr).strip() or exc}") from None
     return bytes(data)
@@ -178,8 +190,10 @@ def diff(repo: Any, mode: str) -> DiffResult:
         merge_base = str(bases[0].hexsha)
         return DiffResult(_run(repo, "diff-tree", "-r", merge_base, head_sha), mode, merge_base, head_sha)
     if ".." in mode:
-        raise GitError(f"use three dots for a range ({mode.replace('..', '...')}): ctxguard diffs "
-                       "from the merge base, as a pull request does")
+        raise GitError(
+            f"use three dots for a range ({mode.replace('..', '...')}): ctxguard diffs "
+            "from the merge base, as a pull request does"
+        )
     sha = resolve(repo, mode)
     parents = repo.commit(sha).parents
     parent = str(parents[0].hexsha) if parents else EMPTY_TREE

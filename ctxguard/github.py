@@ -1,5 +1,6 @@
 """GitHub Actions glue: step outputs, the step summary, annotations. (The event's range:
 ctxguard.ranges.)"""
+
 from __future__ import annotations
 
 import os
@@ -48,8 +49,10 @@ def headline(bundle: dict[str, Any], problems: list[str] | None = None) -> str:
     states = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     verdict = "" if problems is None else "check failed: " if problems else "check passed: "
     reason = f"; {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "") if problems else ""
-    return (f"ctxguard {verdict}{bundle['totals']['artifacts']} artifacts ({states}), "
-            f"{used} / {cap} tokens ({level}){reason}")
+    return (
+        f"ctxguard {verdict}{bundle['totals']['artifacts']} artifacts ({states}), "
+        f"{used} / {cap} tokens ({level}){reason}"
+    )
 
 
 def summary(bundle: dict[str, Any], problems: list[str] | None = None) -> str:
@@ -71,16 +74,22 @@ def summary(bundle: dict[str, Any], problems: list[str] | None = None) -> str:
     for a in bundle["artifacts"]:
         name = a["artifact_name"].replace("|", "\\|")
         mark = status(a) if status(a) in ("OK", "REFERENCE") else f"**{status(a)}**"
-        lines.append(f"| `{name}` | {a['type']} | {a['tier']} | {a['raw_tokens']} | "
-                     f"{a['compacted_tokens']} | {a['budget']} | {mark} |")
+        lines.append(
+            f"| `{name}` | {a['type']} | {a['tier']} | {a['raw_tokens']} | "
+            f"{a['compacted_tokens']} | {a['budget']} | {mark} |"
+        )
     largest = sorted(bundle["artifacts"], key=lambda a: -a["raw_tokens"])[:TOP]
-    lines += ["", "Largest artifacts: " + ", ".join(f"`{a['artifact_name']}` ({a['raw_tokens']} tokens)"
-                                                    for a in largest)]
-    files = sorted((f for a in bundle["artifacts"] for f in a.get("files", [])),
-                   key=lambda f: -(f["added"] + f["removed"]))[:TOP]
+    lines += [
+        "",
+        "Largest artifacts: " + ", ".join(f"`{a['artifact_name']}` ({a['raw_tokens']} tokens)" for a in largest),
+    ]
+    files = sorted(
+        (f for a in bundle["artifacts"] for f in a.get("files", [])), key=lambda f: -(f["added"] + f["removed"])
+    )[:TOP]
     if files:
-        lines.append("Most changed files: " + ", ".join(f"`{f['path']}` (+{f['added']} -{f['removed']})"
-                                                       for f in files))
+        lines.append(
+            "Most changed files: " + ", ".join(f"`{f['path']}` (+{f['added']} -{f['removed']})" for f in files)
+        )
     digest = bundle["digest"]["content"].strip()
     if digest:
         fence = "`" * max(3, 1 + max((len(run) for run in digest.split() if set(run) == {"`"}), default=0))
@@ -91,19 +100,25 @@ def summary(bundle: dict[str, Any], problems: list[str] | None = None) -> str:
 def commands(bundle: dict[str, Any], problems: list[str] | None = None) -> list[str]:
     """`::error` for each reason a check failed; `::warning` for each truncated, missing or
     unreadable artifact, at most MAX_WARNINGS of each (the rest counted)."""
-    lines = [f"::error title=ctxguard check failed::{escape_data(problem)}" for problem in (problems or [])[:MAX_WARNINGS]]
+    lines = [
+        f"::error title=ctxguard check failed::{escape_data(problem)}" for problem in (problems or [])[:MAX_WARNINGS]
+    ]
     if problems and len(problems) > MAX_WARNINGS:
         lines.append(f"::error title=ctxguard check failed::{len(problems) - MAX_WARNINGS} more failures")
     said: dict[str, Callable[[dict[str, Any]], str]] = {
-        "TRUNCATED": lambda a: (f"{a['artifact_name']} was truncated: {a['raw_tokens']} raw tokens for a "
-                                f"budget of {a['budget']}; the agent sees {a['compacted_tokens']}."),
+        "TRUNCATED": lambda a: (
+            f"{a['artifact_name']} was truncated: {a['raw_tokens']} raw tokens for a "
+            f"budget of {a['budget']}; the agent sees {a['compacted_tokens']}."
+        ),
         "MISSING": lambda a: f"{a['artifact_name']} is missing: {a.get('error') or a['content'].strip()}",
         "ERROR": lambda a: f"{a['artifact_name']} could not be read: {a['error']}",
     }
     for name, text in said.items():
         hit = [a for a in bundle["artifacts"] if status(a) == name]
-        lines += [f"::warning title={escape_property('ctxguard: ' + a['artifact_name'])}::{escape_data(text(a))}"
-                  for a in hit[:MAX_WARNINGS]]
+        lines += [
+            f"::warning title={escape_property('ctxguard: ' + a['artifact_name'])}::{escape_data(text(a))}"
+            for a in hit[:MAX_WARNINGS]
+        ]
         if len(hit) > MAX_WARNINGS:
             lines.append(f"::warning title=ctxguard::{len(hit) - MAX_WARNINGS} more artifacts: {name}")
     return lines
@@ -124,14 +139,21 @@ def comment_body(text: str, limit: int = COMMENT_LIMIT) -> str:
     body = f"{COMMENT_MARK}\n{text}"
     if len(body) <= limit:
         return body
-    tail = ("\n\n_… the rest of this summary is cut to fit a comment: see the job's step summary, "
-            "or the uploaded bundle._\n")
+    tail = (
+        "\n\n_… the rest of this summary is cut to fit a comment: see the job's step summary, "
+        "or the uploaded bundle._\n"
+    )
     cut = body.rfind("\n", 0, limit - len(tail))
     return body[: cut if cut > 0 else limit - len(tail)] + tail
 
 
-def publish(bundle: dict[str, Any], path: Path | None, environ: Mapping[str, str] = os.environ,
-            problems: list[str] | None = None, comment_file: Path | None = None) -> None:
+def publish(
+    bundle: dict[str, Any],
+    path: Path | None,
+    environ: Mapping[str, str] = os.environ,
+    problems: list[str] | None = None,
+    comment_file: Path | None = None,
+) -> None:
     """Write outputs and summary where the runner says, and print the annotations. `problems`
     are the check's failures (None when no check ran); comment_file gets the summary as the
     body of the Action's pull-request comment."""
@@ -160,16 +182,20 @@ def report_error(message: str, environ: Mapping[str, str] = os.environ) -> None:
     if located:
         root = environ.get("GITHUB_WORKSPACE") or os.getcwd()
         for match in located:
-            rest = message[match.end():].split("\n", 1)[0]
+            rest = message[match.end() :].split("\n", 1)[0]
             file = match.group("file")
             if os.path.isabs(file) and not os.path.relpath(file, root).startswith(".."):
                 file = os.path.relpath(file, root)  # annotations name files from the workspace
-            print(f"::error file={escape_property(file)},line={match.group('line')},"
-                  f"title=ctxguard config::{escape_data(rest)}")
+            print(
+                f"::error file={escape_property(file)},line={match.group('line')},"
+                f"title=ctxguard config::{escape_data(rest)}"
+            )
     else:
         print(f"::error title=ctxguard::{escape_data(message)}")
     if environ.get("GITHUB_STEP_SUMMARY"):
-        _append(environ["GITHUB_STEP_SUMMARY"],
-                f"### ctxguard bundle\n\n**Not run: ctxguard stopped before writing a bundle.**\n\n"
-                f"```\n{message}\n```\n\nFix what it says (the config, the checkout's history, the "
-                "inputs) and run again; without a config, ctxguard uses its defaults.\n")
+        _append(
+            environ["GITHUB_STEP_SUMMARY"],
+            f"### ctxguard bundle\n\n**Not run: ctxguard stopped before writing a bundle.**\n\n"
+            f"```\n{message}\n```\n\nFix what it says (the config, the checkout's history, the "
+            "inputs) and run again; without a config, ctxguard uses its defaults.\n",
+        )

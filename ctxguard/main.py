@@ -1,4 +1,5 @@
 """The command line: argparse subcommands, each a function returning an exit code."""
+
 from __future__ import annotations
 
 import argparse

@@ -1,5 +1,6 @@
 """How one artifact is cut: the options that travel with it from the config or the command line
 to the tiers, as one frozen value (black's `Mode` is the model)."""
+
 from __future__ import annotations
 
 import math

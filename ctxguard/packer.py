@@ -7,6 +7,7 @@ are shown in their order, each run left out replaced by the plan's gap line, who
 counted. The result is counted exactly and, if the joins made it bigger than the estimate,
 packed again into a room smaller by the excess.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -18,8 +19,7 @@ _TRIES = 4
 _UNUSED = 0.03  # a share of the room left unused that is not worth packing again for
 
 
-def pack(plan: Plan, room: int, count: Callable[[str], int],
-         marker: Callable[[int], str] | None = None) -> str | None:
+def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[int], str] | None = None) -> str | None:
     """The content of plan within room tokens, or None.
 
     Without a marker (tier 2) every `must` unit is kept, or there is no content (None). With
@@ -50,8 +50,16 @@ def pack(plan: Plan, room: int, count: Callable[[str], int],
     return None
 
 
-def _fit(plan: Plan, order: list[int], must: list[bool], gap: int, limit: int, room: int,
-         count: Callable[[str], int], marker: Callable[[int], str] | None) -> str | None:
+def _fit(
+    plan: Plan,
+    order: list[int],
+    must: list[bool],
+    gap: int,
+    limit: int,
+    room: int,
+    count: Callable[[str], int],
+    marker: Callable[[int], str] | None,
+) -> str | None:
     """Choose and render, packing again into a smaller limit while the content is over room,
     and into a bigger one while the room left unused could hold a unit left out (the gaps' cost
     is estimated: a plan's gap lines vary), keeping the last content that fit."""
@@ -69,8 +77,9 @@ def _fit(plan: Plan, order: list[int], must: list[bool], gap: int, limit: int, r
             if trimmed is not None:
                 return trimmed  # (the fillers cost more than estimated: the must units stand)
             limit -= over + 2
-        elif -over <= room * _UNUSED or -over < min((u.cost for u, kept in zip(plan.units, chosen) if not kept),
-                                                   default=room + 1):
+        elif -over <= room * _UNUSED or -over < min(
+            (u.cost for u, kept in zip(plan.units, chosen) if not kept), default=room + 1
+        ):
             return content  # (little is left, or no unit left out would fit there)
         else:
             fitted = content
@@ -78,8 +87,15 @@ def _fit(plan: Plan, order: list[int], must: list[bool], gap: int, limit: int, r
     return fitted
 
 
-def _trim(plan: Plan, order: list[int], must: Sequence[bool], chosen: list[bool],
-          marker: Callable[[int], str] | None, room: int, count: Callable[[str], int]) -> str | None:
+def _trim(
+    plan: Plan,
+    order: list[int],
+    must: Sequence[bool],
+    chosen: list[bool],
+    marker: Callable[[int], str] | None,
+    room: int,
+    count: Callable[[str], int],
+) -> str | None:
     """The content without the last few units taken after the must units (an inline gap, a join,
     made it longer than estimated), if that fits: packing again into a smaller limit could lose a
     must unit that fits, and a bigger room would then keep less than a smaller one."""
@@ -93,8 +109,9 @@ def _trim(plan: Plan, order: list[int], must: Sequence[bool], chosen: list[bool]
     return None
 
 
-def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: int, limit: int,
-            strict: bool) -> list[bool] | None:
+def _choose(
+    units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: int, limit: int, strict: bool
+) -> list[bool] | None:
     n = len(units)
     chosen = [False] * n
     used = [gap if n else 0]  # everything left out is one gap
@@ -135,8 +152,13 @@ def _choose(units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: 
         if not chosen[i] and not must[i] and (units[i].text.strip() or _beside(chosen, i)):
             take(i)  # (a blank line is never worth a gap of its own)
     for i in range(n):  # a gap line that costs as much as the one unit it hides: show the unit
-        if (not chosen[i] and not must[i] and units[i].cost <= gap
-                and (i == 0 or chosen[i - 1]) and (i == n - 1 or chosen[i + 1])):
+        if (
+            not chosen[i]
+            and not must[i]
+            and units[i].cost <= gap
+            and (i == 0 or chosen[i - 1])
+            and (i == n - 1 or chosen[i + 1])
+        ):
             take(i)
     return chosen
 

@@ -1,4 +1,5 @@
 """collect -> count -> reserve the digest -> allocate -> compress: what a bundle is made of."""
+
 from __future__ import annotations
 
 import math
@@ -14,10 +15,10 @@ from ctxguard.config import Config
 from ctxguard.kinds import KINDS
 from ctxguard.kinds.diff import DiffDoc, file_coverage
 from ctxguard.options import Options
-from ctxguard.sink import Sink
 from ctxguard.read import BinaryData
 from ctxguard.record import Record, error_record
 from ctxguard.redact import note, redact
+from ctxguard.sink import Sink
 from ctxguard.tiers import compress, min_budget, overhead
 from ctxguard.tokens import Encoded, Tokenizer
 
@@ -38,8 +39,15 @@ class Result:
 Written = Callable[[Result], int]
 
 
-def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | None = None,
-        missed: bool = False, written: Written | None = None, reason: str | None = None) -> Result:
+def run(
+    config: Config,
+    repo: Any,
+    tokenizer: Tokenizer,
+    diff_override: str | None = None,
+    missed: bool = False,
+    written: Written | None = None,
+    reason: str | None = None,
+) -> Result:
     """Collect every artifact, reserve the digest, allocate budgets, compress each one.
 
     With a total_budget and `written`, the bundle as written (fields, JSON escaping, file lists)
@@ -51,26 +59,31 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
         artifacts = [_redacted(a) for a in artifacts]
     described = _described(artifacts, tokenizer, config.redact)
     refs = {i: d for i, d in described.items() if isinstance(d, reference.Described)}
-    artifacts = [replace(a, error=d) if isinstance(d := described.get(i), str) else a
-                 for i, a in enumerate(artifacts)]
+    artifacts = [replace(a, error=d) if isinstance(d := described.get(i), str) else a for i, a in enumerate(artifacts)]
     # Encoded once: the counts drive allocation and the same token arrays drive the cuts.
     encoded = [tokenizer.encode(a.text) if a.text is not None else None for a in artifacts]
-    kinds = [classify(a.name, "".join(refs[i].preview) if i in refs else a.text or "", a.type)
-             for i, a in enumerate(artifacts)]
+    kinds = [
+        classify(a.name, "".join(refs[i].preview) if i in refs else a.text or "", a.type)
+        for i, a in enumerate(artifacts)
+    ]
     # Big files: one streaming pass each, which counts them and keeps what their cut may show.
     streams = {}
     for i, a in enumerate(artifacts):
         if a.stream is None:
             continue
         try:
-            streams[i] = stream.prepare(a.stream, tokenizer, kinds[i], _options(config, a).tier3, config.redact,
-                                        head_budget=a.budget)
+            streams[i] = stream.prepare(
+                a.stream, tokenizer, kinds[i], _options(config, a).tier3, config.redact, head_budget=a.budget
+            )
         except BinaryData as exc:  # a NUL byte past the first block: not text after all
             artifacts[i] = replace(a, stream=None, text=None, error=str(exc))
     # Each artifact read once by its kind: the digest, every try of the budgets and the
     # coverage of a cut diff all ask that one reading.
-    docs = {i: KINDS[kind].read(a.text, a.name) for i, (a, kind) in enumerate(zip(artifacts, kinds))
-            if a.text is not None and i not in streams}
+    docs = {
+        i: KINDS[kind].read(a.text, a.name)
+        for i, (a, kind) in enumerate(zip(artifacts, kinds))
+        if a.text is not None and i not in streams
+    }
     found = digest.facts([(artifacts[i].name, kinds[i], doc) for i, doc in docs.items()])
     found = digest.merge(found, [(artifacts[i].name, sink) for i, (_, sink) in streams.items()])
     extra_tokens = overhead(tokenizer)
@@ -81,18 +94,27 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
         needs[i] = reference.need(ref, tokenizer)
     requests = [Request(a.budget, need, a.priority, a.entry, a.shares) for a, need in zip(artifacts, needs)]
     # The digest's widest possible status lines, to reserve its room before the budgets exist.
-    placeholders = [replace(error_record(a.name, a.error or "", artifact_type="text", budget=0, encoding=""),
-                            retention={"probes": 999_999, "kept": 999_999}) for a in artifacts]
+    placeholders = [
+        replace(
+            error_record(a.name, a.error or "", artifact_type="text", budget=0, encoding=""),
+            retention={"probes": 999_999, "kept": 999_999},
+        )
+        for a in artifacts
+    ]
     reserved = tokenizer.count(digest.render(found, placeholders, worst=True))
     floor = min_budget(tokenizer)
     bundle_part = 0  # reserved for the written bundle's own fields, escaping and lists
     listed: int | None = None  # files listed per diff record, once the lists must shrink to fit
     for _ in range(16):
         budgets = allocate(requests, config.total_budget, config.margin, reserved + bundle_part, floor)
-        records = [_streamed(config, a, kind, b, streams[i], tokenizer, missed) if i in streams
-                   else _referenced(a, refs[i], kind, b, tokenizer) if i in refs
-                   else _record(config, a, kind, b, e, tokenizer, missed, docs.get(i), listed)
-                   for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))]
+        records = [
+            _streamed(config, a, kind, b, streams[i], tokenizer, missed)
+            if i in streams
+            else _referenced(a, refs[i], kind, b, tokenizer)
+            if i in refs
+            else _record(config, a, kind, b, e, tokenizer, missed, docs.get(i), listed)
+            for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))
+        ]
         text = digest.render(found, records)
         used = tokenizer.count(text)
         if used > reserved:  # the real digest outgrew its reserve: again, with more room
@@ -100,8 +122,14 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
             continue
         if written is None or config.total_budget is None:
             break
-        draft = Result(records, artifacts, source,
-                       capacity(requests, config.total_budget, config.margin, reserved, floor), text, used)
+        draft = Result(
+            records,
+            artifacts,
+            source,
+            capacity(requests, config.total_budget, config.margin, reserved, floor),
+            text,
+            used,
+        )
         over = written(draft) - math.floor(config.total_budget * config.margin)
         if over <= 0:
             break
@@ -115,23 +143,35 @@ def run(config: Config, repo: Any, tokenizer: Tokenizer, diff_override: str | No
             listed = longest // 2  # list fewer files per record (the digest still lists 100)
             continue
         bundle_part = grown
-    return Result(records, artifacts, source,
-                  capacity(requests, config.total_budget, config.margin, reserved, floor), text, used)
+    return Result(
+        records, artifacts, source, capacity(requests, config.total_budget, config.margin, reserved, floor), text, used
+    )
 
 
 def _options(config: Config, artifact: Artifact, missed: bool = False) -> Options:
     """How the artifact is cut: its entry's task and tier-3 mode, else the config's."""
     spec = config.spec(artifact.entry)
-    return Options(task=artifact.task, tier2_ratio=config.tier2_ratio,
-                   tier3=(spec.tier3 if spec else None) or config.tier3, missed=missed)
+    return Options(
+        task=artifact.task,
+        tier2_ratio=config.tier2_ratio,
+        tier3=(spec.tier3 if spec else None) or config.tier3,
+        missed=missed,
+    )
 
 
-def _streamed(config: Config, artifact: Artifact, kind: str, budget: int,
-              prepared: tuple[stream.Scan, Sink], tokenizer: Tokenizer,
-              missed: bool) -> Record:
+def _streamed(
+    config: Config,
+    artifact: Artifact,
+    kind: str,
+    budget: int,
+    prepared: tuple[stream.Scan, Sink],
+    tokenizer: Tokenizer,
+    missed: bool,
+) -> Record:
     assert artifact.stream is not None
-    record = stream.finish(*prepared, artifact.stream, artifact.name, budget, tokenizer, kind,
-                           _options(config, artifact, missed))
+    record = stream.finish(
+        *prepared, artifact.stream, artifact.name, budget, tokenizer, kind, _options(config, artifact, missed)
+    )
     if record is None:  # it fits after all: read it whole
         from ctxguard.read import read_artifact
 
@@ -143,15 +183,16 @@ def _streamed(config: Config, artifact: Artifact, kind: str, budget: int,
     return _attach(record, artifact)
 
 
-def _described(artifacts: list[Artifact], tokenizer: Tokenizer,
-               secrets: bool) -> dict[int, reference.Described | str]:
+def _described(artifacts: list[Artifact], tokenizer: Tokenizer, secrets: bool) -> dict[int, reference.Described | str]:
     """The files of `reference: true` entries, by index: their facts or why they cannot be read."""
-    return {i: reference.describe(a.reference, a.name, tokenizer, secrets)
-            for i, a in enumerate(artifacts) if a.reference is not None}
+    return {
+        i: reference.describe(a.reference, a.name, tokenizer, secrets)
+        for i, a in enumerate(artifacts)
+        if a.reference is not None
+    }
 
 
-def _referenced(artifact: Artifact, found: reference.Described, kind: str, budget: int,
-                tokenizer: Tokenizer) -> Record:
+def _referenced(artifact: Artifact, found: reference.Described, kind: str, budget: int, tokenizer: Tokenizer) -> Record:
     return _attach(reference.record(found, budget, tokenizer, kind), artifact)
 
 
@@ -172,22 +213,44 @@ def _redacted(artifact: Artifact) -> Artifact:
     found = redact(artifact.text)
     if not found.counts:
         return artifact
-    return replace(artifact, text=found.text, extra={**artifact.extra, "redacted": found.counts},
-                   notes=(*artifact.notes, note(found.counts)))
+    return replace(
+        artifact,
+        text=found.text,
+        extra={**artifact.extra, "redacted": found.counts},
+        notes=(*artifact.notes, note(found.counts)),
+    )
 
 
-def _record(config: Config, artifact: Artifact, kind: str, budget: int, tokens: Encoded | None,
-            tokenizer: Tokenizer, missed: bool, doc: Any, listed: int | None = None) -> Record:
+def _record(
+    config: Config,
+    artifact: Artifact,
+    kind: str,
+    budget: int,
+    tokens: Encoded | None,
+    tokenizer: Tokenizer,
+    missed: bool,
+    doc: Any,
+    listed: int | None = None,
+) -> Record:
     """The artifact compressed from its kind's reading (`doc`); a diff's record lists its files
     with how much of each the content shows."""
     if artifact.text is None or tokens is None:
-        record = error_record(artifact.name, artifact.error or "unreadable", artifact_type=kind,
-                              budget=budget, encoding=tokenizer.name)
+        record = error_record(
+            artifact.name, artifact.error or "unreadable", artifact_type=kind, budget=budget, encoding=tokenizer.name
+        )
         if artifact.reference is not None:
             record = replace(record, read="reference")
     else:
-        record = compress(artifact.text, budget, tokenizer=tokenizer, name=artifact.name, artifact_type=kind,
-                          options=_options(config, artifact, missed), encoded=tokens, doc=doc)
+        record = compress(
+            artifact.text,
+            budget,
+            tokenizer=tokenizer,
+            name=artifact.name,
+            artifact_type=kind,
+            options=_options(config, artifact, missed),
+            encoded=tokens,
+            doc=doc,
+        )
     files: dict[str, Any] = {}
     if isinstance(doc, DiffDoc) and kind == "diff" and artifact.text is not None:
         stats = doc.files

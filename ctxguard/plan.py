@@ -5,6 +5,7 @@ A plan is what a kind knows about its artifact (ctxguard.kinds); the packer
 is shown as one gap line the plan writes, a run inside a line as `(…)`, and the packer counts
 their tokens.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -71,9 +72,15 @@ class Plan:
     tier2_must: Sequence[bool] | None = None
 
 
-def units(lines: Sequence[str], shown: Sequence[str], rank: Sequence[tuple[float, int]],
-          must: Sequence[bool], anchors: Callable[[int], tuple[int, ...]], encoded: Encoded,
-          tokenizer: Tokenizer) -> list[Unit]:
+def units(
+    lines: Sequence[str],
+    shown: Sequence[str],
+    rank: Sequence[tuple[float, int]],
+    must: Sequence[bool],
+    anchors: Callable[[int], tuple[int, ...]],
+    encoded: Encoded,
+    tokenizer: Tokenizer,
+) -> list[Unit]:
     """The units of a plan from its lines (as shown, their priorities, must-keep flags and
     anchors), each costed: raw tokens from the one encode when the lines are the encoded text,
     each shown line that differs from its raw line counted on its own."""
@@ -82,8 +89,10 @@ def units(lines: Sequence[str], shown: Sequence[str], rank: Sequence[tuple[float
         raw = encoded.segment_counts(lines)
     else:  # (a text changed on reading, e.g. colour codes removed)
         raw = [tokenizer.count(line) for line in lines]
-    return [Unit(s, r if s is line else tokenizer.count(s), r, rank[i], must[i], anchors(i))
-            for i, (line, s, r) in enumerate(zip(lines, shown, raw))]
+    return [
+        Unit(s, r if s is line else tokenizer.count(s), r, rank[i], must[i], anchors(i))
+        for i, (line, s, r) in enumerate(zip(lines, shown, raw))
+    ]
 
 
 def ended(lines: list[str]) -> list[str]:

@@ -1,4 +1,5 @@
 """Policies `ctxguard check` enforces: fail_on, required, max_raw_tokens and min_retention."""
+
 from __future__ import annotations
 
 import math
@@ -13,8 +14,10 @@ def failures(records: Sequence[Record], config: Config, written: int | None = No
     token count of the bundle file as written, checked against total_budget."""
     limits = {spec.name: spec.max_raw_tokens for spec in config.artifacts}
     required = {spec.name for spec in config.artifacts if spec.required}
-    floors = {spec.name: spec.min_retention if spec.min_retention is not None else config.min_retention
-              for spec in config.artifacts}
+    floors = {
+        spec.name: spec.min_retention if spec.min_retention is not None else config.min_retention
+        for spec in config.artifacts
+    }
     problems = []
     for record in records:
         entry = record.extra.get("entry", record.artifact_name)
@@ -24,20 +27,27 @@ def failures(records: Sequence[Record], config: Config, written: int | None = No
         if record.extra.get("missing"):  # optional unless required: reported in the bundle only
             if entry in required or "missing" in config.fail_on:
                 why = "required: true" if entry in required else "fail_on: missing"
-                problems.append(f"{record.artifact_name} is missing ({record.error or record.content.strip()}) "
-                                f"and {why}: add it, or fix the entry's paths")
+                problems.append(
+                    f"{record.artifact_name} is missing ({record.error or record.content.strip()}) "
+                    f"and {why}: add it, or fix the entry's paths"
+                )
             continue
         if floor is not None and kept.get("probes") and kept["kept"] / kept["probes"] < floor:
-            problems.append(f"{record.artifact_name} kept {kept['kept']} of {kept['probes']} probes "
-                            f"({kept['kept'] / kept['probes']:.2f}), under its min_retention of {floor}")
+            problems.append(
+                f"{record.artifact_name} kept {kept['kept']} of {kept['probes']} probes "
+                f"({kept['kept'] / kept['probes']:.2f}), under its min_retention of {floor}"
+            )
         if limit is not None and record.raw_tokens > limit:
-            problems.append(f"{record.artifact_name} has {record.raw_tokens} raw tokens, over its "
-                            f"max_raw_tokens of {limit}: split the change into smaller commits")
+            problems.append(
+                f"{record.artifact_name} has {record.raw_tokens} raw tokens, over its "
+                f"max_raw_tokens of {limit}: split the change into smaller commits"
+            )
         if record.error:
             problems.append(f"{record.artifact_name} could not be read: {record.error}")
         elif "truncated" in config.fail_on and record.truncated and record.read == "required":
-            problems.append(f"{record.artifact_name} was truncated: {record.raw_tokens} raw tokens "
-                            f"for a budget of {record.budget}")
+            problems.append(
+                f"{record.artifact_name} was truncated: {record.raw_tokens} raw tokens for a budget of {record.budget}"
+            )
     if "over_budget" in config.fail_on:
         problems += _over_budget(records, config, written)
     return problems
@@ -54,12 +64,16 @@ def _over_budget(records: Sequence[Record], config: Config, written: int | None)
         raw = sum(r.raw_tokens for r in mine if r.read == "required")  # references are not shown
         shown = sum(r.compacted_tokens for r in mine)
         if shown > cap and not spec.share_surplus:
-            problems.append(f"{spec.name}: its budget of {cap} cannot be met: {len(mine)} records need at "
-                            f"least {shown} tokens; raise its budget or narrow its paths")
+            problems.append(
+                f"{spec.name}: its budget of {cap} cannot be met: {len(mine)} records need at "
+                f"least {shown} tokens; raise its budget or narrow its paths"
+            )
         elif raw > cap:
             problems.append(f"{spec.name} is over budget: {raw} raw tokens for a budget of {cap}")
     total = config.total_budget
     if total is not None and written is not None and written > math.floor(total * config.margin):
-        problems.append(f"the written bundle has {written} tokens, over total_budget {total}"
-                        + (f" x margin {config.margin}" if config.margin != 1 else ""))
+        problems.append(
+            f"the written bundle has {written} tokens, over total_budget {total}"
+            + (f" x margin {config.margin}" if config.margin != 1 else "")
+        )
     return problems

@@ -13,6 +13,7 @@ score = probes kept / probes.
   open task item (`- [ ]`).
 - text: the first and the last line, and every definition's name.
 """
+
 from __future__ import annotations
 
 import functools
@@ -24,11 +25,19 @@ from typing import Any
 from ctxguard.kinds.base import Probe as Probe  # (re-exported: probes are this module's subject)
 from ctxguard.kinds.json.probes import (
     KeyPaths as KeyPaths,
+)
+from ctxguard.kinds.json.probes import (
     _key_paths_of,
     _missed_paths,
     _parse_any,
+)
+from ctxguard.kinds.json.probes import (
     is_json as is_json,
+)
+from ctxguard.kinds.json.probes import (
     key_paths as key_paths,
+)
+from ctxguard.kinds.json.probes import (
     prefix_key_paths as prefix_key_paths,
 )
 from ctxguard.kinds.log.lines import strip_ansi, templates
@@ -113,8 +122,7 @@ def unique(found: Iterable[Probe]) -> list[Probe]:
     return out
 
 
-def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = None,
-            doc: Any = None) -> Retention:
+def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = None, doc: Any = None) -> Retention:
     """Which of raw's probes content keeps (`doc`: the kind's reading of raw, if at hand)."""
     probes = extract(kind, raw, doc=doc) if probes is None else probes
     known = {}
@@ -124,8 +132,11 @@ def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = 
     if isinstance(probes, KeyPaths):  # key paths by the thousand: one set difference
         parsed, paths = finder.json
         gone = probes.paths - paths
-        return Retention(probes=len(probes), kept=len(probes) - len(gone) - (not parsed),
-                         list_missed=functools.partial(_missed_paths, parsed, gone))
+        return Retention(
+            probes=len(probes),
+            kept=len(probes) - len(gone) - (not parsed),
+            list_missed=functools.partial(_missed_paths, parsed, gone),
+        )
     missed = tuple(p for p in probes if not finder.has(p))
     return Retention(probes=len(probes), kept=len(probes) - len(missed), list_missed=lambda: missed)
 
@@ -168,8 +179,9 @@ class _Finder:
         if _WORD_RUN.fullmatch(value):
             if word:
                 return value in self.words
-        elif not all(m.group() in self.words for m in _WORD_RUN.finditer(value)
-                     if m.start() > 0 and m.end() < len(value)):
+        elif not all(
+            m.group() in self.words for m in _WORD_RUN.finditer(value) if m.start() > 0 and m.end() < len(value)
+        ):
             return False
         find = _word_at if word else str.find
         start = self._cursor

@@ -13,6 +13,7 @@
   `origin/main`, `origin/master`, `main`, `master`).
 - Otherwise None: each git entry's own `diff:` (default `staged`).
 """
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,7 @@ class Range:
     why: str
 
 
-def resolve(repo: Any, diff: str | None, *, hook: bool, github: bool,
-            environ: Mapping[str, str]) -> Range | None:
+def resolve(repo: Any, diff: str | None, *, hook: bool, github: bool, environ: Mapping[str, str]) -> Range | None:
     """The range this run reviews, or None for each entry's own `diff:`."""
     if diff and diff != "auto":
         return Range(diff, f"--diff {diff}")
@@ -51,8 +51,9 @@ def resolve(repo: Any, diff: str | None, *, hook: bool, github: bool,
         if found is not None:
             return found
     if diff == "auto" or (hook and environ.get("CI") and not git.has_staged(repo)):
-        return since_default(repo, "HEAD", "--diff auto" if diff == "auto" else
-                             "nothing staged in CI (pre-commit run --all-files)")
+        return since_default(
+            repo, "HEAD", "--diff auto" if diff == "auto" else "nothing staged in CI (pre-commit run --all-files)"
+        )
     return None
 
 
@@ -65,14 +66,18 @@ def unpushed(repo: Any, tip: str) -> Range:
     if not git.has_remote_refs(repo):  # a new, empty remote: the whole history is not the change
         last = commits[-1]
         base = git.parent(repo, last) or git.EMPTY_TREE
-        return Range(f"{base}...{tip}", f"pre-push to a remote with no refs yet: the last commit only "
-                                        f"({last[:12]}) of the {len(commits)} being pushed; to review "
-                                        "more, run `ctxguard bundle --diff <base>...HEAD`")
+        return Range(
+            f"{base}...{tip}",
+            f"pre-push to a remote with no refs yet: the last commit only "
+            f"({last[:12]}) of the {len(commits)} being pushed; to review "
+            "more, run `ctxguard bundle --diff <base>...HEAD`",
+        )
     parent = git.parent(repo, commits[0])
     base = parent or git.EMPTY_TREE
     start = "the start of history" if parent is None else parent[:12]
-    return Range(f"{base}...{tip}", f"pre-push without a remote ref: the {len(commits)} commits no remote "
-                                    f"has, from {start}")
+    return Range(
+        f"{base}...{tip}", f"pre-push without a remote ref: the {len(commits)} commits no remote has, from {start}"
+    )
 
 
 def since_default(repo: Any, tip: str, why: str, default: str | None = None) -> Range | None:

@@ -1,4 +1,5 @@
 """Reading one artifact file into text, or into a clear reason why not."""
+
 from __future__ import annotations
 
 import codecs
@@ -35,8 +36,12 @@ class Loaded:
 
 def decode(data: bytes) -> Loaded:
     """Bytes to text: BOMs honoured, NUL-bearing data refused, bad UTF-8 replaced and noted."""
-    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
-                       (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+    for bom, codec in (
+        (codecs.BOM_UTF32_LE, "utf-32"),
+        (codecs.BOM_UTF32_BE, "utf-32"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
         if data.startswith(bom):
             return Loaded(data.decode(codec, "replace"), notes=(f"decoded from {codec.upper()}",))
     nul = data.find(b"\x00")
@@ -75,8 +80,9 @@ def not_regular(path: str | Path) -> str | None:
     if stat.S_ISREG(mode):
         return None
     # Reading a FIFO, socket or device could block forever or never end: refuse at once.
-    return (f"{path} is {_what(mode)}, not a regular file"
-            + ("; to compress piped output, pipe it to `ctxguard compress -`" if stat.S_ISFIFO(mode) else ""))
+    return f"{path} is {_what(mode)}, not a regular file" + (
+        "; to compress piped output, pipe it to `ctxguard compress -`" if stat.S_ISFIFO(mode) else ""
+    )
 
 
 def _failure(path: str | Path, exc: OSError) -> str:
@@ -89,9 +95,13 @@ def _failure(path: str | Path, exc: OSError) -> str:
 
 def _what(mode: int) -> str:
     """What kind of file system entry a stat mode describes."""
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
         if test(mode):
             return name
     return "not a file"
@@ -116,8 +126,10 @@ def spool(stream: BinaryIO, folder: Path, limit: int = STDIN_LIMIT) -> Path | st
                 return BINARY
             total += len(block)
             if total > limit:
-                return (f"standard input is over {limit // (1 << 20):,} MiB; write it to a file and pass "
-                        "the file's path instead of -")
+                return (
+                    f"standard input is over {limit // (1 << 20):,} MiB; write it to a file and pass "
+                    "the file's path instead of -"
+                )
             out.write(block)
     return path
 

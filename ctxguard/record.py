@@ -1,4 +1,5 @@
 """The artifact record: the five contract fields first, then what helps an agent."""
+
 from __future__ import annotations
 
 import re

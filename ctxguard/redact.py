@@ -8,6 +8,7 @@ replacement holds no quote or backslash). Detectors come from the vendors' docum
 redacted only where a name says they are secret, so lockfile hashes, UUIDs, commit ids and
 base64 test data pass untouched.
 """
+
 from __future__ import annotations
 
 import re
@@ -165,14 +166,15 @@ def _private_keys(text: str, counts: Counter[str]) -> str:
             i += 1
             continue
         end = PEM_END.search(body, begin.end())
-        after = body[begin.end(): end.start() if end else len(body)]
-        if not _BASE64_RUN.search(after) and (end is not None or i + 1 >= len(lines)
-                                              or not _BASE64_RUN.search(lines[i + 1])):
+        after = body[begin.end() : end.start() if end else len(body)]
+        if not _BASE64_RUN.search(after) and (
+            end is not None or i + 1 >= len(lines) or not _BASE64_RUN.search(lines[i + 1])
+        ):
             i += 1  # `the '-----BEGIN RSA PRIVATE KEY-----' marker` names a key; it holds none
             continue
         counts["private_key"] += 1
         if end is not None:  # the whole block on one line (a JSON string, an env value)
-            lines[i] = body[: begin.start()] + marker("private_key") + body[end.end():] + ending
+            lines[i] = body[: begin.start()] + marker("private_key") + body[end.end() :] + ending
             continue  # the same line may hold another block
         lines[i] = body[: begin.start()] + marker("private_key") + ending
         closing = next((j for j in range(i + 1, min(len(lines), i + 400)) if PEM_END.search(lines[j])), None)
@@ -183,11 +185,11 @@ def _private_keys(text: str, counts: Counter[str]) -> str:
             if j == closing:
                 found = PEM_END.search(inner)
                 assert found is not None
-                inner = inner[: found.start()] + inner[found.end():]
+                inner = inner[: found.start()] + inner[found.end() :]
             elif closing is None and not (_BASE64_RUN.search(inner) or not inner.strip()):
                 break  # no END line: the block ends with its last base64-looking line
             kept = mark if mark and inner.startswith(mark) else ""
-            emptied = kept + _BASE64_RUN.sub("", inner[len(kept):])
+            emptied = kept + _BASE64_RUN.sub("", inner[len(kept) :])
             if not emptied and (not inner_ending or (lines[j - 1].endswith("\r") and inner_ending.startswith("\n"))):
                 emptied = " "  # an empty last line would vanish; after a bare \r, join the \n
             lines[j] = emptied + inner_ending

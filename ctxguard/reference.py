@@ -5,17 +5,18 @@ preview of its first lines, and reads the file itself when it needs it. Such a r
 `read: "reference"` (every other record is `read: "required"`); its content is marked
 `[REFERENCE: …]` and it is `truncated: true`, because the content is not the file.
 """
+
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxguard.words import clip
 from ctxguard.read import decode, not_regular
 from ctxguard.record import Record
 from ctxguard.redact import note, redact
 from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer
+from ctxguard.words import clip
 
 PREVIEW_LINES = 10  # first lines shown at most
 PREVIEW_TOKENS = 200  # tokens of preview at most
@@ -37,8 +38,13 @@ class Described:
 
     def fields(self) -> dict[str, object]:
         """The record's `reference` field."""
-        return {"path": self.path, "bytes": self.size, "tokens": self.tokens, "lines": self.lines,
-                "sha256": self.sha256}
+        return {
+            "path": self.path,
+            "bytes": self.size,
+            "tokens": self.tokens,
+            "lines": self.lines,
+            "sha256": self.sha256,
+        }
 
 
 def describe(path: Path, name: str, tokenizer: Tokenizer, secrets: bool = True) -> Described | str:
@@ -69,8 +75,15 @@ def describe(path: Path, name: str, tokenizer: Tokenizer, secrets: bool = True) 
         text = found.text
         notes += [note(found.counts)] if found.counts else []
     lines = text.splitlines(keepends=True)
-    return Described(name, size, sha256, tokenizer.count(text), len(lines),
-                     tuple(clip(line, PREVIEW_CHARS) for line in lines[:PREVIEW_LINES]), tuple(notes))
+    return Described(
+        name,
+        size,
+        sha256,
+        tokenizer.count(text),
+        len(lines),
+        tuple(clip(line, PREVIEW_CHARS) for line in lines[:PREVIEW_LINES]),
+        tuple(notes),
+    )
 
 
 class _First:
@@ -90,8 +103,7 @@ def header(found: Described, tokenizer: Tokenizer) -> str:
         size = f"{found.size:,} bytes of binary data"
     else:
         estimated = "" if tokenizer.exact else ", estimated"
-        size = (f"{found.size:,} bytes, {found.tokens:,} tokens ({tokenizer.name}{estimated}), "
-                f"{found.lines:,} lines")
+        size = f"{found.size:,} bytes, {found.tokens:,} tokens ({tokenizer.name}{estimated}), {found.lines:,} lines"
     return f"[REFERENCE: {found.path} is not included; read it when you need it: {size}, sha256 {found.sha256}]\n"
 
 
@@ -124,8 +136,17 @@ def need(found: Described, tokenizer: Tokenizer) -> int:
 def record(found: Described, budget: int, tokenizer: Tokenizer, artifact_type: str) -> Record:
     """The reference record: the file described, its content within budget."""
     text = content(found, budget, tokenizer)
-    return Record(artifact_name=found.path, raw_tokens=found.tokens or 0,
-                  compacted_tokens=tokenizer.count(text), truncated=True, content=text,
-                  type=artifact_type, tier=0, budget=budget, encoding=tokenizer.name,
-                  notes=found.notes, read="reference", extra={"reference": found.fields()})
-
+    return Record(
+        artifact_name=found.path,
+        raw_tokens=found.tokens or 0,
+        compacted_tokens=tokenizer.count(text),
+        truncated=True,
+        content=text,
+        type=artifact_type,
+        tier=0,
+        budget=budget,
+        encoding=tokenizer.name,
+        notes=found.notes,
+        read="reference",
+        extra={"reference": found.fields()},
+    )

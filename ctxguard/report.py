@@ -1,4 +1,5 @@
 """The human summary on stderr: one line per artifact with its status, and the bundle's usage."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -38,19 +39,30 @@ def table(bundle: dict[str, Any]) -> str:
     """A fixed-width table of the bundle's artifacts and its usage line."""
     rows = [("artifact", "type", "tier", "status", "raw -> compacted / budget")]
     for a in bundle["artifacts"]:
-        rows.append((a["artifact_name"][:60], a["type"], str(a["tier"]), status(a),
-                     f"{a['raw_tokens']} -> {a['compacted_tokens']} / {a['budget']}"))
+        rows.append(
+            (
+                a["artifact_name"][:60],
+                a["type"],
+                str(a["tier"]),
+                status(a),
+                f"{a['raw_tokens']} -> {a['compacted_tokens']} / {a['budget']}",
+            )
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = ["  ".join(f"{cell:<{width}}" for cell, width in zip(r[:4], widths)) + f"  {r[4]}" for r in rows]
     used, cap, name = usage(bundle)
-    lines.append(f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {name} "
-                 f"(digest {bundle['digest']['tokens']}); "
-                 f"serialized bundle {bundle['totals']['bundle_tokens']} tokens")
+    lines.append(
+        f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {name} "
+        f"(digest {bundle['digest']['tokens']}); "
+        f"serialized bundle {bundle['totals']['bundle_tokens']} tokens"
+    )
     return "\n".join(lines)
 
 
 def written_line(size: int, fmt: str, total: int | None, bundle: dict[str, Any]) -> str:
     """The written file's size next to the content it carries, and the total it must keep to."""
     bound = "" if total is None else f" of total_budget {total}" + (" (OVER)" if size > total else "")
-    return (f"written bundle: {size} tokens ({fmt}){bound}; content and digest {usage(bundle)[0]}, "
-            "the rest is the bundle's fields and escaping")
+    return (
+        f"written bundle: {size} tokens ({fmt}){bound}; content and digest {usage(bundle)[0]}, "
+        "the rest is the bundle's fields and escaping"
+    )

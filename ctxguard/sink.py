@@ -1,5 +1,6 @@
 """What a streaming pass keeps of a big file, for the cut (ctxguard.stream): each kind's sink
 (ctxguard.kinds) takes the lines one at a time and offers the few its cut may show."""
+
 from __future__ import annotations
 
 from typing import Any, Protocol

@@ -14,6 +14,7 @@ can show, within fixed caps:
 Memory is bounded by those caps, not by the file; time is one decode, one redaction and one
 encode per byte.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -26,10 +27,10 @@ from ctxguard import probes
 from ctxguard.kinds import KINDS
 from ctxguard.options import Options, Tier3Mode
 from ctxguard.packer import pack
+from ctxguard.plan import MAX_LINE, Plan, Unit, hole
 from ctxguard.read import BinaryData
 from ctxguard.record import Record
 from ctxguard.redact import note, redact
-from ctxguard.plan import MAX_LINE, Plan, Unit, hole
 from ctxguard.sink import Offered, Sink, Taker
 from ctxguard.tiers import marker
 from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer, last_clean_break
@@ -77,7 +78,7 @@ def _blocks(path: Path) -> Iterator[bytes]:
                         rest = data  # letters only: no exact place to cut, so none is made
                         continue
                     yield data[: safe.start()]
-                    rest = data[safe.start():]
+                    rest = data[safe.start() :]
                 else:
                     rest = data
                 continue
@@ -128,8 +129,7 @@ def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) ->
     return state
 
 
-def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokenizer,
-        prefix: str = "") -> str:
+def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokenizer, prefix: str = "") -> str:
     """The offered lines packed within room tokens (ctxguard.packer) with the marker; the lines
     not offered are gaps."""
     units: list[Unit] = []
@@ -166,8 +166,14 @@ def streamable(path: Path, label: str, artifact_type: str | None) -> str | None:
     return kind if kind in KINDS and KINDS[kind].sink is not None else None
 
 
-def prepare(path: Path, tokenizer: Tokenizer, kind: str, tier3: Tier3Mode = "salient",
-            secrets: bool = True, head_budget: int = 0) -> tuple[Scan, Sink]:
+def prepare(
+    path: Path,
+    tokenizer: Tokenizer,
+    kind: str,
+    tier3: Tier3Mode = "salient",
+    secrets: bool = True,
+    head_budget: int = 0,
+) -> tuple[Scan, Sink]:
     """The pass over a big file: its exact count and what its cut may show (the kind's sink)."""
     make = KINDS[kind].sink
     assert make is not None, kind  # (streamable says which kinds stream)
@@ -177,19 +183,30 @@ def prepare(path: Path, tokenizer: Tokenizer, kind: str, tier3: Tier3Mode = "sal
     return state, sink
 
 
-def finish(state: Scan, sink: Sink, path: Path, name: str, budget: int,
-           tokenizer: Tokenizer, kind: str, options: Options = Options()) -> Record | None:
+def finish(
+    state: Scan,
+    sink: Sink,
+    path: Path,
+    name: str,
+    budget: int,
+    tokenizer: Tokenizer,
+    kind: str,
+    options: Options = Options(),
+) -> Record | None:
     """The Tier 3 record of a prepared file, or None when it fits its budget after all."""
     warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
     room = budget - tokenizer.count(warning)
     if state.tokens <= room:
         return None
     prefix = sink.prefix(room, tokenizer, options.tier3)
-    content = warning + cut(sink.offered(state.lines, options.tier3), state.lines, state.tokens, room, tokenizer,
-                            prefix)
+    content = warning + cut(
+        sink.offered(state.lines, options.tier3), state.lines, state.tokens, room, tokenizer, prefix
+    )
     kept = probes.measure(kind, "", content, list(dict.fromkeys(sink.probes())))
-    notes = [f"streamed: {path.stat().st_size} bytes in one pass; tier 2 is not attempted for "
-             f"artifacts over {STREAM_BYTES // (1024 * 1024)} MB"]
+    notes = [
+        f"streamed: {path.stat().st_size} bytes in one pass; tier 2 is not attempted for "
+        f"artifacts over {STREAM_BYTES // (1024 * 1024)} MB"
+    ]
     if state.replaced:
         notes.append(f"{state.replaced} invalid UTF-8 sequences replaced with U+FFFD")
     notes += sink.notes()
@@ -198,14 +215,30 @@ def finish(state: Scan, sink: Sink, path: Path, name: str, budget: int,
     extra: dict[str, object] = {"redacted": state.redacted} if state.redacted else {}
     extra.update(sink.extra())
     return Record(
-        artifact_name=name, raw_tokens=state.tokens, compacted_tokens=tokenizer.count(content),
-        truncated=True, content=content, type=kind, tier=3, budget=budget, encoding=tokenizer.name,
-        notes=tuple(notes), retention=kept.to_dict(options.missed), extra=extra,
+        artifact_name=name,
+        raw_tokens=state.tokens,
+        compacted_tokens=tokenizer.count(content),
+        truncated=True,
+        content=content,
+        type=kind,
+        tier=3,
+        budget=budget,
+        encoding=tokenizer.name,
+        notes=tuple(notes),
+        retention=kept.to_dict(options.missed),
+        extra=extra,
     )
 
 
-def compress_stream(path: Path, name: str, budget: int, tokenizer: Tokenizer, kind: str,
-                    options: Options = Options(), secrets: bool = True) -> Record | None:
+def compress_stream(
+    path: Path,
+    name: str,
+    budget: int,
+    tokenizer: Tokenizer,
+    kind: str,
+    options: Options = Options(),
+    secrets: bool = True,
+) -> Record | None:
     """A Tier 3 record for a big file, or None when it fits its budget after all."""
     state, sink = prepare(path, tokenizer, kind, options.tier3, secrets, head_budget=budget)
     return finish(state, sink, path, name, budget, tokenizer, kind, options)

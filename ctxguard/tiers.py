@@ -5,6 +5,7 @@ Tier 1: the text fits, unchanged. Tier 2: within tier2_ratio x budget, the type'
 Tier 3: the same plan packed with a marker that states the true number of raw tokens not shown,
 or a token-exact head cut.
 """
+
 from __future__ import annotations
 
 import json
@@ -12,13 +13,13 @@ from typing import Any
 
 from ctxguard import probes
 from ctxguard.classify import classify
-from ctxguard.words import task_words
 from ctxguard.kinds import KINDS
 from ctxguard.options import Options
 from ctxguard.packer import pack
 from ctxguard.plan import Plan
 from ctxguard.record import Record
 from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
+from ctxguard.words import task_words
 
 MIN_BUDGET = 32  # room for the marker and some content
 OFFLINE_MIN_BUDGET = 64  # when tokens are estimated, the warning line must fit too
@@ -50,8 +51,10 @@ def compress(
     compresses an artifact again at each try of its budgets, from the one reading.
     """
     if budget < min_budget(tokenizer):
-        raise ValueError(f"budget must be at least {min_budget(tokenizer)} tokens (got {budget})"
-                         + ("" if tokenizer.exact else " when tokens are estimated offline"))
+        raise ValueError(
+            f"budget must be at least {min_budget(tokenizer)} tokens (got {budget})"
+            + ("" if tokenizer.exact else " when tokens are estimated offline")
+        )
     kind = classify(name, text, artifact_type)
     notes: list[str] = []
     warning = _warning(tokenizer)
@@ -65,8 +68,16 @@ def compress(
         doc = reader.read(text, name)  # read once: the plan and the probes both come from it
     tier, content = 1, text
     if raw > room:
-        tier, content = _packed(reader.plan(doc, encoded, tokenizer, task_words(options.task)), encoded, room,
-                                raw <= options.tier2_ratio * budget, kind, tokenizer, options.tier3, notes)
+        tier, content = _packed(
+            reader.plan(doc, encoded, tokenizer, task_words(options.task)),
+            encoded,
+            room,
+            raw <= options.tier2_ratio * budget,
+            kind,
+            tokenizer,
+            options.tier3,
+            notes,
+        )
     else:
         notes.extend(reader.notes(doc))
     found = probes.extract(kind, text, name, doc)
@@ -94,8 +105,9 @@ def compress(
     )
 
 
-def _packed(plan: Plan, encoded: Encoded, room: int, tier2: bool, kind: str, tokenizer: Tokenizer, mode: str,
-            notes: list[str]) -> tuple[int, str]:
+def _packed(
+    plan: Plan, encoded: Encoded, room: int, tier2: bool, kind: str, tokenizer: Tokenizer, mode: str, notes: list[str]
+) -> tuple[int, str]:
     """Tier 2 (the plan packed, every must-keep unit in, no marker) when raw is within the
     tier 2 ratio and the must-keep units fit; else tier 3 (the same plan with the marker, or
     the head cut)."""

@@ -1,6 +1,7 @@
 """Exact counts under a tiktoken encoding without holding a whole token list: a text is cut
 into clean segments (where no token crosses), each encoded once; long runs without white space
 are encoded in pieces that add up exactly (see exact_pieces)."""
+
 from __future__ import annotations
 
 import bisect
@@ -26,7 +27,7 @@ _RUN_PIECE = 8192
 _SAFE_CUT = re.compile(r"(?<=[^\W\d_])(?=\d)")
 # Matched only from the start of a run: tried at every position, a run of n characters would
 # cost n x 8192 steps.
-_LONG_RUN = re.compile(r"(?<!\S)\S{%d,}" % _RUN_PIECE)
+_LONG_RUN = re.compile(rf"(?<!\S)\S{{{_RUN_PIECE},}}")
 
 
 # tiktoken's pre-tokenizer (the regex that splits text into pieces before BPE, for o200k_base
@@ -62,7 +63,6 @@ def last_clean_break(data: bytes) -> int:
         if cut < 0 or (cut + 1 < len(data) and data[cut + 1] in _CLEAN_NEXT_BYTE):
             return cut
         end = cut
-
 
 
 def _verify() -> bool:
@@ -250,7 +250,6 @@ class TiktokenTokenizer:
         return encoded
 
 
-
 def exact_pieces(text: str) -> Iterator[str]:
     """text cut into pieces inside its long runs, every piece at least _RUN_PIECE characters of
     the run, only where a letter meets a digit (see _SAFE_CUT): the pieces encode to exactly the
@@ -288,5 +287,3 @@ def _scrub_surrogates(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace").decode("utf-8")
     return text
-
-

@@ -1,4 +1,5 @@
 """The one tokenizer seam: tiktoken encodings loaded once, and an honest offline fallback."""
+
 from __future__ import annotations
 
 import functools
@@ -102,14 +103,13 @@ class HeuristicTokenizer:
         return _HeuristicEncoded(text)
 
 
-
 # The official encoding files, shipped in the package under the names tiktoken gives them in its
 # cache (the sha1 of their download URL); tiktoken checks each against its published sha256.
 BUNDLED = Path(__file__).parent / "encodings"
 _ENV_LOCK = threading.Lock()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(name: str) -> TiktokenTokenizer | HeuristicTokenizer:
     """Load an encoding once per process: from TIKTOKEN_CACHE_DIR (or tiktoken's download) when
     that is set, else, or when that fails, from the files shipped with ctxguard; when none can be
@@ -166,5 +166,16 @@ def get_tokenizer(encoding: str | None = None) -> Tokenizer:
     return _load(name)
 
 
-__all__ = ["DEFAULT_ENCODING", "ENCODINGS", "Encoded", "HEURISTIC_WARNING", "HeuristicTokenizer", "TiktokenTokenizer",
-           "Tokenizer", "clean_segments", "exact_pieces", "get_tokenizer", "last_clean_break"]
+__all__ = [
+    "DEFAULT_ENCODING",
+    "ENCODINGS",
+    "Encoded",
+    "HEURISTIC_WARNING",
+    "HeuristicTokenizer",
+    "TiktokenTokenizer",
+    "Tokenizer",
+    "clean_segments",
+    "exact_pieces",
+    "get_tokenizer",
+    "last_clean_break",
+]

@@ -1,4 +1,5 @@
 """Words the kinds share: a task's key words, plurals, a long line clipped."""
+
 from __future__ import annotations
 
 import re

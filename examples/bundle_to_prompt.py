@@ -5,6 +5,7 @@
 Every artifact is shown with what the agent needs to trust it: its tier, whether it was cut,
 how many tokens it did not see, and where the full text is when it was offloaded.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,9 +29,12 @@ def fence(text: str) -> str:
 
 def render(bundle: dict) -> str:  # type: ignore[type-arg]
     totals = bundle["totals"]
-    parts = [INSTRUCTIONS, "",
-             f"{totals['artifacts']} artifacts, {totals['compacted_tokens']} of {totals['raw_tokens']} "
-             f"tokens shown, {totals['truncated']} truncated."]
+    parts = [
+        INSTRUCTIONS,
+        "",
+        f"{totals['artifacts']} artifacts, {totals['compacted_tokens']} of {totals['raw_tokens']} "
+        f"tokens shown, {totals['truncated']} truncated.",
+    ]
     for a in bundle["artifacts"]:
         status = "complete"
         if a["truncated"]:
@@ -40,9 +44,14 @@ def render(bundle: dict) -> str:  # type: ignore[type-arg]
         elif a["tier"] == 2:
             status = omissions(a["content"]) + "; every must-see line kept"
         marks = fence(a["content"])
-        parts += ["", f"## {a['artifact_name']} ({a['type']}, {status})", "",
-                  marks + {"diff": "diff", "json": "json"}.get(a["type"], ""),
-                  a["content"].rstrip("\n"), marks]
+        parts += [
+            "",
+            f"## {a['artifact_name']} ({a['type']}, {status})",
+            "",
+            marks + {"diff": "diff", "json": "json"}.get(a["type"], ""),
+            a["content"].rstrip("\n"),
+            marks,
+        ]
     return "\n".join(parts) + "\n"
 
 

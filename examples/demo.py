@@ -7,6 +7,7 @@ a failing pytest log, the plan the change implements and a judge's JSON result; 
 reviewer config; runs `ctxguard bundle`; prints the summary table and the start of the bundle.
 Nothing outside the temporary directory is touched (or DIR, with --keep).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -78,7 +79,7 @@ def build(repo: Path) -> None:
     config = config.replace("total_budget: 60000", "total_budget: 2400")
     # The log may take what the others leave unused (budgets are otherwise caps).
     config = config.replace("    type: log\n", "    type: log\n    share_surplus: true\n")
-    config += "  - name: results\n    paths: [\"build/*.json\"]\n    budget: 1000\n"
+    config += '  - name: results\n    paths: ["build/*.json"]\n    budget: 1000\n'
     (repo / ".ctxguard.yaml").write_text(config)
 
 
@@ -97,8 +98,15 @@ def main() -> int:
         sys.stderr.flush()
         print("\nThe bundle (.git/ctxguard/bundle.json), each artifact's record without its content:")
         for record in bundle["artifacts"]:
-            print(json.dumps({k: v for k, v in record.items() if k in
-                              ("artifact_name", "raw_tokens", "compacted_tokens", "truncated", "tier", "budget")}))
+            print(
+                json.dumps(
+                    {
+                        k: v
+                        for k, v in record.items()
+                        if k in ("artifact_name", "raw_tokens", "compacted_tokens", "truncated", "tier", "budget")
+                    }
+                )
+            )
         print("\nThe diff as the reviewer sees it:\n")
         print(bundle["artifacts"][0]["content"])
         for record in bundle["artifacts"][1:]:

@@ -1,4 +1,5 @@
 """Test setup: offline tiktoken data, and guards so no test touches $HOME or this repository."""
+
 from __future__ import annotations
 
 import os
@@ -35,7 +36,7 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 
 
 @pytest.fixture
-def sample() -> "SampleReader":
+def sample() -> SampleReader:
     return SampleReader()
 
 

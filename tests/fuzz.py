@@ -6,10 +6,12 @@ Inputs are the samples in tests/samples and examples/artifacts, mutated (bytes f
 cut, duplicated or shuffled, special-token text and control characters inserted, the text
 truncated anywhere). Each runs through `compress` at random budgets with both tier 3 modes;
 the invariants: no exception, the record validates against the bundle schema, content within
-budget, tier 1 is the identity, a marker only with truncated, salient JSON output parses when
-the raw JSON did, redaction keeps every line and its ending. A failing input is saved to tests/samples/regressions/ (named by its hash),
-where tests/test_properties.py replays it forever after.
+budget, tier 1 is the identity, a marker only with truncated, salient JSON output parses when the
+raw JSON did, redaction keeps every line and its ending. A failing input is saved to
+tests/samples/regressions/ (named by its hash), where tests/test_properties.py replays it forever
+after.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,15 +30,35 @@ from ctxguard.read import decode
 from ctxguard.redact import redact
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = [p for p in sorted((ROOT / "tests/samples").iterdir()) if p.is_file()] + \
-          [p for p in sorted((ROOT / "tests/samples/secrets").iterdir()) if p.suffix == ".txt"] + \
-          [p for p in sorted((ROOT / "examples/artifacts").iterdir()) if p.is_file()]
+SAMPLES = (
+    [p for p in sorted((ROOT / "tests/samples").iterdir()) if p.is_file()]
+    + [p for p in sorted((ROOT / "tests/samples/secrets").iterdir()) if p.suffix == ".txt"]
+    + [p for p in sorted((ROOT / "examples/artifacts").iterdir()) if p.is_file()]
+)
 REGRESSIONS = ROOT / "tests/samples/regressions"
 SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
 RECORD = {"$defs": SCHEMA["$defs"], "$ref": "#/$defs/record"}
-NOISE = ["<|endoftext|>", "<|im_start|>", "\x00", "\x1b[31m", "\r\n", "\ufeff", "\udcff", "\t" * 40,
-         "Traceback (most recent call last):\n", "@@ -1 +1 @@\n", "diff --git a/x b/x\n", "{", "]", '"',
-         "- [ ] ", "# ", "```\n", "ERROR ", "A" * 5000]
+NOISE = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "\x00",
+    "\x1b[31m",
+    "\r\n",
+    "\ufeff",
+    "\udcff",
+    "\t" * 40,
+    "Traceback (most recent call last):\n",
+    "@@ -1 +1 @@\n",
+    "diff --git a/x b/x\n",
+    "{",
+    "]",
+    '"',
+    "- [ ] ",
+    "# ",
+    "```\n",
+    "ERROR ",
+    "A" * 5000,
+]
 
 
 def mutate(text: str, rng: random.Random) -> str:
@@ -49,7 +71,7 @@ def mutate(text: str, rng: random.Random) -> str:
         elif action == 1 and len(lines) > 1:
             del lines[i]
         elif action == 2:
-            lines[i:i] = lines[i:i + rng.randint(1, 20)] * rng.randint(2, 50)
+            lines[i:i] = lines[i : i + rng.randint(1, 20)] * rng.randint(2, 50)
         elif action == 3:
             line = lines[i]
             cut = rng.randrange(len(line) + 1)
@@ -64,7 +86,7 @@ def mutate(text: str, rng: random.Random) -> str:
 
 def endings(text: str) -> list[str]:
     """Each line's ending, in order."""
-    return [line[len(line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")):] for line in text.splitlines(True)]
+    return [line[len(line.rstrip("\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")) :] for line in text.splitlines(True)]
 
 
 def check(text: str, name: str, budget: int, tier3: str) -> None:

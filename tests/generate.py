@@ -1,4 +1,5 @@
 """Deterministic generators of realistic artifacts of a chosen token size, for tests."""
+
 from __future__ import annotations
 
 import random

@@ -1,4 +1,5 @@
 """Real temporary git repositories for tests, and a snapshot of everything a command may not touch."""
+
 from __future__ import annotations
 
 import hashlib

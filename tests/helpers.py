@@ -1,4 +1,5 @@
 """Small helpers shared by test modules."""
+
 from __future__ import annotations
 
 import tiktoken

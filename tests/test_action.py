@@ -1,5 +1,6 @@
 """action.yml: valid against GitHub's published schema, inputs wired through env, and its
 bundle step run for real with a simulated runner environment against a temporary repository."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,9 @@ EXPRESSION = re.compile(r"\$\{\{\s*([^}]+?)\s*\}\}")
 def test_action_validates_against_the_github_actions_schema() -> None:
     tool = shutil.which("check-jsonschema")
     assert tool, "check-jsonschema is part of the test extra"
-    done = subprocess.run([tool, "--builtin-schema", "vendor.github-actions", str(ROOT / "action.yml")],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [tool, "--builtin-schema", "vendor.github-actions", str(ROOT / "action.yml")], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -55,7 +57,7 @@ def _outputs(path: Path) -> dict[str, str]:
         if "<<" in lines[i]:
             key, delimiter = lines[i].split("<<", 1)
             end = lines.index(delimiter, i + 1)
-            out[key] = "\n".join(lines[i + 1:end])
+            out[key] = "\n".join(lines[i + 1 : end])
             i = end + 1
         else:
             key, value = lines[i].split("=", 1)
@@ -64,8 +66,9 @@ def _outputs(path: Path) -> dict[str, str]:
     return out
 
 
-def _run_bundle_step(repo: Repo, tmp_path: Path, event: dict[str, Any], event_name: str = "pull_request",
-                     **with_: str) -> subprocess.CompletedProcess[str]:
+def _run_bundle_step(
+    repo: Repo, tmp_path: Path, event: dict[str, Any], event_name: str = "pull_request", **with_: str
+) -> subprocess.CompletedProcess[str]:
     """Run the action's bundle step exactly as written, with the runner's files simulated."""
     step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "bundle")
     inputs = {name: str(spec.get("default", "")) for name, spec in ACTION["inputs"].items()}
@@ -87,11 +90,23 @@ def _run_bundle_step(repo: Repo, tmp_path: Path, event: dict[str, Any], event_na
     script.write_text(step["run"])
     # No TIKTOKEN_CACHE_DIR: the encoding files come with the package.
     runner = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
-    full_env = {**runner, **env, "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
-                "GITHUB_OUTPUT": str(tmp_path / "output"), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
-                "GITHUB_EVENT_NAME": event_name, "GITHUB_ACTIONS": "true", "GITHUB_SHA": "HEAD"}
-    return subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
-                          cwd=repo.path, env=full_env, capture_output=True, text=True)
+    full_env = {
+        **runner,
+        **env,
+        "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary"),
+        "GITHUB_EVENT_NAME": event_name,
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_SHA": "HEAD",
+    }
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=repo.path,
+        env=full_env,
+        capture_output=True,
+        text=True,
+    )
 
 
 CONFIG = """\
@@ -149,13 +164,25 @@ def test_action_bundle_step_on_a_pull_request(pull_request: tuple[Repo, dict[str
     assert len(warnings) == 2 and "diff was truncated" in warnings[0]
 
 
-def test_action_inputs_override_and_fail_on_fails_the_step(pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path) -> None:
+def test_action_inputs_override_and_fail_on_fails_the_step(
+    pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path
+) -> None:
     repo, event = pull_request
     base = event["pull_request"]["base"]["sha"]
-    done = _run_bundle_step(repo, tmp_path, event, **{
-        "fail-on": "truncated", "format": "markdown", "output": "out/bundle.md", "base": base,
-        "head": "HEAD", "encoding": "cl100k_base", "total-budget": "600",
-    })
+    done = _run_bundle_step(
+        repo,
+        tmp_path,
+        event,
+        **{
+            "fail-on": "truncated",
+            "format": "markdown",
+            "output": "out/bundle.md",
+            "base": base,
+            "head": "HEAD",
+            "encoding": "cl100k_base",
+            "total-budget": "600",
+        },
+    )
     assert done.returncode == 1  # the policy failed; the outputs are still written
     assert "check failed: diff was truncated" in done.stderr
     outputs = _outputs(tmp_path / "output")
@@ -172,8 +199,9 @@ def test_a_hostile_input_stays_data(pull_request: tuple[Repo, dict[str, Any]], t
 
 
 @pytest.mark.parametrize("event_name", ["push", "workflow_dispatch", "schedule"])
-def test_events_without_a_range_diff_the_branch_against_main(pull_request: tuple[Repo, dict[str, Any]],
-                                                             tmp_path: Path, event_name: str) -> None:
+def test_events_without_a_range_diff_the_branch_against_main(
+    pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path, event_name: str
+) -> None:
     repo, _ = pull_request
     repo.git.git.checkout("-q", "feature")  # (merged into main already: one more commit)
     repo.write("newer.py", "def newer():\n    raise ValueError('not yet')\n")
@@ -196,8 +224,9 @@ def test_a_push_with_a_range_diffs_it(pull_request: tuple[Repo, dict[str, Any]],
     assert bundle["source"]["diff"] == f"{before}...{after}"
 
 
-def test_a_shallow_checkout_says_to_fetch_the_history(pull_request: tuple[Repo, dict[str, Any]],
-                                                      tmp_path: Path) -> None:
+def test_a_shallow_checkout_says_to_fetch_the_history(
+    pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path
+) -> None:
     repo, event = pull_request
     clone = Repo.__new__(Repo)
     clone.path = tmp_path / "shallow"
@@ -207,8 +236,9 @@ def test_a_shallow_checkout_says_to_fetch_the_history(pull_request: tuple[Repo, 
     assert "shallow clone" in done.stderr and "fetch-depth: 0" in done.stderr
 
 
-def test_the_comment_step_updates_its_own_comment_or_creates_one(pull_request: tuple[Repo, dict[str, Any]],
-                                                                tmp_path: Path) -> None:
+def test_the_comment_step_updates_its_own_comment_or_creates_one(
+    pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path
+) -> None:
     repo, event = pull_request
     assert _run_bundle_step(repo, tmp_path, event).returncode == 0
     body = tmp_path / "runner-temp" / "ctxguard-comment.md"
@@ -217,27 +247,45 @@ def test_the_comment_step_updates_its_own_comment_or_creates_one(pull_request: t
     # A stand-in for the runner's gh: it logs its arguments and answers the search for our comment.
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "gh").write_text('#!/bin/sh\necho "$@" >> "$GH_LOG"\n[ "$1 $2" = "api user" ] && exit 1\n'
-                                'case "$*" in *--method*) [ -n "$REFUSE" ] && exit 1;; esac\n'
-                                'case "$*" in *--jq*) echo "$FOUND";; esac\n')
+    (bin_dir / "gh").write_text(
+        '#!/bin/sh\necho "$@" >> "$GH_LOG"\n[ "$1 $2" = "api user" ] && exit 1\n'
+        'case "$*" in *--method*) [ -n "$REFUSE" ] && exit 1;; esac\n'
+        'case "$*" in *--jq*) echo "$FOUND";; esac\n'
+    )
     (bin_dir / "gh").chmod(0o755)
-    env = {"GH_TOKEN": "t", "REPOSITORY": "o/r", "PULL": "7", "COMMENT_FILE": str(body),
-           "GH_LOG": str(tmp_path / "gh.log"), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    env = {
+        "GH_TOKEN": "t",
+        "REPOSITORY": "o/r",
+        "PULL": "7",
+        "COMMENT_FILE": str(body),
+        "GH_LOG": str(tmp_path / "gh.log"),
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+    }
     assert set(step["env"]) == {"GH_TOKEN", "REPOSITORY", "PULL", "COMMENT_FILE"}
-    for found, expected in (("42", f"api --method PATCH repos/o/r/issues/comments/42 -F body=@{body}"),
-                            ("", f"api --method POST repos/o/r/issues/7/comments -F body=@{body}")):
+    for found, expected in (
+        ("42", f"api --method PATCH repos/o/r/issues/comments/42 -F body=@{body}"),
+        ("", f"api --method POST repos/o/r/issues/7/comments -F body=@{body}"),
+    ):
         (tmp_path / "gh.log").write_text("")
-        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-                              env={**os.environ, **env, "FOUND": found}, capture_output=True, text=True)
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+            env={**os.environ, **env, "FOUND": found},
+            capture_output=True,
+            text=True,
+        )
         assert done.returncode == 0, done.stderr
         calls = (tmp_path / "gh.log").read_text().splitlines()
         assert calls[0] == "api user --jq .login"  # (a GITHUB_TOKEN has no user: github-actions[bot])
         assert calls[1].startswith("api --paginate repos/o/r/issues/7/comments --jq")
-        assert 'github-actions[bot]' in calls[1] and "startswith" in calls[1]  # marker and author
+        assert "github-actions[bot]" in calls[1] and "startswith" in calls[1]  # marker and author
         assert calls[2:] == [expected]
     # A fork's token may not write: the step warns and passes, the job's outcome is the check's.
-    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-                          env={**os.environ, **env, "FOUND": "", "REFUSE": "1"}, capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        env={**os.environ, **env, "FOUND": "", "REFUSE": "1"},
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0 and "::warning title=ctxguard::could not comment" in done.stdout
 
 
@@ -254,8 +302,14 @@ def test_a_huge_summary_is_cut_to_fit_a_comment() -> None:
 def test_upload_takes_the_bundle_and_its_offloads_hidden_files_included() -> None:
     step = next(s for s in ACTION["runs"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
     assert step["with"]["include-hidden-files"] is True and "inputs.upload == 'true'" in step["if"]
-    assert step["with"]["path"].split() == ["${{", "steps.bundle.outputs.bundle-path", "}}",
-                                            "${{", "steps.bundle.outputs.offload-path", "}}"]
+    assert step["with"]["path"].split() == [
+        "${{",
+        "steps.bundle.outputs.bundle-path",
+        "}}",
+        "${{",
+        "steps.bundle.outputs.offload-path",
+        "}}",
+    ]
 
 
 def test_readme_documents_every_input_and_output() -> None:
@@ -264,8 +318,9 @@ def test_readme_documents_every_input_and_output() -> None:
         assert f"`{name}`" in readme, name
 
 
-def test_the_events_default_branch_is_the_base_when_nothing_else_says(pull_request: tuple[Repo, dict[str, Any]],
-                                                                       tmp_path: Path) -> None:
+def test_the_events_default_branch_is_the_base_when_nothing_else_says(
+    pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path
+) -> None:
     """A repository whose default branch is develop: actions/checkout leaves no origin/HEAD,
     and main exists too, but the event names develop."""
     repo, _ = pull_request
@@ -284,8 +339,9 @@ def test_the_events_default_branch_is_the_base_when_nothing_else_says(pull_reque
     assert any("against the merge base with develop" in note for note in diff["notes"])
 
 
-def test_a_broken_config_is_an_error_annotation_at_its_line_and_a_summary(pull_request: tuple[Repo, dict[str, Any]],
-                                                                        tmp_path: Path) -> None:
+def test_a_broken_config_is_an_error_annotation_at_its_line_and_a_summary(
+    pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path
+) -> None:
     repo, event = pull_request
     repo.write(".ctxguard.yaml", "version: 1\nartifacts:\n  - name: diff\n    budget: lots\n")
     done = _run_bundle_step(repo, tmp_path, event)

@@ -16,16 +16,23 @@ def test_a_budget_is_a_cap_other_entries_surplus_does_not_raise_it() -> None:
 
 
 def test_share_surplus_opts_in_to_other_entries_unused_budget() -> None:
-    requests = [Request(1000, 200, group="a"), Request(1000, 1500, group="b", shares=True),
-                Request(500, 400, group="c")]
+    requests = [
+        Request(1000, 200, group="a"),
+        Request(1000, 1500, group="b", shares=True),
+        Request(500, 400, group="c"),
+    ]
     # 800 spare from the first and 100 from the third go to the second, which needs 500 more.
     assert allocate(requests) == [200, 1500, 400]
 
 
 def test_files_of_one_entry_pass_surplus_among_themselves_within_its_budget() -> None:
     # Three logs of one entry (budget 3000, 1000 each); another entry has 900 spare.
-    requests = [Request(1000, 100, group="logs"), Request(1000, 5000, group="logs"),
-                Request(1000, 1500, group="logs"), Request(1000, 100, group="plan")]
+    requests = [
+        Request(1000, 100, group="logs"),
+        Request(1000, 5000, group="logs"),
+        Request(1000, 1500, group="logs"),
+        Request(1000, 100, group="plan"),
+    ]
     out = allocate(requests)
     assert out[0] == 100 and out[3] == 100
     assert sum(out[:3]) == 3000  # the entry's 900 spare moved inside it, the plan's did not
@@ -68,11 +75,19 @@ def test_total_too_small_is_a_config_error() -> None:
         allocate([Request(100, 100)] * 5, total=100)
 
 
-@given(st.lists(st.tuples(st.integers(32, 5000), st.integers(0, 20000), st.sampled_from(ORDER),
-                          st.sampled_from("abc"), st.booleans()), min_size=1, max_size=12),
-       st.one_of(st.none(), st.integers(400, 60000)))
-def test_no_artifact_passes_its_cap_nor_an_entry_its_budget(rows: list[tuple[int, int, str, str, bool]],
-                                                             total: int | None) -> None:
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(32, 5000), st.integers(0, 20000), st.sampled_from(ORDER), st.sampled_from("abc"), st.booleans()
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.one_of(st.none(), st.integers(400, 60000)),
+)
+def test_no_artifact_passes_its_cap_nor_an_entry_its_budget(
+    rows: list[tuple[int, int, str, str, bool]], total: int | None
+) -> None:
     requests = [Request(budget, need, priority, group, shares) for budget, need, priority, group, shares in rows]
     try:
         out = allocate(requests, total=total)
@@ -90,15 +105,18 @@ def test_no_artifact_passes_its_cap_nor_an_entry_its_budget(rows: list[tuple[int
         assert sum(out) <= total
 
 
-def test_a_budget_holds_in_a_bundle_and_over_budget_fails_when_raw_exceeds_it(tmp_path: Path,
-                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_budget_holds_in_a_bundle_and_over_budget_fails_when_raw_exceeds_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
 
     from ctxguard.main import main
     from tests.gitrepo import configured
 
-    config = ("version: 1\nfail_on: over_budget\nartifacts:\n  - {name: diff, budget: 300}\n"
-              "  - {name: log, paths: [ci.log], budget: 5000}\n")
+    config = (
+        "version: 1\nfail_on: over_budget\nartifacts:\n  - {name: diff, budget: 300}\n"
+        "  - {name: log, paths: [ci.log], budget: 5000}\n"
+    )
     repo = configured(tmp_path / "repo", config)
     repo.write("ci.log", "INFO ok\n")
     repo.write("app.py", "".join(f"def handler_{i}(request):\n    return respond({i}, request)\n" for i in range(150)))

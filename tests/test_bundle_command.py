@@ -1,4 +1,5 @@
 """ctxguard bundle / check / init end to end, in real temporary repositories."""
+
 from __future__ import annotations
 
 import json
@@ -81,7 +82,9 @@ def test_bundle_is_written_inside_the_git_dir_and_validates(repo: Repo, capsys: 
     assert f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {level(used, cap)}" in err
 
 
-@pytest.mark.parametrize(("used", "expected"), [(0, "GREEN"), (25, "YELLOW"), (50, "ORANGE"), (80, "RED"), (85, "CRITICAL")])
+@pytest.mark.parametrize(
+    ("used", "expected"), [(0, "GREEN"), (25, "YELLOW"), (50, "ORANGE"), (80, "RED"), (85, "CRITICAL")]
+)
 def test_usage_levels(used: int, expected: str) -> None:
     assert level(used, 100) == expected
 
@@ -115,14 +118,33 @@ def test_truncated_artifact_is_offloaded(repo: Repo) -> None:
 
 def test_markdown_format_and_split(repo: Repo, tmp_path: Path) -> None:
     out = tmp_path / "out.md"
-    assert main(["bundle", "--repo", str(repo.path), "--format", "markdown", "--output", str(out),
-                 "--split", str(tmp_path / "split")]) == 0
+    assert (
+        main(
+            [
+                "bundle",
+                "--repo",
+                str(repo.path),
+                "--format",
+                "markdown",
+                "--output",
+                str(out),
+                "--split",
+                str(tmp_path / "split"),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
     assert text.startswith("# ctxguard bundle\n") and "## docs/plan.md" in text and "```diff" in text
     files = sorted((tmp_path / "split").iterdir())
     assert len(files) == 4
     assert list(json.loads(files[0].read_text())) == [
-        "artifact_name", "raw_tokens", "compacted_tokens", "truncated", "content"]
+        "artifact_name",
+        "raw_tokens",
+        "compacted_tokens",
+        "truncated",
+        "content",
+    ]
 
 
 def test_glob_matching_nothing_gives_a_clear_record(repo: Repo) -> None:
@@ -203,8 +225,10 @@ def test_min_retention_gate(repo: Repo, capsys: pytest.CaptureFixture[str]) -> N
     tight = CONFIG.replace("total_budget: 6000", "total_budget: 1200")
     repo.write(".ctxguard.yaml", "fail_on: never\nmin_retention: 1.0\n" + tight)
     assert main(["check", "--repo", str(repo.path), "--tier3", "head"]) == 1
-    assert re.search(r"reports/unit/run\.log kept \d+ of \d+ probes \(0\.\d\d\), under its min_retention of 1\.0",
-                     capsys.readouterr().err)
+    assert re.search(
+        r"reports/unit/run\.log kept \d+ of \d+ probes \(0\.\d\d\), under its min_retention of 1\.0",
+        capsys.readouterr().err,
+    )
     per_entry = tight.replace("    max_raw_tokens: 100000\n", "    max_raw_tokens: 100000\n    min_retention: 0\n")
     repo.write(".ctxguard.yaml", "fail_on: never\nmin_retention: 1.0\n" + per_entry)
     assert main(["check", "--repo", str(repo.path), "--tier3", "head"]) == 0  # the entry's own floor wins
@@ -244,8 +268,9 @@ def test_missed_probes_on_request(repo: Repo) -> None:
 
 
 @pytest.mark.parametrize("output", ["../outside.json", "/tmp/ctxguard-outside.json", "link/bundle.json"])
-def test_config_output_is_confined_to_the_repository(repo: Repo, tmp_path: Path, output: str,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_output_is_confined_to_the_repository(
+    repo: Repo, tmp_path: Path, output: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     (repo.path / "link").symlink_to(tmp_path)  # a symlinked folder that leads outside
     repo.write(".ctxguard.yaml", f"output: {output}\n" + CONFIG)
     assert main(["bundle", "--repo", str(repo.path)]) == 2
@@ -256,8 +281,9 @@ def test_config_output_is_confined_to_the_repository(repo: Repo, tmp_path: Path,
     assert json.loads(explicit.read_text())["schema"] == "ctxguard.bundle/v1"
 
 
-def test_config_output_inside_the_repository_must_be_ignored_by_git(repo: Repo,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_output_inside_the_repository_must_be_ignored_by_git(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo.write(".ctxguard.yaml", "output: review/bundle.json\n" + CONFIG)
     assert main(["bundle", "--repo", str(repo.path)]) == 2  # `git add -A` would stage it
     assert "git does not ignore it" in capsys.readouterr().err and not (repo.path / "review").exists()
@@ -269,16 +295,23 @@ def test_config_output_inside_the_repository_must_be_ignored_by_git(repo: Repo,
 
 @pytest.mark.parametrize("fmt", ["json", "markdown"])
 def test_total_budget_bounds_the_written_bundle_with_many_files_and_artifacts(tmp_path: Path, fmt: str) -> None:
-    repo = configured(tmp_path / "repo", "version: 1\ntotal_budget: 3000\nfail_on: over_budget\nartifacts:\n"
-                      "  - {name: diff, budget: 4000}\n  - {name: logs, paths: ['logs/*.log'], budget: 3000}\n")
+    repo = configured(
+        tmp_path / "repo",
+        "version: 1\ntotal_budget: 3000\nfail_on: over_budget\nartifacts:\n"
+        "  - {name: diff, budget: 4000}\n  - {name: logs, paths: ['logs/*.log'], budget: 3000}\n",
+    )
     for i in range(40):  # 40 changed files: their list alone would not fit with the digest
-        repo.write(f"src/m{i}.py", "".join(f'def fn_{i}_{j}(a):\n    """Say "hi" {j}."""\n    return {{"k": a * {j}}}\n'
-                                           for j in range(30)))
+        repo.write(
+            f"src/m{i}.py",
+            "".join(f'def fn_{i}_{j}(a):\n    """Say "hi" {j}."""\n    return {{"k": a * {j}}}\n' for j in range(30)),
+        )
     repo.add("src")
     for i in range(3):
         repo.write(f"logs/r{i}.log", "".join(f'2026-01-01 INFO step {j} "quoted" ok\n' for j in range(400)))
     out, split = tmp_path / f"bundle.{fmt}", tmp_path / "split"
-    code = main(["bundle", "--repo", str(repo.path), "--output", str(out), "--format", fmt, "--split", str(split), "--check"])
+    code = main(
+        ["bundle", "--repo", str(repo.path), "--output", str(out), "--format", fmt, "--split", str(split), "--check"]
+    )
     written = independent_count(out.read_text(encoding="utf-8"))
     assert written <= 3000
     assert sum(independent_count(p.read_text(encoding="utf-8")) for p in split.iterdir()) <= 3000
@@ -294,31 +327,47 @@ def test_offloads_named_in_a_run_are_never_pruned_and_markdown_names_them(tmp_pa
     from ctxguard.record import Record
 
     folder = tmp_path / "offload"
-    records = [bundle.offload_reference(Record(f"f{i}.log", 900, 32, True, "[TRUNCATED: …]", "log", 3, 32,
-                                               "o200k_base"), f"raw text {i}\n", folder) for i in range(250)]
+    records = [
+        bundle.offload_reference(
+            Record(f"f{i}.log", 900, 32, True, "[TRUNCATED: …]", "log", 3, 32, "o200k_base"), f"raw text {i}\n", folder
+        )
+        for i in range(250)
+    ]
     bundle.write_offloads([(r, f"raw text {i}\n") for i, r in enumerate(records)], folder)
     assert all(Path(r.extra["offload"]["path"]).exists() for r in records)  # 250 > the 200 kept
-    page = bundle.to_markdown({"source": {"repository": "r", "diff": "staged", "head": "h", "base": None},
-                               "totals": {"artifacts": 1, "compacted_tokens": 32, "raw_tokens": 900, "truncated": 1},
-                               "encoding": "o200k_base", "digest": {"content": ""},
-                               "usage": {"tokens": 32, "capacity": 32, "level": "CRITICAL"},
-                               "artifacts": [records[0].to_dict()]})
+    page = bundle.to_markdown(
+        {
+            "source": {"repository": "r", "diff": "staged", "head": "h", "base": None},
+            "totals": {"artifacts": 1, "compacted_tokens": 32, "raw_tokens": 900, "truncated": 1},
+            "encoding": "o200k_base",
+            "digest": {"content": ""},
+            "usage": {"tokens": 32, "capacity": 32, "level": "CRITICAL"},
+            "artifacts": [records[0].to_dict()],
+        }
+    )
     sha = records[0].extra["offload"]["sha256"]
     assert f"> full text: `{records[0].extra['offload']['path']}` (sha256 `{sha}`)" in page
 
 
-def test_check_and_bundle_check_allocate_alike_under_a_total(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_and_bundle_check_allocate_alike_under_a_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # The diff fits total_budget as content, but not once written as JSON (fields, escaping):
     # `check` must see the cut `bundle --check` makes, not pass what the bundle then fails.
     repo = configured(tmp_path / "repo", "version: 1\nfail_on: truncated\nartifacts:\n  - {name: diff, budget: 9000}\n")
-    repo.write("quotes.py", "".join(f'MESSAGES["k{i}"] = {{"text": "say \\"hi\\" {i}", "tags": ["a", "b"]}}\n'
-                                    for i in range(60)))
+    repo.write(
+        "quotes.py",
+        "".join(f'MESSAGES["k{i}"] = {{"text": "say \\"hi\\" {i}", "tags": ["a", "b"]}}\n' for i in range(60)),
+    )
     repo.add("quotes.py")
     assert main(["bundle", "--repo", str(repo.path), "--stdout"]) == 0
     raw = json.loads(capsys.readouterr().out)
     content_and_digest = raw["artifacts"][0]["raw_tokens"] + raw["digest"]["tokens"]
-    repo.write(".ctxguard.yaml", f"version: 1\ntotal_budget: {content_and_digest + 40}\nfail_on: truncated\n"
-                                 "artifacts:\n  - {name: diff, budget: 9000}\n")
+    repo.write(
+        ".ctxguard.yaml",
+        f"version: 1\ntotal_budget: {content_and_digest + 40}\nfail_on: truncated\n"
+        "artifacts:\n  - {name: diff, budget: 9000}\n",
+    )
     bundled = main(["bundle", "--repo", str(repo.path), "--check"])
     bundle_err = capsys.readouterr().err
     checked = main(["check", "--repo", str(repo.path)])
@@ -329,7 +378,8 @@ def test_check_and_bundle_check_allocate_alike_under_a_total(tmp_path: Path, cap
 
 
 def test_a_repository_without_a_config_runs_with_the_defaults_and_says_so(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = Repo(tmp_path / "repo")
     repo.write("app.py", "def main():\n    return 1\n")
     repo.add("app.py")

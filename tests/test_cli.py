@@ -87,13 +87,16 @@ def test_the_readme_example_compresses_at_tier2(capsys: pytest.CaptureFixture[st
 def test_eval_prints_a_table_per_type_and_ratio(capsys: pytest.CaptureFixture[str]) -> None:
     from tests.conftest import SAMPLES
 
-    assert main(["eval", str(SAMPLES / "traceback.log"), str(SAMPLES / "plan-with-tables.md"),
-                 "--ratios", "0.5,0.2"]) == 0
+    assert (
+        main(["eval", str(SAMPLES / "traceback.log"), str(SAMPLES / "plan-with-tables.md"), "--ratios", "0.5,0.2"]) == 0
+    )
     out = capsys.readouterr().out.splitlines()
     rows = [line.split() for line in out[2:]]
     assert [(r[0], r[1], r[3], r[4]) for r in rows] == [
-        ("log", "50%", "1", "100%"), ("log", "20%", "1", "100%"),
-        ("markdown", "50%", "1", "100%"), ("markdown", "20%", "1", "100%"),
+        ("log", "50%", "1", "100%"),
+        ("log", "20%", "1", "100%"),
+        ("markdown", "50%", "1", "100%"),
+        ("markdown", "20%", "1", "100%"),
     ]
     assert main(["eval", str(SAMPLES / "traceback.log"), "--ratios", "0.5", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -108,8 +111,11 @@ def test_eval_rejects_bad_ratios_and_empty_input(tmp_path: Path, capsys: pytest.
     assert "no readable artifacts" in capsys.readouterr().err
 
 
-def test_offline_budget_floor_is_64(sample, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_offline_budget_floor_is_64(
+    sample,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from ctxguard import tokens
 
     offline = tokens.HeuristicTokenizer(reason="offline")

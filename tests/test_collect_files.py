@@ -1,4 +1,5 @@
 """Files entries: globs, `**`, `exclude`, in real temporary repositories."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,8 +29,12 @@ def _names(repo: Repo, entry: str) -> list[str]:
 
 
 def test_a_trailing_double_star_means_every_file_below(repo: Repo) -> None:
-    assert _names(repo, '    paths: ["logs/**"]\n') == ["logs/ci/deep/e2e.log", "logs/ci/noise.log",
-                                                          "logs/ci/unit.log", "logs/run.log"]
+    assert _names(repo, '    paths: ["logs/**"]\n') == [
+        "logs/ci/deep/e2e.log",
+        "logs/ci/noise.log",
+        "logs/ci/unit.log",
+        "logs/run.log",
+    ]
 
 
 def test_exclude_applies_to_files_entries(repo: Repo) -> None:

@@ -1,4 +1,5 @@
 """git collection in real temporary repositories (never mocked git)."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -72,11 +72,26 @@ def test_yaml_syntax_error_has_a_line() -> None:
         ("[]", "must be a mapping"),
         ("version: 1\n", "artifacts: must be a non-empty list"),
         ("artifacts:\n  - name: x\n    source: files\n    budget: 100\n", "needs `paths`"),
-        ("artifacts:\n  - name: x\n    paths: [a]\n    budget: 100\n    type: yaml\n", "artifacts[0].type: must be one of"),
-        ("margin: 2\nartifacts:\n  - {name: x, paths: [a], budget: 100}\n", "margin: must be a number from 0.05 to 1.0"),
-        ("fail_on: always\nartifacts:\n  - {name: x, paths: [a], budget: 100}\n", "fail_on: must be one of truncated, over_budget, missing, never, or a list of them (got 'always')"),
-        ("artifacts:\n  - {name: x, paths: [a], budget: 100}\n  - {name: x, paths: [b], budget: 100}\n", "duplicate artifact name 'x'"),
-        ("artifacts:\n  - {name: x, budget: 100, include_generated: yes}\n", "include_generated: must be true or false"),
+        (
+            "artifacts:\n  - name: x\n    paths: [a]\n    budget: 100\n    type: yaml\n",
+            "artifacts[0].type: must be one of",
+        ),
+        (
+            "margin: 2\nartifacts:\n  - {name: x, paths: [a], budget: 100}\n",
+            "margin: must be a number from 0.05 to 1.0",
+        ),
+        (
+            "fail_on: always\nartifacts:\n  - {name: x, paths: [a], budget: 100}\n",
+            "fail_on: must be one of truncated, over_budget, missing, never, or a list of them (got 'always')",
+        ),
+        (
+            "artifacts:\n  - {name: x, paths: [a], budget: 100}\n  - {name: x, paths: [b], budget: 100}\n",
+            "duplicate artifact name 'x'",
+        ),
+        (
+            "artifacts:\n  - {name: x, budget: 100, include_generated: yes}\n",
+            "include_generated: must be true or false",
+        ),
     ],
 )
 def test_config_errors(text: str, expected: str) -> None:

@@ -1,4 +1,5 @@
 """Every file in examples/ is run or checked here, so none can rot."""
+
 from __future__ import annotations
 
 import json
@@ -19,9 +20,16 @@ from tests.gitrepo import Repo
 EXAMPLES = ROOT / "examples"
 SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
 COVERED = {
-    "demo.py", "bundle_to_prompt.py", "pre-commit-config.yaml", "workflows/review.yml",
-    "configs/reviewer.yaml", "configs/judge.yaml", "configs/monorepo.yaml",
-    "artifacts/failing-tests.log", "artifacts/plan.md", "artifacts/judge-result.json",
+    "demo.py",
+    "bundle_to_prompt.py",
+    "pre-commit-config.yaml",
+    "workflows/review.yml",
+    "configs/reviewer.yaml",
+    "configs/judge.yaml",
+    "configs/monorepo.yaml",
+    "artifacts/failing-tests.log",
+    "artifacts/plan.md",
+    "artifacts/judge-result.json",
 }
 
 
@@ -33,8 +41,9 @@ def test_every_example_is_covered_by_a_test() -> None:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
     repo = tmp_path_factory.mktemp("demo") / "shop"
-    done = subprocess.run([sys.executable, str(EXAMPLES / "demo.py"), "--keep", str(repo)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "demo.py"), "--keep", str(repo)], capture_output=True, text=True, timeout=120
+    )
     return done, repo
 
 
@@ -44,7 +53,7 @@ def test_demo_shows_all_three_tiers(demo: tuple[subprocess.CompletedProcess[str]
     bundle = json.loads((repo / ".git/ctxguard/bundle.json").read_text())
     jsonschema.validate(bundle, SCHEMA)
     assert {a["tier"] for a in bundle["artifacts"]} == {1, 2, 3}
-    assert "+    return Decimal(raw.replace(\",\", \"\"))" in done.stdout
+    assert '+    return Decimal(raw.replace(",", ""))' in done.stdout
     assert "[TRUNCATED: content exceeds budget, remaining" in done.stdout
     assert "bundle: " in done.stderr and "GREEN" not in done.stderr  # the small total is nearly used
 
@@ -52,16 +61,18 @@ def test_demo_shows_all_three_tiers(demo: tuple[subprocess.CompletedProcess[str]
 def test_bundle_to_prompt(demo: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, repo = demo
     bundle_path = repo / ".git/ctxguard/bundle.json"
-    done = subprocess.run([sys.executable, str(EXAMPLES / "bundle_to_prompt.py"), str(bundle_path)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "bundle_to_prompt.py"), str(bundle_path)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     bundle = json.loads(bundle_path.read_text())
     cut = next(a for a in bundle["artifacts"] if a["truncated"])
     assert f"## {cut['artifact_name']} ({cut['type']}, TRUNCATED:" in done.stdout
     assert f"full text at {cut['offload']['path']}" in done.stdout
     assert done.stdout.count("```") % 2 == 0  # every fence closed
-    missing = subprocess.run([sys.executable, str(EXAMPLES / "bundle_to_prompt.py"), str(repo / "nope.json")],
-                             capture_output=True, text=True)
+    missing = subprocess.run(
+        [sys.executable, str(EXAMPLES / "bundle_to_prompt.py"), str(repo / "nope.json")], capture_output=True, text=True
+    )
     assert missing.returncode == 2 and "cannot read" in missing.stderr
 
 
@@ -69,7 +80,7 @@ def _layout(repo: Repo) -> None:
     """A repository with every path the example configs name."""
     repo.write("services/api/handler.py", "def handle():\n    return 1\n")
     repo.write("services/web/page.ts", "export const page = 1;\n")
-    repo.write("infra/main.tf", "resource \"x\" \"y\" {}\n")
+    repo.write("infra/main.tf", 'resource "x" "y" {}\n')
     repo.commit("initial")
     repo.write("services/api/handler.py", "def handle():\n    raise ValueError('bad request')\n")
     repo.write("services/web/page.ts", "export const page = 2;\n")
@@ -114,8 +125,9 @@ def test_workflow_is_valid_and_uses_the_action_as_declared() -> None:
     workflow_path = EXAMPLES / "workflows/review.yml"
     tool = shutil.which("check-jsonschema")
     assert tool
-    done = subprocess.run([tool, "--builtin-schema", "vendor.github-workflows", str(workflow_path)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [tool, "--builtin-schema", "vendor.github-workflows", str(workflow_path)], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     steps = yaml.safe_load(workflow_path.read_text())["jobs"]["review"]["steps"]
@@ -127,3 +139,22 @@ def test_workflow_is_valid_and_uses_the_action_as_declared() -> None:
     for output in ("bundle-path", "truncated"):
         assert f"steps.ctxguard.outputs.{output}" in text and output in action["outputs"]
     assert "scripts/bundle_to_prompt.py" in text
+
+
+def test_the_repository_gates_its_own_style_before_the_suite() -> None:
+    from pre_commit.clientlib import load_config as load_pre_commit_config
+
+    hooks = [
+        hook
+        for repo in load_pre_commit_config(str(ROOT / ".pre-commit-config.yaml"))["repos"]
+        for hook in repo["hooks"]
+    ]
+    assert [hook["id"] for hook in hooks] == ["ruff-format", "ruff-check", "mypy", "ctxguard"]
+    steps = [line for line in (ROOT / ".ci/run").read_text().splitlines() if line.startswith("python -m")]
+    gate = ["python -m ruff format --check .", "python -m ruff check .", "python -m mypy"]
+    assert [s for s in steps if s in gate] == gate
+    assert steps[-1] == "python -m pytest" and steps.index(gate[-1]) < steps.index("python -m pytest")
+    readme = (ROOT / "README.md").read_text()
+    assert "pip install '.[test]' && python -m pytest" in readme  # (the README's second command)
+    extras = (ROOT / "pyproject.toml").read_text()
+    assert 'lint = ["ruff==' in extras and '"mypy==' in extras  # exact versions: a new release cannot turn CI red

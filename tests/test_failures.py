@@ -1,5 +1,6 @@
 """The failure index: each root cause of a test run once, with its first error line, where it was
 raised and its tests; the digest shows it as a table and leaves its lines out of the others."""
+
 from __future__ import annotations
 
 from ctxguard import digest
@@ -14,42 +15,72 @@ def _index(text: str) -> list[Failure]:
 
 def test_pytest_summary_and_blocks_give_the_whole_message_and_the_crash_line(sample: SampleReader) -> None:
     assert _index(sample("pytest-failure.log")) == [
-        Failure("AssertionError: assert Decimal('15') == Decimal('1.5')", "tests/test_parse.py:12",
-                ["tests/test_parse.py::test_parse_amount"])]
+        Failure(
+            "AssertionError: assert Decimal('15') == Decimal('1.5')",
+            "tests/test_parse.py:12",
+            ["tests/test_parse.py::test_parse_amount"],
+        )
+    ]
 
 
 def test_one_root_cause_shows_once_with_its_tests() -> None:
     blocks, summary = [], []
     for name in ("test_a", "test_b", "test_c"):
-        blocks.append(f"___________ Tests.{name} ___________\n\n    def {name}(self):\n"
-                      f">       windowed(range(3), 2, step=0)\n"
-                      f"E       ValueError: step must be >= 1 (got 0 in Tests.{name})\n\n"
-                      "pkg/more.py:846: ValueError\n")
+        blocks.append(
+            f"___________ Tests.{name} ___________\n\n    def {name}(self):\n"
+            f">       windowed(range(3), 2, step=0)\n"
+            f"E       ValueError: step must be >= 1 (got 0 in Tests.{name})\n\n"
+            "pkg/more.py:846: ValueError\n"
+        )
         summary.append(f"FAILED tests/test_more.py::Tests::{name} - ValueError: step m...\n")
     verbose = "".join(f"tests/test_more.py::Tests::{n} FAILED  [ 50%]\n" for n in ("test_a", "test_b", "test_c"))
-    text = (verbose + "=== FAILURES ===\n" + "".join(blocks) + "=== short test summary info ===\n"
-            + "".join(summary) + "=== 3 failed, 9 passed in 0.12s ===\n")
-    assert _index(text) == [Failure("ValueError: step must be >= 1 (got 0 in Tests.test_a)", "pkg/more.py:846",
-                                    [f"tests/test_more.py::Tests::{n}" for n in ("test_a", "test_b", "test_c")])]
+    text = (
+        verbose
+        + "=== FAILURES ===\n"
+        + "".join(blocks)
+        + "=== short test summary info ===\n"
+        + "".join(summary)
+        + "=== 3 failed, 9 passed in 0.12s ===\n"
+    )
+    assert _index(text) == [
+        Failure(
+            "ValueError: step must be >= 1 (got 0 in Tests.test_a)",
+            "pkg/more.py:846",
+            [f"tests/test_more.py::Tests::{n}" for n in ("test_a", "test_b", "test_c")],
+        )
+    ]
 
 
 def test_jest_go_cargo_and_unittest_failures(sample: SampleReader) -> None:
     assert [(f.cause, f.where, f.tests) for f in _index(sample("jest-failures.log"))] == [
         ("expect(received).toThrow(expected)", "src/options.test.js:42:46", ["options › rejects a missing value"]),
-        ("expect(received).toBe(expected) // Object.is equality", "src/options.test.js:51:33",
-         ["options › keeps the default port"])]
+        (
+            "expect(received).toBe(expected) // Object.is equality",
+            "src/options.test.js:51:33",
+            ["options › keeps the default port"],
+        ),
+    ]
     assert [(f.cause, f.where, f.tests) for f in _index(sample("go-test-failures.log"))] == [
         ("Divide(1, 0) = 0, want an error", "calc_test.go:21", ["TestDivide"]),
         ('Parse("1,5") = 15, want 1.5', "parse_test.go:14", ["TestParse"]),
-        ('Parse("") = 0, want 1.5', "parse_test.go:14", ["TestParseEmpty"])]
+        ('Parse("") = 0, want 1.5', "parse_test.go:14", ["TestParseEmpty"]),
+    ]
     assert [(f.cause, f.where, f.tests) for f in _index(sample("cargo-test-failures.log"))] == [
         ("assertion `left == right` failed", "src/lib.rs:21", ["tests::divides"]),
-        ("called `Result::unwrap()` on an `Err` value: ParseIntError { kind: InvalidDigit }", "src/lib.rs:30",
-         ["tests::parses"])]
+        (
+            "called `Result::unwrap()` on an `Err` value: ParseIntError { kind: InvalidDigit }",
+            "src/lib.rs:30",
+            ["tests::parses"],
+        ),
+    ]
     assert [(f.cause, f.where, f.tests) for f in _index(sample("unittest-failures.log"))] == [
-        ("FileNotFoundError: [Errno 2] No such file or directory: 'missing.csv'", "/src/calc/load.py:8",
-         ["tests.test_calc.LoadTests.test_load"]),
-        ("AssertionError: 15 != 1.5", "/src/tests/test_calc.py:12", ["tests.test_calc.ParseTests.test_parse"])]
+        (
+            "FileNotFoundError: [Errno 2] No such file or directory: 'missing.csv'",
+            "/src/calc/load.py:8",
+            ["tests.test_calc.LoadTests.test_load"],
+        ),
+        ("AssertionError: 15 != 1.5", "/src/tests/test_calc.py:12", ["tests.test_calc.ParseTests.test_parse"]),
+    ]
 
 
 def test_a_service_log_has_no_failure_index(sample: SampleReader) -> None:
@@ -58,12 +89,13 @@ def test_a_service_log_has_no_failure_index(sample: SampleReader) -> None:
 
 
 def test_the_digest_shows_the_index_as_a_table_and_the_other_errors_apart(sample: SampleReader) -> None:
-    items = [(name, "log", KINDS["log"].read(sample(name), name))
-             for name in ("jest-failures.log", "cargo-test-failures.log", "gha-error.log")]
+    items = [
+        (name, "log", KINDS["log"].read(sample(name), name))
+        for name in ("jest-failures.log", "cargo-test-failures.log", "gha-error.log")
+    ]
     text = digest.render(digest.facts(items), [])
     assert "Failing tests in logs (4, 4 causes):" in text
-    assert ("| cargo-test-failures.log | tests::divides | assertion `left == right` failed | src/lib.rs:21 |"
-            in text)
+    assert "| cargo-test-failures.log | tests::divides | assertion `left == right` failed | src/lib.rs:21 |" in text
     other = text.split("Other error and warning lines in logs", 1)[1]
     assert "##[error]Process completed with exit code 1." in other
     assert "●" not in other and "FAILED" not in other.replace("test result: FAILED", "")

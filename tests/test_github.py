@@ -1,4 +1,5 @@
 """ctxguard.github: the event's range, escaping, and the cap on warnings."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,13 +8,30 @@ from ctxguard import github
 
 
 def _bundle(truncated: int, total: int) -> dict:  # type: ignore[type-arg]
-    artifacts = [{"artifact_name": f"logs/run-{i}.log", "type": "log", "tier": 3 if i < truncated else 1,
-                  "raw_tokens": 900, "compacted_tokens": 100, "budget": 100, "truncated": i < truncated}
-                 for i in range(total)]
-    return {"encoding": "o200k_base", "total_budget": None, "artifacts": artifacts,
-            "digest": {"content": "## Digest\n", "tokens": 3},
-            "totals": {"artifacts": total, "compacted_tokens": 100 * total, "capacity": 100 * total,
-                       "truncated": truncated}}
+    artifacts = [
+        {
+            "artifact_name": f"logs/run-{i}.log",
+            "type": "log",
+            "tier": 3 if i < truncated else 1,
+            "raw_tokens": 900,
+            "compacted_tokens": 100,
+            "budget": 100,
+            "truncated": i < truncated,
+        }
+        for i in range(total)
+    ]
+    return {
+        "encoding": "o200k_base",
+        "total_budget": None,
+        "artifacts": artifacts,
+        "digest": {"content": "## Digest\n", "tokens": 3},
+        "totals": {
+            "artifacts": total,
+            "compacted_tokens": 100 * total,
+            "capacity": 100 * total,
+            "truncated": truncated,
+        },
+    }
 
 
 def test_at_most_ten_warnings_and_the_rest_counted() -> None:
@@ -40,17 +58,25 @@ def test_statuses_are_told_apart_and_a_failed_check_is_an_error() -> None:
     ]
     text = github.summary(bundle, ["logs/run-0.log was truncated: 900 raw tokens for a budget of 100"])
     assert text.startswith("### ctxguard bundle\n\n**Check failed:**\n- logs/run-0.log was truncated")
-    for name, state in (("run-0", "**TRUNCATED**"), ("run-1", "**MISSING**"), ("run-2", "**ERROR**"),
-                        ("run-3", "REFERENCE")):
-        assert f"| `logs/{name}.log` | log |" in text and text.split(f"`logs/{name}.log`")[1].split("\n")[0].endswith(f"| {state} |")
+    for name, state in (
+        ("run-0", "**TRUNCATED**"),
+        ("run-1", "**MISSING**"),
+        ("run-2", "**ERROR**"),
+        ("run-3", "REFERENCE"),
+    ):
+        assert f"| `logs/{name}.log` | log |" in text and text.split(f"`logs/{name}.log`")[1].split("\n")[0].endswith(
+            f"| {state} |"
+        )
     assert "Largest artifacts: `logs/run-0.log` (900 tokens)" in text
     assert "<details><summary>Digest</summary>" in text and "## Digest" in text
     assert github.summary(bundle, []).startswith("### ctxguard bundle\n\n**Check passed.**\n")
     assert github.outputs(bundle, None, [])["passed"] == "true"
     assert github.outputs(bundle, None)["passed"] == ""
     line = github.outputs(bundle, None, ["a", "b"])["summary"]
-    assert line == ("ctxguard check failed: 4 artifacts (1 ERROR, 1 MISSING, 1 REFERENCE, 1 TRUNCATED), "
-                    "403 / 400 tokens (CRITICAL); a (and 1 more)")  # with the digest
+    assert line == (
+        "ctxguard check failed: 4 artifacts (1 ERROR, 1 MISSING, 1 REFERENCE, 1 TRUNCATED), "
+        "403 / 400 tokens (CRITICAL); a (and 1 more)"
+    )  # with the digest
 
 
 def test_workflow_command_escaping() -> None:

@@ -12,8 +12,7 @@ from ctxguard.kinds.diff.model import _header, _hunk_header, line_type
 from tests.helpers import budget_for_tier2, independent_count
 
 
-def _tier2(text: str, name: str = "change.diff", task: str | None = None,
-           factor: float = 1.3) -> dict:  # type: ignore[type-arg]
+def _tier2(text: str, name: str = "change.diff", task: str | None = None, factor: float = 1.3) -> dict:  # type: ignore[type-arg]
     record = compress_text(text, budget_for_tier2(text, factor), name=name, task=task)
     assert record["tier"] == 2, record
     assert independent_count(record["content"]) <= record["budget"]
@@ -24,11 +23,14 @@ def test_python_change_keeps_signatures_errors_and_hunk_headers(sample) -> None:
     content = _tier2(sample("python-change.diff"))["content"]
     assert "diff --git a/src/payments/service.py b/src/payments/service.py\n" in content
     assert "@@ -10,10 +10,40 @@ from payments.models import Invoice\n" in content
-    for kept in ("+    def charge(self, invoice: Invoice, *, retries: int = 3) -> Receipt:",
-                 "+    async def refund(self, receipt: Receipt, amount: Decimal) -> Refund:",
-                 '+        raise PaymentFailed(f"invoice {invoice.id} could not be charged: {last_error}")',
-                 '+            raise ValueError("refund exceeds the charged amount")',
-                 "+        logger.error(\"charge failed", "+class PaymentFailed(Exception):"):
+    for kept in (
+        "+    def charge(self, invoice: Invoice, *, retries: int = 3) -> Receipt:",
+        "+    async def refund(self, receipt: Receipt, amount: Decimal) -> Refund:",
+        '+        raise PaymentFailed(f"invoice {invoice.id} could not be charged: {last_error}")',
+        '+            raise ValueError("refund exceeds the charged amount")',
+        '+        logger.error("charge failed',
+        "+class PaymentFailed(Exception):",
+    ):
         assert kept in content
     assert "... (" in content and "lines omitted)" in content
 
@@ -44,8 +46,14 @@ def test_go_change_keeps_declarations_and_panics(sample) -> None:  # type: ignor
 def test_headers_for_mode_rename_and_binary_are_kept_as_is(sample) -> None:  # type: ignore[no-untyped-def]
     # (headers are most of this small diff: 1.2 x budget, not 1.3, leaves room for them all)
     content = _tier2(sample("mode-rename-binary.diff"), factor=1.2)["content"]
-    for line in ("old mode 100644\n", "new mode 100755\n", "Binary files a/b.bin and b/b.bin differ\n",
-                 "rename from c.txt\n", "rename to d.txt\n", "@@ -1,2 +1,5 @@\n"):
+    for line in (
+        "old mode 100644\n",
+        "new mode 100755\n",
+        "Binary files a/b.bin and b/b.bin differ\n",
+        "rename from c.txt\n",
+        "rename to d.txt\n",
+        "@@ -1,2 +1,5 @@\n",
+    ):
         assert line in content
 
 
@@ -79,7 +87,9 @@ def test_a_tiny_budget_starts_with_the_file_list(sample) -> None:  # type: ignor
 def test_file_stats(sample) -> None:  # type: ignore[no-untyped-def]
     stats = list(read(sample("mode-rename-binary.diff")).files)
     assert [(s.path, s.added, s.removed, s.status) for s in stats] == [
-        ("a.py", 4, 1, "modified"), ("b.bin", 0, 0, "binary"), ("d.txt", 0, 0, "renamed"),
+        ("a.py", 4, 1, "modified"),
+        ("b.bin", 0, 0, "binary"),
+        ("d.txt", 0, 0, "renamed"),
     ]
 
 
@@ -115,10 +125,41 @@ def test_headers_are_built_exactly_as_unidiff_prints_them(sample) -> None:  # ty
     assert checked >= 4
 
 
-_ERROR_PIECES = ["raise", "throw", "panic!", "abort", "die", "bail!", "unreachable!", "todo!",
-                 "errors.New", "fmt.Errorf", "Err(", "new", "ValueError", "Exception", "log.",
-                 "logger.", "console.", "error", "warn", "fatal", "Fatalf", "critical", "perror",
-                 "fprintf(", "stderr", "sys.exit", "os.Exit", "x", "(", ")", ".", "_", " "]
+_ERROR_PIECES = [
+    "raise",
+    "throw",
+    "panic!",
+    "abort",
+    "die",
+    "bail!",
+    "unreachable!",
+    "todo!",
+    "errors.New",
+    "fmt.Errorf",
+    "Err(",
+    "new",
+    "ValueError",
+    "Exception",
+    "log.",
+    "logger.",
+    "console.",
+    "error",
+    "warn",
+    "fatal",
+    "Fatalf",
+    "critical",
+    "perror",
+    "fprintf(",
+    "stderr",
+    "sys.exit",
+    "os.Exit",
+    "x",
+    "(",
+    ")",
+    ".",
+    "_",
+    " ",
+]
 
 
 def test_error_prefilter_agrees_with_the_whole_pattern() -> None:
@@ -167,8 +208,14 @@ def test_hunk_bodies_are_the_lines_unidiffs_full_parse_reads(sample) -> None:  #
 def _hunk_with_a_definition_deep_inside(header: str) -> str:
     body = "".join(f"+    step_{i} = load_{i}(step_{i - 1})\n" for i in range(1, 31))
     tail = "".join(f"+    tail_{i} = load_{i}(tail_{i - 1})\n" for i in range(1, 31))
-    return (header + "--- a/pkg/jobs.py\n+++ b/pkg/jobs.py\n@@ -1,0 +1,62 @@\n" + body
-            + "+def retry_job(job):\n" + "+    near_the_definition = job.attempts\n" + tail)
+    return (
+        header
+        + "--- a/pkg/jobs.py\n+++ b/pkg/jobs.py\n@@ -1,0 +1,62 @@\n"
+        + body
+        + "+def retry_job(job):\n"
+        + "+    near_the_definition = job.attempts\n"
+        + tail
+    )
 
 
 def test_body_lines_near_a_definition_go_first_with_or_without_git_headers() -> None:
@@ -191,9 +238,13 @@ def test_a_line_naming_the_task_keeps_its_lift_in_a_test_file() -> None:
 
     lines = [f"+    value_{i} = compute_{i}(value_{i - 1})\n" for i in range(1, 60)]
     body = "".join(lines)
-    text = ("diff --git a/tests/test_jobs.py b/tests/test_jobs.py\n--- a/tests/test_jobs.py\n"
-            "+++ b/tests/test_jobs.py\n@@ -1,0 +1,60 @@\n" + "".join(lines[:30])
-            + "+    assert refund_total == 3\n" + "".join(lines[30:]))
+    text = (
+        "diff --git a/tests/test_jobs.py b/tests/test_jobs.py\n--- a/tests/test_jobs.py\n"
+        "+++ b/tests/test_jobs.py\n@@ -1,0 +1,60 @@\n"
+        + "".join(lines[:30])
+        + "+    assert refund_total == 3\n"
+        + "".join(lines[30:])
+    )
     tokenizer = get_tokenizer()
     units = plan(read(text), tokenizer.encode(text), tokenizer, frozenset({"refund"})).units
     rank = {unit.text: unit.priority for unit in units}
@@ -224,16 +275,27 @@ def _file_diff(path: str, body: list[str]) -> str:
     """One file's diff with one hunk, its ranges counted from the body."""
     old = sum(1 for line in body if line[0] in " -")
     new = sum(1 for line in body if line[0] in " +")
-    return (f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,{old} +1,{new} @@\n"
-            + "".join(line + "\n" for line in body))
+    return f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,{old} +1,{new} @@\n" + "".join(
+        line + "\n" for line in body
+    )
 
 
 _VERSION_BUMP = _file_diff("pkg/_version.py", ["  # generated", "-version = '1.2.0'", "+version = '1.3.0'", " x = 1"])
-_RELEASE = (_file_diff("CHANGES.md", [f"+- change {i} of this release, described at some length" for i in range(40)])
-            + _file_diff("pkg/window.py", [" def windowed(seq, n):", "     seq = list(seq)", "-    if n == 0:",
-                                           "+    if n == 1:", "         return []", "     return seq"])
-            + _file_diff("tests/test_window.py", [f"+    assert windowed(range({i}), 2) == expected({i})"
-                                                  for i in range(40)]))
+_RELEASE = (
+    _file_diff("CHANGES.md", [f"+- change {i} of this release, described at some length" for i in range(40)])
+    + _file_diff(
+        "pkg/window.py",
+        [
+            " def windowed(seq, n):",
+            "     seq = list(seq)",
+            "-    if n == 0:",
+            "+    if n == 1:",
+            "         return []",
+            "     return seq",
+        ],
+    )
+    + _file_diff("tests/test_window.py", [f"+    assert windowed(range({i}), 2) == expected({i})" for i in range(40)])
+)
 
 
 def test_a_cut_that_lists_the_files_shows_no_header_alone() -> None:
@@ -255,8 +317,10 @@ def test_a_quoted_string_edited_goes_after_code_edited() -> None:
     from ctxguard.tokens import get_tokenizer
 
     tokenizer = get_tokenizer()
-    text = _VERSION_BUMP + ("diff --git a/pkg/b.py b/pkg/b.py\n--- a/pkg/b.py\n+++ b/pkg/b.py\n"
-                            "@@ -1,2 +1,2 @@\n def f(n):\n-    if n == 0:\n+    if n == 1:\n")
+    text = _VERSION_BUMP + (
+        "diff --git a/pkg/b.py b/pkg/b.py\n--- a/pkg/b.py\n+++ b/pkg/b.py\n"
+        "@@ -1,2 +1,2 @@\n def f(n):\n-    if n == 0:\n+    if n == 1:\n"
+    )
     units = plan(read(text), tokenizer.encode(text), tokenizer).units
     level = {u.text: u.priority[0] for u in units}
     assert level["+version = '1.3.0'\n"] == EDITED_QUOTED and level["+    if n == 1:\n"] == EDITED
@@ -264,12 +328,16 @@ def test_a_quoted_string_edited_goes_after_code_edited() -> None:
 
 
 _ODD_PATHS = ("my tests/x y.py", "tür.py", "a b/c.py")
-_ODD = (_file_diff("my tests/x y.py", ["-x = 1", "+x = 2"]).replace("a/my tests/x y.py", '"a/my tests/x y.py"')
-        .replace("b/my tests/x y.py", '"b/my tests/x y.py"')
-        + _file_diff("tür.py", ["-y = 1", "+y = 2"]).replace("a/tür.py", '"a/t\\303\\274r.py"')
-        .replace("b/tür.py", '"b/t\\303\\274r.py"')
-        # (git ends a spaced path on its ---/+++ lines with a tab)
-        + "diff --git a/a b/c.py b/a b/c.py\n--- a/a b/c.py\t\n+++ b/a b/c.py\t\n@@ -1 +1 @@\n-def f():\n+def g():\n")
+_ODD = (
+    _file_diff("my tests/x y.py", ["-x = 1", "+x = 2"])
+    .replace("a/my tests/x y.py", '"a/my tests/x y.py"')
+    .replace("b/my tests/x y.py", '"b/my tests/x y.py"')
+    + _file_diff("tür.py", ["-y = 1", "+y = 2"])
+    .replace("a/tür.py", '"a/t\\303\\274r.py"')
+    .replace("b/tür.py", '"b/t\\303\\274r.py"')
+    # (git ends a spaced path on its ---/+++ lines with a tab)
+    + "diff --git a/a b/c.py b/a b/c.py\n--- a/a b/c.py\t\n+++ b/a b/c.py\t\n@@ -1 +1 @@\n-def f():\n+def g():\n"
+)
 
 
 def test_one_reading_gives_one_path_to_the_plan_probes_digest_coverage_and_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -60,9 +60,13 @@ def test_ansi_codes_are_stripped() -> None:
 
 
 def test_java_stack_frames_follow_their_error() -> None:
-    lines = ["INFO start", "ERROR java.lang.IllegalStateException: closed",
-             "    at com.example.Pool.get(Pool.java:42)", "    at com.example.Main.run(Main.java:7)",
-             "INFO next"]
+    lines = [
+        "INFO start",
+        "ERROR java.lang.IllegalStateException: closed",
+        "    at com.example.Pool.get(Pool.java:42)",
+        "    at com.example.Main.run(Main.java:7)",
+        "INFO next",
+    ]
     assert important_lines("\n".join(lines)) == [False, True, True, True, False]
 
 
@@ -77,10 +81,41 @@ _REFERENCE_LEVEL = re.compile(
 
 
 def test_has_level_answers_as_the_reference_pattern() -> None:
-    words = ["ERROR", "ERR", "ERRNO", "xERROR", "_WARN", "WARNING:", "error:", "Error ", "errors",
-             "Failed!", "failed", "##[error]", "x##[warning]", "::error", " ::error", "E   x", "E  ",
-             "panicked at", "Segmentation fault", "AssertionError", "MyAssertionError", "é", "FATAL",
-             "CRITICAL]", "pending_errors", " ", "\t", ":", "[", "]", "1", "Critical:", "ÉERROR"]
+    words = [
+        "ERROR",
+        "ERR",
+        "ERRNO",
+        "xERROR",
+        "_WARN",
+        "WARNING:",
+        "error:",
+        "Error ",
+        "errors",
+        "Failed!",
+        "failed",
+        "##[error]",
+        "x##[warning]",
+        "::error",
+        " ::error",
+        "E   x",
+        "E  ",
+        "panicked at",
+        "Segmentation fault",
+        "AssertionError",
+        "MyAssertionError",
+        "é",
+        "FATAL",
+        "CRITICAL]",
+        "pending_errors",
+        " ",
+        "\t",
+        ":",
+        "[",
+        "]",
+        "1",
+        "Critical:",
+        "ÉERROR",
+    ]
     rnd = random.Random(3)
     lines = ["".join(rnd.choice(words) for _ in range(rnd.randint(1, 6))) for _ in range(20000)]
     lines += (SAMPLES / "traceback.log").read_text().splitlines()
@@ -110,14 +145,32 @@ def _reference_important_lines(lines: list[str]) -> list[bool]:
 
 
 _LOG_PIECES = [
-    "INFO started worker 12\n", "2024-01-01 ERROR db down\n", "WARNING: disk 91%\n", "\n", "   \n",
-    "Traceback (most recent call last):\n", '  File "app.py", line 3, in <module>\n', "    run()\n",
-    "ValueError: bad amount\n", "During handling of the above exception, another exception occurred:\n",
-    "    at com.example.Main.run(Main.java:7)\n", "Caused by: java.io.IOException\n", "E   assert 1 == 2\n",
-    "::error file=a.py::boom\n", "##[error]Process completed with exit code 1.\n", "=== FAILURES ===\n",
-    "---- Captured log ----\n", '{"level": "crit", "msg": "x"}\n', "pending_errors=0\n", "\x1b[31mERROR\x1b[0m red\n",
-    "INFO Traceback (most recent call last): quoted\n", "  Traceback (most recent call last):\n",
-    "odd\rbreak ERROR\n", "form\x0cfeed\n", "KeyboardInterrupt\n", "done",
+    "INFO started worker 12\n",
+    "2024-01-01 ERROR db down\n",
+    "WARNING: disk 91%\n",
+    "\n",
+    "   \n",
+    "Traceback (most recent call last):\n",
+    '  File "app.py", line 3, in <module>\n',
+    "    run()\n",
+    "ValueError: bad amount\n",
+    "During handling of the above exception, another exception occurred:\n",
+    "    at com.example.Main.run(Main.java:7)\n",
+    "Caused by: java.io.IOException\n",
+    "E   assert 1 == 2\n",
+    "::error file=a.py::boom\n",
+    "##[error]Process completed with exit code 1.\n",
+    "=== FAILURES ===\n",
+    "---- Captured log ----\n",
+    '{"level": "crit", "msg": "x"}\n',
+    "pending_errors=0\n",
+    "\x1b[31mERROR\x1b[0m red\n",
+    "INFO Traceback (most recent call last): quoted\n",
+    "  Traceback (most recent call last):\n",
+    "odd\rbreak ERROR\n",
+    "form\x0cfeed\n",
+    "KeyboardInterrupt\n",
+    "done",
 ]
 
 
@@ -183,8 +236,13 @@ def test_jest_failures_survive_and_passing_titles_with_error_do_not_crowd_them(s
     total = compress_text(text, 100_000, name="jest.log")["raw_tokens"]
     for ratio in (0.3, 0.15):
         content = compress_text(text, int(total * ratio), name="jest-failures.log")["content"]
-        for needle in ("● options › rejects a missing value", "● options › keeps the default port",
-                       "Expected: 8080", "Received: 80", "Tests:       2 failed, 160 passed, 162 total"):
+        for needle in (
+            "● options › rejects a missing value",
+            "● options › keeps the default port",
+            "Expected: 8080",
+            "Received: 80",
+            "Tests:       2 failed, 160 passed, 162 total",
+        ):
             assert needle in content, (ratio, needle)
         assert "✓ when unknown option 7 then error" not in content
 
@@ -194,8 +252,10 @@ def test_tier_2_keeps_every_error_and_warning_line_or_is_tier_3(seed: int) -> No
     import random
 
     rng = random.Random(seed)
-    lines = [f"2024-05-14 12:00:{i % 60:02d} {'ERROR' if rng.random() < 0.8 else 'INFO'} job {i % 7} step {i}"
-             for i in range(400)]
+    lines = [
+        f"2024-05-14 12:00:{i % 60:02d} {'ERROR' if rng.random() < 0.8 else 'INFO'} job {i % 7} step {i}"
+        for i in range(400)
+    ]
     text = "\n".join(lines) + "\n"
     errors = [line for line in lines if " ERROR " in line]
     total = compress_text(text, 100_000, name="x.log")["raw_tokens"]
@@ -224,8 +284,13 @@ def test_a_compilers_errors_come_before_its_last_note_and_gutter(sample) -> None
     # Its ends are the lines that say something on their own: not a gutter, not a note.
     from ctxguard.kinds import KINDS
 
-    ends = {p.kind: p.value for p in KINDS["log"].probes(KINDS["log"].read(text, "build.log"))
-            if p.kind in ("first", "last")}
-    assert ends == {"first": "src/parser.c: In function 'parse_number':",
-                    "last": "src/parser.c:493:1: warning: missing initializer for field 'tp_is_gc' of "
-                            "'TypeObject' [-Wmissing-field-initializers]"}
+    ends = {
+        p.kind: p.value
+        for p in KINDS["log"].probes(KINDS["log"].read(text, "build.log"))
+        if p.kind in ("first", "last")
+    }
+    assert ends == {
+        "first": "src/parser.c: In function 'parse_number':",
+        "last": "src/parser.c:493:1: warning: missing initializer for field 'tp_is_gc' of "
+        "'TypeObject' [-Wmissing-field-initializers]",
+    }

@@ -39,8 +39,9 @@ def test_headings_and_tasks_are_what_a_tiny_budget_keeps_first(sample) -> None: 
 
 
 def test_a_sentence_is_never_shown_without_its_heading() -> None:
-    text = "# Title\n\n" + "".join(f"## Part {i}\n\nFirst point {i} is here. Second point {i} follows.\n\n"
-                                   for i in range(30))
+    text = "# Title\n\n" + "".join(
+        f"## Part {i}\n\nFirst point {i} is here. Second point {i} follows.\n\n" for i in range(30)
+    )
     for budget in (60, 120, 240):
         content = compress_text(text, budget, name="doc.md")["content"]
         for i in range(30):
@@ -53,14 +54,15 @@ def test_blocks_take_code_fences_whole() -> None:
     assert [b.kind for b in parts] == ["heading", "blank", "code", "prose"]
 
 
-
-
 def test_setext_headings_are_headings() -> None:
-    text = ("Release plan\n============\n\nIntro sentence one. Intro sentence two.\n\n"
-            "Goals\n-----\n\n" + "".join(f"Goal paragraph {i} has words. And more words here.\n\n" for i in range(40)))
+    text = "Release plan\n============\n\nIntro sentence one. Intro sentence two.\n\nGoals\n-----\n\n" + "".join(
+        f"Goal paragraph {i} has words. And more words here.\n\n" for i in range(40)
+    )
     parts = read(text).blocks
-    assert [b.lines for b in parts if b.kind == "heading"] == [("Release plan\n", "============\n"),
-                                                               ("Goals\n", "-----\n")]
+    assert [b.lines for b in parts if b.kind == "heading"] == [
+        ("Release plan\n", "============\n"),
+        ("Goals\n", "-----\n"),
+    ]
     record = compress_text(text, 80, name="plan.md")
     assert record["tier"] == 3
     assert "Release plan\n============\n" in record["content"] and "Goals\n-----\n" in record["content"]
@@ -74,8 +76,7 @@ def _rules(text: str) -> list[str]:
     """Each sentence with an RFC 2119 word in capitals, outside code and the keyword list."""
     prose = re.sub(r"```.*?```", "", text, flags=re.S)
     flat = [" ".join(p.split()) for p in re.split(r"\n\s*\n", prose)]
-    return [s for p in flat for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", p)
-            if _RULE.search(s) and '"MUST"' not in s]
+    return [s for p in flat for s in re.split(r"(?<=[.!?])\s+(?=[A-Z])", p) if _RULE.search(s) and '"MUST"' not in s]
 
 
 def test_a_spec_cut_to_half_keeps_every_rule_whole(sample) -> None:  # type: ignore[no-untyped-def]
@@ -92,17 +93,21 @@ def test_a_spec_cut_to_half_keeps_every_rule_whole(sample) -> None:  # type: ign
 
 
 def test_a_rule_goes_on_over_its_items_lazy_lines() -> None:
-    text = ("# Spec\n\n## Rules\n\n1. A server MUST answer every request with a page, even when the\n"
-            "page is empty. Pages are cached for a while by most of the clients we know about.\n"
-            + "".join(f"\nFiller paragraph {i} says nothing a reviewer needs to see today.\n" for i in range(30)))
+    text = (
+        "# Spec\n\n## Rules\n\n1. A server MUST answer every request with a page, even when the\n"
+        "page is empty. Pages are cached for a while by most of the clients we know about.\n"
+        + "".join(f"\nFiller paragraph {i} says nothing a reviewer needs to see today.\n" for i in range(30))
+    )
     content = compress_text(text, 80, name="spec.md")["content"]
     assert "1. A server MUST answer every request with a page, even when the\npage is empty." in content
 
 
 def test_a_lead_in_is_kept_with_the_rules_it_introduces() -> None:
-    text = ("# Spec\n\n### id\n\nThe identifier of the event.\n\n- Constraints:\n  - REQUIRED\n"
-            "  - MUST be a non-empty string\n"
-            + "".join(f"\nFiller paragraph {i} says nothing a reviewer needs to see today.\n" for i in range(30)))
+    text = (
+        "# Spec\n\n### id\n\nThe identifier of the event.\n\n- Constraints:\n  - REQUIRED\n"
+        "  - MUST be a non-empty string\n"
+        + "".join(f"\nFiller paragraph {i} says nothing a reviewer needs to see today.\n" for i in range(30))
+    )
     content = compress_text(text, 60, name="spec.md")["content"]
     assert "- Constraints:\n  - REQUIRED\n  - MUST be a non-empty string\n" in content
 

@@ -1,4 +1,5 @@
 """Hostile and odd inputs: each yields a valid record with a clear note, never a traceback."""
+
 from __future__ import annotations
 
 import json
@@ -25,12 +26,17 @@ def _deep_json(levels: int) -> bytes:
 
 
 def _many_files(n: int) -> bytes:
-    return "".join(f"diff --git a/f{i}.py b/f{i}.py\nindex 1111111..2222222 100644\n--- a/f{i}.py\n"
-                   f"+++ b/f{i}.py\n@@ -1 +1 @@\n-x = {i}\n+x = {i + 1}\n" for i in range(n)).encode()
+    return "".join(
+        f"diff --git a/f{i}.py b/f{i}.py\nindex 1111111..2222222 100644\n--- a/f{i}.py\n"
+        f"+++ b/f{i}.py\n@@ -1 +1 @@\n-x = {i}\n+x = {i + 1}\n"
+        for i in range(n)
+    ).encode()
 
 
-_DIFF = ("diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n"
-         "@@ -1,3 +1,3 @@\n def main():\n-    return 1\n+    return 2\n")
+_DIFF = (
+    "diff --git a/app.py b/app.py\nindex 1111111..2222222 100644\n--- a/app.py\n+++ b/app.py\n"
+    "@@ -1,3 +1,3 @@\n def main():\n-    return 1\n+    return 2\n"
+)
 
 CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
     "nul-bytes": ("blob.bin", lambda: b"\x7fELF\x00\x00\x01" * 100),
@@ -48,10 +54,15 @@ CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
 }
 
 
-@pytest.mark.parametrize(("case", "budget"), [
-    (case, budget) for case in sorted(CASES) for budget in (64, 1000)
-    if case != "fifty-thousand-files" or budget == 1000  # one budget is enough for the slow one
-])
+@pytest.mark.parametrize(
+    ("case", "budget"),
+    [
+        (case, budget)
+        for case in sorted(CASES)
+        for budget in (64, 1000)
+        if case != "fifty-thousand-files" or budget == 1000  # one budget is enough for the slow one
+    ],
+)
 def test_hostile_input_gives_a_valid_record(case: str, budget: int, tmp_path: Path) -> None:
     name, make = CASES[case]
     path = tmp_path / name
@@ -70,8 +81,12 @@ def test_hostile_input_gives_a_valid_record(case: str, budget: int, tmp_path: Pa
     if case == "utf16-bom" and budget == 1000:
         assert record["content"] == "# Title\n\n- [ ] task\n"
     if case == "deep-json":
-        assert record["type"] == "json" and any("not valid json" in n for n in record.get("notes", [])) \
-            or record["tier"] == 1 or record["truncated"]
+        assert (
+            record["type"] == "json"
+            and any("not valid json" in n for n in record.get("notes", []))
+            or record["tier"] == 1
+            or record["truncated"]
+        )
     if case == "fifty-thousand-files":
         assert record["truncated"] and record["content"].startswith("Changed files (50000):")
 
@@ -91,7 +106,9 @@ def test_cli_never_prints_a_traceback_on_hostile_input(tmp_path: Path, capsys: p
 
 def test_bundle_of_a_merge_commit_validates(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "repo")
-    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n  - name: merge\n    diff: HEAD\n    budget: 200\n")
+    repo.write(
+        ".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n  - name: merge\n    diff: HEAD\n    budget: 200\n"
+    )
     repo.write("app.py", "a = 1\n")
     repo.write("lib.py", "b = 1\n")
     repo.commit("base")
@@ -123,8 +140,12 @@ def test_a_named_pipe_gets_an_error_record_at_once(tmp_path: Path) -> None:
     fifo = tmp_path / "build.log"
     os.mkfifo(fifo)
     # In a child process with a timeout: a read that blocks fails the test instead of hanging it.
-    done = subprocess.run([sys.executable, "-m", "ctxguard", "compress", str(fifo), "--budget", "100"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxguard", "compress", str(fifo), "--budget", "100"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     record = json.loads(done.stdout)
     assert done.returncode == 2 and record["tier"] == 0
     assert "named pipe (FIFO), not a regular file" in record["error"] and "compress -" in record["error"]
@@ -134,13 +155,19 @@ def test_a_config_glob_matching_a_named_pipe_does_not_block(tmp_path: Path) -> N
     import os
     import sys
 
-    repo = configured(tmp_path / "repo", "version: 1\nfail_on: never\nartifacts:\n"
-                                         "  - {name: logs, paths: ['logs/*.log'], budget: 400}\n")
+    repo = configured(
+        tmp_path / "repo",
+        "version: 1\nfail_on: never\nartifacts:\n  - {name: logs, paths: ['logs/*.log'], budget: 400}\n",
+    )
     repo.write("logs/ok.log", "INFO started\nERROR boom\n")
     os.mkfifo(repo.path / "logs" / "live.log")
     out = tmp_path / "bundle.json"
-    done = subprocess.run([sys.executable, "-m", "ctxguard", "bundle", "--repo", str(repo.path), "--output", str(out)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxguard", "bundle", "--repo", str(repo.path), "--output", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     records = {r["artifact_name"]: r for r in json.loads(out.read_text())["artifacts"]}
     assert "named pipe" in records["logs/live.log"]["error"]

@@ -1,4 +1,5 @@
 """ctxguard install / uninstall in temporary repositories: the alias and the plain git hook."""
+
 from __future__ import annotations
 
 import json

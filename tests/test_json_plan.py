@@ -1,5 +1,6 @@
 """JSON planned and packed: every key, arrays and strings shortened only as far as the room
 requires (the longest first), the whole document when its compact form fits, always valid JSON."""
+
 from __future__ import annotations
 
 import json
@@ -119,8 +120,12 @@ def test_json_lines_long_strings_go_first_then_rows_left_out_are_counted(sample)
 
 
 def test_whole_document_when_its_compact_form_fits_top_levels_indented() -> None:
-    doc = {"services": {f"svc{i}": {"image": f"registry.example.com/team/service-{i}:1.2.{i}",
-                                    "env": {"REGION": "eu-west-1"}} for i in range(40)}}
+    doc = {
+        "services": {
+            f"svc{i}": {"image": f"registry.example.com/team/service-{i}:1.2.{i}", "env": {"REGION": "eu-west-1"}}
+            for i in range(40)
+        }
+    }
     text = json.dumps(doc, indent=4)
     compact = independent_count(json.dumps(doc, separators=(",", ":")))
     budget = compact + 100  # under the raw text, over its compact form
@@ -132,8 +137,13 @@ def test_whole_document_when_its_compact_form_fits_top_levels_indented() -> None
 
 
 def test_tier_3_keeps_keys_first_and_stays_within_budget() -> None:
-    doc = {"name": "api", "shapes": {f"Shape{i}": {"type": "structure", "doc": "word " * 80,
-                                                    "members": {"Id": {"shape": "String"}}} for i in range(60)}}
+    doc = {
+        "name": "api",
+        "shapes": {
+            f"Shape{i}": {"type": "structure", "doc": "word " * 80, "members": {"Id": {"shape": "String"}}}
+            for i in range(60)
+        },
+    }
     text = json.dumps(doc, indent=2)
     budget = independent_count(text) // 8
     record = compress_text(text, budget, name="api.json")
@@ -149,12 +159,21 @@ def test_tier_3_keeps_keys_first_and_stays_within_budget() -> None:
 
 
 def test_a_bigger_budget_keeps_every_key_a_smaller_one_kept(sample) -> None:  # type: ignore[no-untyped-def]
-    text = json.dumps({"shapes": {f"S{i}": {"type": "t", "members": {f"m{j}": {"shape": "x" * (j * 40)}
-                                                                    for j in range(i % 6)}}
-                                  for i in range(80)}, "tail": list(range(300))}, indent=2)
+    text = json.dumps(
+        {
+            "shapes": {
+                f"S{i}": {"type": "t", "members": {f"m{j}": {"shape": "x" * (j * 40)} for j in range(i % 6)}}
+                for i in range(80)
+            },
+            "tail": list(range(300)),
+        },
+        indent=2,
+    )
     raw = independent_count(text)
-    kept = [_keys(json.loads(compress_text(text, int(raw * r), name="x.json")["content"]))
-            for r in (0.05, 0.1, 0.2, 0.35, 0.5, 0.67, 0.8, 0.95)]
+    kept = [
+        _keys(json.loads(compress_text(text, int(raw * r), name="x.json")["content"]))
+        for r in (0.05, 0.1, 0.2, 0.35, 0.5, 0.67, 0.8, 0.95)
+    ]
     for smaller, bigger in zip(kept, kept[1:]):
         assert smaller <= bigger
 
@@ -167,10 +186,10 @@ JSON = st.recursive(
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(value=JSON, indent=st.sampled_from([None, 2]), room=st.integers(min_value=32, max_value=600),
-       rows=st.booleans())
-def test_any_pack_of_any_document_parses_and_shows_only_raw_values(value: object, indent: int | None, room: int,
-                                                                 rows: bool) -> None:
+@given(value=JSON, indent=st.sampled_from([None, 2]), room=st.integers(min_value=32, max_value=600), rows=st.booleans())
+def test_any_pack_of_any_document_parses_and_shows_only_raw_values(
+    value: object, indent: int | None, room: int, rows: bool
+) -> None:
     tokenizer = get_tokenizer()
     if rows:
         text = "".join(json.dumps(row) + "\n" for row in (value if isinstance(value, list) and value else [value]))
@@ -222,8 +241,9 @@ def test_deep_nesting_that_parses_is_planned_without_recursion() -> None:
 
 
 def test_strings_with_escapes_are_cut_between_characters() -> None:
-    doc = {f"Shape{i}": {"documentation": f'Shape {i} holds a "quoted" word\n\\ and é ' * (i % 9 + 3)}
-           for i in range(120)}
+    doc = {
+        f"Shape{i}": {"documentation": f'Shape {i} holds a "quoted" word\n\\ and é ' * (i % 9 + 3)} for i in range(120)
+    }
     text = json.dumps(doc, indent=2)
     for ratio in (0.9, 0.5, 0.2):
         record = compress_text(text, int(independent_count(text) * ratio), name="api.json")
@@ -236,7 +256,8 @@ def test_strings_with_escapes_are_cut_between_characters() -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=JSON, indent=st.sampled_from([None, 2]), shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
 def test_any_document_a_bigger_budget_keeps_every_key_path_a_smaller_one_kept(
-        value: object, indent: int | None, shares: tuple[float, float]) -> None:
+    value: object, indent: int | None, shares: tuple[float, float]
+) -> None:
     kept = probes_kept(json.dumps(value, indent=indent), "json", "x.json", shares)  # (key paths: parsed sets)
     assert kept[0] <= kept[1]
 
@@ -250,8 +271,10 @@ def test_a_reports_few_failures_come_first_with_their_messages(sample) -> None: 
         kept = json.loads(record["content"])
         failed = [run for run in kept["runs"] if isinstance(run, dict) and run.get("status") == "failed"]
         assert len(failed) == 3, budget
-        assert all(run["message"].split("\n")[0].split(":")[0] in ("AssertionError", "TimeoutError", "KeyError")
-                   for run in failed)
+        assert all(
+            run["message"].split("\n")[0].split(":")[0] in ("AssertionError", "TimeoutError", "KeyError")
+            for run in failed
+        )
 
 
 def test_items_that_differ_from_their_siblings() -> None:
@@ -267,17 +290,35 @@ def test_items_that_differ_from_their_siblings() -> None:
 def _jest_report_with_coverage() -> str:
     results = []
     for f in range(10):
-        tests = [{"fullName": f"suite {f} test {t}", "status": "failed" if (f, t) in ((3, 4), (7, 1)) else "passed",
-                  "duration": (f * 7 + t) % 50,
-                  "failureMessages": ([f"Error: expect(received).toBe(expected)\n\nExpected: 8080\nReceived: 80\n"
-                                       f"    at Object.<anonymous> (src/f{f}.test.js:{t}:5)"]
-                                      if (f, t) in ((3, 4), (7, 1)) else [])} for t in range(10)]
+        tests = [
+            {
+                "fullName": f"suite {f} test {t}",
+                "status": "failed" if (f, t) in ((3, 4), (7, 1)) else "passed",
+                "duration": (f * 7 + t) % 50,
+                "failureMessages": (
+                    [
+                        f"Error: expect(received).toBe(expected)\n\nExpected: 8080\nReceived: 80\n"
+                        f"    at Object.<anonymous> (src/f{f}.test.js:{t}:5)"
+                    ]
+                    if (f, t) in ((3, 4), (7, 1))
+                    else []
+                ),
+            }
+            for t in range(10)
+        ]
         failed = any(t["status"] == "failed" for t in tests)  # (jest marks a suite with a failing test)
-        results.append({"name": f"/repo/src/f{f}.test.js", "status": "failed" if failed else "passed",
-                        "assertionResults": tests})
-    coverage = {f"/repo/src/mod{f}.js": {
-        "statementMap": {str(i): {"start": {"line": i, "column": 0}, "end": {"line": i, "column": 40}} for i in range(40)},
-        "s": {str(i): (i * f) % 9 for i in range(40)}} for f in range(10)}
+        results.append(
+            {"name": f"/repo/src/f{f}.test.js", "status": "failed" if failed else "passed", "assertionResults": tests}
+        )
+    coverage = {
+        f"/repo/src/mod{f}.js": {
+            "statementMap": {
+                str(i): {"start": {"line": i, "column": 0}, "end": {"line": i, "column": 40}} for i in range(40)
+            },
+            "s": {str(i): (i * f) % 9 for i in range(40)},
+        }
+        for f in range(10)
+    }
     return json.dumps({"numFailedTests": 2, "coverageMap": coverage, "testResults": results}, indent=2)
 
 

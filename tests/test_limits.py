@@ -1,5 +1,6 @@
 """Limits instead of crashes: hostile configs, endless stdin, failing disks, missing git, exact
 counts, an index never written, paths an agent can open."""
+
 from __future__ import annotations
 
 import base64
@@ -29,11 +30,14 @@ _LEVELS = "".join(f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n" for p, c in zip("a
 BOMB = 'a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x"]\n' + _LEVELS + "artifacts: *i\n"
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    (BOMB, "expands to more than"),
-    ("artifacts: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
-    ("artifacts:\n" + "".join("  " * i + "- a:\n" for i in range(1, 60)), "nested more than"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (BOMB, "expands to more than"),
+        ("artifacts: " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        ("artifacts:\n" + "".join("  " * i + "- a:\n" for i in range(1, 60)), "nested more than"),
+    ],
+)
 def test_a_hostile_config_is_refused_at_once_in_bounded_memory(text: str, says: str) -> None:
     started = time.perf_counter()
     with pytest.raises(ConfigError, match=says):
@@ -41,8 +45,9 @@ def test_a_hostile_config_is_refused_at_once_in_bounded_memory(text: str, says: 
     assert time.perf_counter() - started < 20  # (was 80 s and 5 GB, then MemoryError)
 
 
-def test_a_yaml_bomb_in_the_repository_is_exit_2_with_a_sentence(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_yaml_bomb_in_the_repository_is_exit_2_with_a_sentence(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = configured(tmp_path / "repo", BOMB)
     assert main(["check", "--repo", str(repo.path)]) == 2
     err = capsys.readouterr().err
@@ -76,13 +81,25 @@ def test_stdin_is_spooled_in_blocks_and_binary_stops_at_the_first_block(tmp_path
 def test_compress_dash_reads_stdin_like_a_file_and_refuses_dev_zero() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     log = "".join(f"INFO step {i}\n" for i in range(3000)) + "ERROR the one failure\n"
-    done = subprocess.run([sys.executable, "-m", "ctxguard", "compress", "-", "--budget", "200"], input=log,
-                          capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "ctxguard", "compress", "-", "--budget", "200"],
+        input=log,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     record = json.loads(done.stdout)
     assert done.returncode == 0 and record["artifact_name"] == "-" and "ERROR the one failure" in record["content"]
     with open("/dev/zero", "rb") as zero:
-        done = subprocess.run([sys.executable, "-m", "ctxguard", "compress", "-", "--budget", "200"], stdin=zero,
-                              capture_output=True, text=True, env=env, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxguard", "compress", "-", "--budget", "200"],
+            stdin=zero,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
     assert done.returncode == 2 and "binary data" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -94,9 +111,9 @@ def test_a_nul_byte_past_the_first_block_is_binary_not_text(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("case", ["directory", "read-only", "no-space", "too-big"])
-def test_write_failures_are_exit_2_with_what_to_do(tmp_path: Path, case: str,
-                                                   capsys: pytest.CaptureFixture[str],
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_failures_are_exit_2_with_what_to_do(
+    tmp_path: Path, case: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import errno
 
     repo = configured(tmp_path / "repo", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    budget: 500\n")
@@ -104,8 +121,12 @@ def test_write_failures_are_exit_2_with_what_to_do(tmp_path: Path, case: str,
     repo.add("a.py")
     output = tmp_path / "out" / "bundle.json"
     output.parent.mkdir()
-    expected = {"directory": "is a directory", "read-only": "read-only", "no-space": "no space left",
-                "too-big": "file-size limit"}[case]
+    expected = {
+        "directory": "is a directory",
+        "read-only": "read-only",
+        "no-space": "no space left",
+        "too-big": "file-size limit",
+    }[case]
     if case == "directory":
         output.mkdir()
     else:
@@ -120,8 +141,9 @@ def test_write_failures_are_exit_2_with_what_to_do(tmp_path: Path, case: str,
     assert expected in err and "Traceback" not in err and "bug in ctxguard" not in err
 
 
-def test_git_missing_from_path_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_git_missing_from_path_is_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = configured(tmp_path / "repo", "version: 1\nartifacts:\n  - name: diff\n    budget: 500\n")
     monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
     monkeypatch.delenv("GIT_PYTHON_GIT_EXECUTABLE", raising=False)
@@ -131,8 +153,9 @@ def test_git_missing_from_path_is_exit_2(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_a_killed_writers_temporary_file_is_removed_by_the_next_run(tmp_path: Path) -> None:
     target = tmp_path / "bundle.json"
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
     stale = tmp_path / f".bundle.json.{dead.stdout.strip()}.abc123.tmp"
     stale.write_text("{ half a bundle")
     live = tmp_path / f".bundle.json.{os.getpid()}.def456.tmp"
@@ -146,6 +169,7 @@ def test_a_killed_writers_temporary_file_is_removed_by_the_next_run(tmp_path: Pa
 
 # --- counts ----------------------------------------------------------------------------------
 
+
 def _long_runs(seed: int) -> list[str]:
     rng = random.Random(seed)
     js = "var a=function(b){return b+1};if(x<3)y.z[4]='q';"
@@ -153,8 +177,10 @@ def _long_runs(seed: int) -> list[str]:
         base64.b64encode(rng.randbytes(rng.randint(9_000, 60_000))).decode(),
         "".join(rng.choice(js) for _ in range(rng.randint(9_000, 60_000))),
         "".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(rng.randint(5_000, 30_000))),
-        json.dumps([{f"k{j}": rng.random(), "v": "x" * rng.randint(0, 9)} for j in range(rng.randint(300, 2000))],
-                   separators=(",", ":")),
+        json.dumps(
+            [{f"k{j}": rng.random(), "v": "x" * rng.randint(0, 9)} for j in range(rng.randint(300, 2000))],
+            separators=(",", ":"),
+        ),
         "prefix " + "".join(rng.choice("ab1") for _ in range(40_000)) + " suffix\n",
     ]
 
@@ -200,10 +226,13 @@ def test_a_json_cut_that_cannot_be_packed_is_a_marked_valid_json_cut(monkeypatch
 
 # --- the index and paths ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", ["staged", "worktree", "HEAD", "HEAD~1...HEAD", "HEAD"])
 def test_no_diff_mode_writes_the_index_or_takes_its_lock(tmp_path: Path, mode: str) -> None:
-    repo = configured(tmp_path / "repo", f"version: 1\nfail_on: never\nartifacts:\n  - name: d\n"
-                                         f"    diff: {mode!r}\n    budget: 2000\n")
+    repo = configured(
+        tmp_path / "repo",
+        f"version: 1\nfail_on: never\nartifacts:\n  - name: d\n    diff: {mode!r}\n    budget: 2000\n",
+    )
     for i in range(20):
         repo.write(f"f{i}.py", f"x = {i}\n")
     repo.commit("one")
@@ -222,13 +251,16 @@ def test_no_diff_mode_writes_the_index_or_takes_its_lock(tmp_path: Path, mode: s
     assert not (repo.path / ".git/index.lock").exists()
 
 
-@pytest.mark.parametrize(("header", "path"), [
-    ('diff --git "a/my tests/x y.py" "b/my tests/x y.py"', "my tests/x y.py"),
-    ("diff --git a/my tests/x y.py b/my tests/x y.py", "my tests/x y.py"),
-    ('diff --git "a/t\\303\\274r.py" "b/t\\303\\274r.py"', "tür.py"),
-    ('diff --git "a/a\\"b\\\\c.py" "b/a\\"b\\\\c.py"', 'a"b\\c.py'),
-    ("diff --git a/a b/c.py b/a b/c.py", "a b/c.py"),
-])
+@pytest.mark.parametrize(
+    ("header", "path"),
+    [
+        ('diff --git "a/my tests/x y.py" "b/my tests/x y.py"', "my tests/x y.py"),
+        ("diff --git a/my tests/x y.py b/my tests/x y.py", "my tests/x y.py"),
+        ('diff --git "a/t\\303\\274r.py" "b/t\\303\\274r.py"', "tür.py"),
+        ('diff --git "a/a\\"b\\\\c.py" "b/a\\"b\\\\c.py"', 'a"b\\c.py'),
+        ("diff --git a/a b/c.py b/a b/c.py", "a b/c.py"),
+    ],
+)
 def test_a_diff_header_gives_one_path_as_text(header: str, path: str) -> None:
     assert header_path(header) == path
     assert unquote('"t\\303\\274r.py"') == "tür.py" and unquote("plain.py") == "plain.py"
@@ -260,6 +292,7 @@ def test_the_repository_alone_is_not_written_by_a_bundle(tmp_path: Path) -> None
 
 # --- the smaller ones --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0.5", "11"])
 def test_a_tier2_ratio_that_is_no_ratio_is_refused(value: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as stopped:
@@ -277,8 +310,7 @@ def test_invalid_json_kept_whole_says_it_is_not_json() -> None:
 def test_a_cut_of_json_with_repeated_keys_says_so() -> None:
     from ctxguard.api import compress_text
 
-    items = ",".join(f'{{"id": {i}, "status": "ok", "status": "failed", "note": "{"word " * 30}"}}'
-                     for i in range(60))
+    items = ",".join(f'{{"id": {i}, "status": "ok", "status": "failed", "note": "{"word " * 30}"}}' for i in range(60))
     record = compress_text(f'{{"runs": [{items}]}}', 400, artifact_type="json")
     assert record["tier"] == 3 and json.loads(record["content"])
     assert any("repeated key" in n and "status" in n for n in record["notes"])
@@ -287,8 +319,9 @@ def test_a_cut_of_json_with_repeated_keys_says_so() -> None:
 def test_split_file_keeps_the_digest_short(tmp_path: Path) -> None:
     from ctxguard.digest import MAX_ARTIFACTS
 
-    repo = configured(tmp_path / "repo", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    budget: 300\n"
-                                         "    split: file\n")
+    repo = configured(
+        tmp_path / "repo", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    budget: 300\n    split: file\n"
+    )
     for i in range(MAX_ARTIFACTS + 150):
         repo.write(f"pkg/m{i:04d}.py", f"VALUE = {i}\n")
     repo.add()

@@ -1,5 +1,6 @@
 """Optional artifacts: a configured file that does not exist is reported, and fails only when
 required (`required: true` or `fail_on: missing`)."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,9 @@ PLAN = "  - name: plan\n    paths: [docs/plan.md]\n    budget: 500\n"
 
 
 def _repo(tmp_path: Path, top: str = "", entry: str = "") -> Repo:
-    return configured(tmp_path / "repo", f"version: 1\n{top}artifacts:\n  - name: diff\n    budget: 2000\n"
-                                         + PLAN + entry)
+    return configured(
+        tmp_path / "repo", f"version: 1\n{top}artifacts:\n  - name: diff\n    budget: 2000\n" + PLAN + entry
+    )
 
 
 def _bundle(repo: Repo) -> dict:  # type: ignore[type-arg]
@@ -37,8 +39,10 @@ def test_a_missing_optional_file_is_reported_and_passes(tmp_path: Path, capsys: 
 
 def test_required_true_fails_check_with_a_remedy(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = _repo(tmp_path, entry="")
-    repo.write(".ctxguard.yaml", (repo.path / ".ctxguard.yaml").read_text().replace(
-        "budget: 500\n", "budget: 500\n    required: true\n"))
+    repo.write(
+        ".ctxguard.yaml",
+        (repo.path / ".ctxguard.yaml").read_text().replace("budget: 500\n", "budget: 500\n    required: true\n"),
+    )
     assert main(["check", "--repo", str(repo.path)]) == 1
     err = capsys.readouterr().err
     assert "docs/plan.md is missing (artifact not found at docs/plan.md) and required: true" in err
@@ -77,9 +81,12 @@ def test_the_help_example_runs_as_written_in_a_new_repository(tmp_path: Path) ->
     """`ctxguard init && ctxguard bundle && ctxguard check`, in a repository with nothing else."""
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     script = "ctxguard init && ctxguard bundle && ctxguard check"
-    assert script in subprocess.run(["python", "-m", "ctxguard", "--help"], capture_output=True,
-                                    text=True, check=True).stdout
-    done = subprocess.run(["bash", "-c", script.replace("ctxguard", "python -m ctxguard")], cwd=tmp_path,
-                          capture_output=True, text=True)
+    assert (
+        script
+        in subprocess.run(["python", "-m", "ctxguard", "--help"], capture_output=True, text=True, check=True).stdout
+    )
+    done = subprocess.run(
+        ["bash", "-c", script.replace("ctxguard", "python -m ctxguard")], cwd=tmp_path, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr
     assert "wrote .ctxguard.yaml" in done.stderr and "check passed (1 artifacts)" in done.stderr

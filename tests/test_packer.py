@@ -1,4 +1,5 @@
 """The packer: a plan and a room -> content within the room, must-keep units and anchors kept."""
+
 from __future__ import annotations
 
 import re
@@ -15,11 +16,17 @@ from ctxguard.tokens import get_tokenizer
 TOKENIZER = get_tokenizer()
 
 
-def _plan(lines: list[str], priorities: list[float], must: set[int] = frozenset(),  # type: ignore[assignment]
-          anchors: dict[int, tuple[int, ...]] | None = None) -> Plan:
+def _plan(
+    lines: list[str],
+    priorities: list[float],
+    must: set[int] = frozenset(),  # type: ignore[assignment]
+    anchors: dict[int, tuple[int, ...]] | None = None,
+) -> Plan:
     counts = [TOKENIZER.count(line) for line in lines]
-    units = [Unit(line, c, c, (p, i), i in must, (anchors or {}).get(i, ()))
-             for i, (line, c, p) in enumerate(zip(lines, counts, priorities))]
+    units = [
+        Unit(line, c, c, (p, i), i in must, (anchors or {}).get(i, ()))
+        for i, (line, c, p) in enumerate(zip(lines, counts, priorities))
+    ]
     return Plan(units, TOKENIZER.count("".join(lines)))
 
 
@@ -67,8 +74,7 @@ def test_a_unit_too_big_is_passed_over_and_the_room_filled() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=40), st.integers(10, 400),
-       st.booleans())
+@given(st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=40), st.integers(10, 400), st.booleans())
 def test_never_over_room_and_deterministic(priorities: list[float], room: int, cut: bool) -> None:
     plan = _plan(LINES[: len(priorities)], priorities)
     content = pack(plan, room, TOKENIZER.count, marker if cut else None)
@@ -94,8 +100,10 @@ def test_room_left_by_a_high_gap_estimate_is_filled() -> None:
     from dataclasses import replace
 
     priorities = [float(i % 2) for i in range(40)]  # every other line first: many gaps
-    plan = replace(_plan(LINES, priorities),
-                   gap=lambda n: f"... ({n} lines omitted)\n" + ("(a longer note) " * 2 if n > 30 else ""))
+    plan = replace(
+        _plan(LINES, priorities),
+        gap=lambda n: f"... ({n} lines omitted)\n" + ("(a longer note) " * 2 if n > 30 else ""),
+    )
     room = 300
     content = pack(plan, room, TOKENIZER.count)
     assert content is not None and room - TOKENIZER.count(plan.gap(2)) < TOKENIZER.count(content) <= room

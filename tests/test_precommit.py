@@ -1,4 +1,5 @@
 """The hooks in .pre-commit-hooks.yaml, run by the real pre-commit tool (`pre-commit try-repo`)."""
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,14 @@ def _try_repo(repo: Repo, home: Path, hook: str, *extra: str) -> subprocess.Comp
     tool = shutil.which("pre-commit")
     assert tool, "pre-commit is part of the test extra"
     env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
-    return subprocess.run([tool, "try-repo", str(ROOT), hook, "--verbose", *extra],
-                          cwd=repo.path, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [tool, "try-repo", str(ROOT), hook, "--verbose", *extra],
+        cwd=repo.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def _state(repo: Repo) -> tuple[str, str, str]:
@@ -77,33 +84,49 @@ def test_pre_push_stage_bundles_the_pushed_range(repo: Repo, pre_commit_home: Pa
     base = repo.git.head.commit.hexsha
     repo.write("app.py", "def main():\n    return 2\n")
     head = repo.commit("second")
-    done = _try_repo(repo, pre_commit_home, "ctxguard", "--hook-stage", "pre-push",
-                     "--from-ref", base, "--to-ref", head)
+    done = _try_repo(
+        repo, pre_commit_home, "ctxguard", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", head
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     bundle = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())
     assert bundle["source"]["diff"] == f"{base}...{head}"
     assert "+    return 2" in bundle["artifacts"][0]["content"]
 
 
-def test_first_push_to_an_empty_remote_bundles_the_last_commit(repo: Repo, pre_commit_home: Path,
-                                                            tmp_path: Path) -> None:
+def test_first_push_to_an_empty_remote_bundles_the_last_commit(
+    repo: Repo, pre_commit_home: Path, tmp_path: Path
+) -> None:
     subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
     repo.git.git.remote("add", "origin", str(tmp_path / "remote.git"))
     repo.write("feature.py", "def feature():\n    return 3\n")
     repo.commit("feature")
     # What pre-commit's pre-push hook runs when the push includes the root commit: --all-files
     # and the remote's name, url and branches, but no from/to ref.
-    done = _try_repo(repo, pre_commit_home, "ctxguard", "--hook-stage", "pre-push", "--all-files",
-                     "--remote-name", "origin", "--remote-url", str(tmp_path / "remote.git"),
-                     "--remote-branch", "refs/heads/main", "--local-branch", "refs/heads/main")
+    done = _try_repo(
+        repo,
+        pre_commit_home,
+        "ctxguard",
+        "--hook-stage",
+        "pre-push",
+        "--all-files",
+        "--remote-name",
+        "origin",
+        "--remote-url",
+        str(tmp_path / "remote.git"),
+        "--remote-branch",
+        "refs/heads/main",
+        "--local-branch",
+        "refs/heads/main",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
     assert "diff --git a/feature.py b/feature.py" in record["content"] and "a/app.py" not in record["content"]
     assert any("the last commit only" in note and "of the 2 being pushed" in note for note in record["notes"])
 
 
-def test_all_files_in_ci_with_nothing_staged_bundles_the_branch(repo: Repo, pre_commit_home: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_all_files_in_ci_with_nothing_staged_bundles_the_branch(
+    repo: Repo, pre_commit_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo.git.git.checkout("-q", "-b", "feature")
     repo.write("feature.py", "def feature():\n    return 3\n")
     repo.commit("feature")
@@ -115,8 +138,9 @@ def test_all_files_in_ci_with_nothing_staged_bundles_the_branch(repo: Repo, pre_
     assert any("pre-commit run --all-files" in note and "merge base with main" in note for note in record["notes"])
 
 
-def test_a_first_commit_passes_without_a_config_and_after_init(tmp_path: Path, pre_commit_home: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_first_commit_passes_without_a_config_and_after_init(
+    tmp_path: Path, pre_commit_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ctxguard.main import main
 
     repo = Repo(tmp_path / "fresh")  # no commits, no config

@@ -1,4 +1,5 @@
 """Probes: what is extracted from each type, and how kept/missed is decided."""
+
 from __future__ import annotations
 
 import json
@@ -55,8 +56,14 @@ def test_log_probes_edges_and_templates(sample: SampleReader) -> None:
 
 def test_json_probes_collapse_indices_and_include_parsing() -> None:
     text = json.dumps({"items": [{"id": 1, "tags": ["a"]}, {"id": 2, "owner": {"name": "x"}}], "ok": True})
-    assert _values("json", text, "key") == ["items", "items[].id", "items[].owner", "items[].owner.name",
-                                            "items[].tags", "ok"]
+    assert _values("json", text, "key") == [
+        "items",
+        "items[].id",
+        "items[].owner",
+        "items[].owner.name",
+        "items[].tags",
+        "ok",
+    ]
     assert _values("json", text, "parses") == ["output is valid JSON"]
     assert _values("json", "{not json", "key") == []
 
@@ -92,8 +99,15 @@ def test_cut_json_gets_credit_only_for_the_key_paths_it_shows() -> None:
 def test_json_probes_are_key_paths_measured_as_sets_and_listed_in_order() -> None:
     raw = json.dumps({"z": [{"y": 1}, {"x": 2}], "a": {"": 3, "b": 4}})
     found = extract("json", raw)
-    assert [str(p) for p in found] == ["parses: output is valid JSON", "key: a", "key: a.", "key: a.b",
-                                       "key: z", "key: z[].x", "key: z[].y"]
+    assert [str(p) for p in found] == [
+        "parses: output is valid JSON",
+        "key: a",
+        "key: a.",
+        "key: a.b",
+        "key: z",
+        "key: z[].x",
+        "key: z[].y",
+    ]
     kept = measure("json", raw, json.dumps({"z": [{"y": 1}], "a": {"b": 4}}), found)
     assert (kept.probes, kept.kept) == (7, 5)
     assert kept.to_dict(missed=True)["missed"] == ["key: a.", "key: z[].x"]
@@ -105,8 +119,10 @@ def test_json_probes_are_key_paths_measured_as_sets_and_listed_in_order() -> Non
 
 def test_probes_are_found_in_any_order_and_whole_words_only() -> None:
     # The finder looks after its last hit first; a probe shown earlier must still count.
-    raw = "".join(f"diff --git a/{n}_m.py b/{n}_m.py\n--- a/{n}_m.py\n+++ b/{n}_m.py\n@@ -1 +1 @@\n-x\n+def {n}(a):\n"
-                  for n in ("alpha", "beta", "gamma"))
+    raw = "".join(
+        f"diff --git a/{n}_m.py b/{n}_m.py\n--- a/{n}_m.py\n+++ b/{n}_m.py\n@@ -1 +1 @@\n-x\n+def {n}(a):\n"
+        for n in ("alpha", "beta", "gamma")
+    )
     found = extract("diff", raw)
     shown = "def gamma(a):\n gamma_m.py\n def beta(a):\n beta_m.py\n alpha_m.py\n alphabet(a)\n"
     kept = measure("diff", raw, shown, found)

@@ -1,4 +1,5 @@
 """Properties that must hold for any text and any budget."""
+
 from __future__ import annotations
 
 import json
@@ -66,8 +67,9 @@ from tests.helpers import probes_kept  # noqa: E402
 
 
 @FAST
-@given(text=TEXT, budget=st.integers(min_value=32, max_value=800), kind=TYPES,
-       tier3=st.sampled_from(["salient", "head"]))
+@given(
+    text=TEXT, budget=st.integers(min_value=32, max_value=800), kind=TYPES, tier3=st.sampled_from(["salient", "head"])
+)
 def test_whole_path_records_validate(text: str, budget: int, kind: str | None, tier3: str) -> None:
     check(text, f"x.{kind or 'txt'}", budget, tier3)
 
@@ -88,16 +90,29 @@ def test_regressions(name: str, budget: int, tier3: str) -> None:
 
 
 _SECRET_LINES = [
-    "password = 'hunter2-prod'", "SECRET_KEY=abcdef123456", "  password: hunter2hunter",
-    "Authorization: Bearer " + "Ab1_" * 8, "-----BEGIN " + "PRIVATE KEY-----", "MIIEvQIBADANBgkqhkiG9w0BAQEF",
-    "-----END " + "PRIVATE KEY-----", "+DB_PASSWORD=s3cr3t-value", "url=postgres://u:pa55word@h/db",
-    '{"api_key": "k-1234567890"}', "ghp_" + "A1b2C3d4" * 4 + "E5f6",
+    "password = 'hunter2-prod'",
+    "SECRET_KEY=abcdef123456",
+    "  password: hunter2hunter",
+    "Authorization: Bearer " + "Ab1_" * 8,
+    "-----BEGIN " + "PRIVATE KEY-----",
+    "MIIEvQIBADANBgkqhkiG9w0BAQEF",
+    "-----END " + "PRIVATE KEY-----",
+    "+DB_PASSWORD=s3cr3t-value",
+    "url=postgres://u:pa55word@h/db",
+    '{"api_key": "k-1234567890"}',
+    "ghp_" + "A1b2C3d4" * 4 + "E5f6",
 ]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.one_of(st.sampled_from(_SECRET_LINES), st.text(max_size=40)),
-                          st.sampled_from(["\n", "\r\n", "\r", ""])), max_size=12))
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.sampled_from(_SECRET_LINES), st.text(max_size=40)), st.sampled_from(["\n", "\r\n", "\r", ""])
+        ),
+        max_size=12,
+    )
+)
 def test_redaction_never_changes_the_line_structure(lines: list[tuple[str, str]]) -> None:
     from ctxguard.redact import redact
 
@@ -105,16 +120,24 @@ def test_redaction_never_changes_the_line_structure(lines: list[tuple[str, str]]
     assert endings(redact(text).text) == endings(text)
 
 
-LOG_LINE = st.sampled_from([
-    "2024-05-01 10:00:{n:02d} INFO processing batch {n}\n",
-    "2024-05-01 10:00:{n:02d} ERROR batch {n} failed: timeout after {n}s\n",
-    "2024-05-01 10:00:{n:02d} WARNING slow query on shard {n}\n",
-    "Traceback (most recent call last):\n", '  File "app{n}.py", line {n}, in run\n', "    run()\n",
-    "ValueError: bad value {n}\n", "KeyError: 'k{n}'\n", "E1123 12:00:{n:02d}.000001  42 rpc.cc:{n}] reset\n",
-    "03-17 16:13:{n:02d}.811  1702  2395 W Tag{n}: slow\n", "\n",
-])
+LOG_LINE = st.sampled_from(
+    [
+        "2024-05-01 10:00:{n:02d} INFO processing batch {n}\n",
+        "2024-05-01 10:00:{n:02d} ERROR batch {n} failed: timeout after {n}s\n",
+        "2024-05-01 10:00:{n:02d} WARNING slow query on shard {n}\n",
+        "Traceback (most recent call last):\n",
+        '  File "app{n}.py", line {n}, in run\n',
+        "    run()\n",
+        "ValueError: bad value {n}\n",
+        "KeyError: 'k{n}'\n",
+        "E1123 12:00:{n:02d}.000001  42 rpc.cc:{n}] reset\n",
+        "03-17 16:13:{n:02d}.811  1702  2395 W Tag{n}: slow\n",
+        "\n",
+    ]
+)
 LOG = st.lists(st.tuples(LOG_LINE, st.integers(0, 59)), min_size=1, max_size=200).map(
-    lambda rows: "".join(line.format(n=n) for line, n in rows))
+    lambda rows: "".join(line.format(n=n) for line, n in rows)
+)
 
 
 @FAST
@@ -124,13 +147,22 @@ def test_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(text: str, shares:
     assert kept[0] <= kept[1]
 
 
-MD_BLOCK = st.sampled_from([
-    "# Title {n}\n", "## Section {n}\n", "- [ ] open task {n}\n", "- [x] done task {n}\n",
-    "| col {n} | b |\n|---|---|\n| x{n} | y |\n", "```python\ndef step_{n}():\n    return {n}\n```\n",
-    "Some prose about item {n}. It goes on for a while {n}. And ends here.\n", "- a list item {n}\n", "\n",
-])
+MD_BLOCK = st.sampled_from(
+    [
+        "# Title {n}\n",
+        "## Section {n}\n",
+        "- [ ] open task {n}\n",
+        "- [x] done task {n}\n",
+        "| col {n} | b |\n|---|---|\n| x{n} | y |\n",
+        "```python\ndef step_{n}():\n    return {n}\n```\n",
+        "Some prose about item {n}. It goes on for a while {n}. And ends here.\n",
+        "- a list item {n}\n",
+        "\n",
+    ]
+)
 MARKDOWN = st.lists(st.tuples(MD_BLOCK, st.integers(0, 99)), min_size=1, max_size=80).map(
-    lambda rows: "".join(block.format(n=n) for block, n in rows))
+    lambda rows: "".join(block.format(n=n) for block, n in rows)
+)
 
 
 @FAST

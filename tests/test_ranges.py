@@ -1,4 +1,5 @@
 """ctxguard.ranges: the right diff wherever ctxguard runs, in real repositories with a remote."""
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,13 @@ def _files(repo: Repo, found: ranges.Range | None) -> list[str]:
 
 
 def test_pre_push_without_a_remote_ref_diffs_the_commits_no_remote_has(pushed: Repo) -> None:
-    found = ranges.resolve(pushed.git, None, hook=True, github=False,
-                           environ={"PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_TO_REF": "HEAD"})
+    found = ranges.resolve(
+        pushed.git,
+        None,
+        hook=True,
+        github=False,
+        environ={"PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_TO_REF": "HEAD"},
+    )
     assert _files(pushed, found) == ["feature.py", "more.py"]
     assert found is not None and "the 2 commits no remote has" in found.why
 
@@ -57,15 +63,18 @@ def test_a_first_push_to_a_remote_with_no_refs_diffs_the_last_commit_and_says_so
 
 def test_the_pushed_range_when_pre_commit_gives_one(pushed: Repo) -> None:
     base = pushed.git.git.rev_parse("main")
-    found = ranges.resolve(pushed.git, None, hook=True, github=False,
-                           environ={"PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": "HEAD"})
+    found = ranges.resolve(
+        pushed.git, None, hook=True, github=False, environ={"PRE_COMMIT_FROM_REF": base, "PRE_COMMIT_TO_REF": "HEAD"}
+    )
     assert found == ranges.Range(f"{base}...HEAD", "the pushed range (pre-push)")
 
 
-@pytest.mark.parametrize("event, name", [
-    ({"before": "0" * 40, "after": "HEAD"}, "push"), ({}, "workflow_dispatch"), ({}, "schedule")])
-def test_actions_events_without_a_range_diff_from_the_default_branch(pushed: Repo, tmp_path: Path,
-                                                                     event: dict, name: str) -> None:  # type: ignore[type-arg]
+@pytest.mark.parametrize(
+    "event, name", [({"before": "0" * 40, "after": "HEAD"}, "push"), ({}, "workflow_dispatch"), ({}, "schedule")]
+)
+def test_actions_events_without_a_range_diff_from_the_default_branch(
+    pushed: Repo, tmp_path: Path, event: dict, name: str
+) -> None:  # type: ignore[type-arg]
     path = tmp_path / "event.json"
     path.write_text(json.dumps(event))
     if event:
@@ -88,15 +97,20 @@ def test_a_pull_request_and_a_push_take_the_event_range(pushed: Repo, tmp_path: 
 
 def test_auto_and_all_files_in_ci_diff_from_the_default_branch(pushed: Repo) -> None:
     assert _files(pushed, ranges.resolve(pushed.git, "auto", hook=False, github=False, environ={})) == [
-        "feature.py", "more.py"]
+        "feature.py",
+        "more.py",
+    ]
     found = ranges.resolve(pushed.git, None, hook=True, github=False, environ={"CI": "true"})
     assert _files(pushed, found) == ["feature.py", "more.py"] and "--all-files" in found.why  # type: ignore[union-attr]
     assert ranges.resolve(pushed.git, None, hook=True, github=False, environ={}) is None  # local: staged
     assert ranges.resolve(pushed.git, "HEAD", hook=True, github=True, environ={"CI": "1"}) == ranges.Range(
-        "HEAD", "--diff HEAD")
+        "HEAD", "--diff HEAD"
+    )
 
 
-def test_an_empty_range_is_said_in_the_record_not_passed_quietly(pushed: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_empty_range_is_said_in_the_record_not_passed_quietly(
+    pushed: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
     pushed.git.git.checkout("-q", "main")
     assert main(["bundle", "--repo", str(pushed.path), "--diff", "auto"]) == 0
     record = json.loads((pushed.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
@@ -107,8 +121,9 @@ def test_an_empty_range_is_said_in_the_record_not_passed_quietly(pushed: Repo, c
 
 def test_a_shallow_clone_says_how_to_get_the_history(pushed: Repo, tmp_path: Path) -> None:
     clone = tmp_path / "shallow"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", "--branch", "feature",
-                    f"file://{pushed.path}", str(clone)], check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{pushed.path}", str(clone)], check=True
+    )
     shallow = git.open_repo(clone)
     old = pushed.git.git.rev_parse("main")
     with pytest.raises(GitError, match="shallow clone.*fetch-depth: 0"):
@@ -124,9 +139,9 @@ def test_diff_auto_in_the_config(pushed: Repo) -> None:
 
 
 @pytest.mark.parametrize(("environ", "verb"), [({}, "commit"), ({"PRE_COMMIT_REMOTE_NAME": "origin"}, "push")])
-def test_the_hooks_remedy_names_the_command_that_ran(environ: dict[str, str], verb: str,
-                                                    capsys: pytest.CaptureFixture[str],
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_hooks_remedy_names_the_command_that_ran(
+    environ: dict[str, str], verb: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ctxguard.commands.bundle import _report_failures
 
     for key in ("PRE_COMMIT_REMOTE_NAME", "PRE_COMMIT_FROM_REF"):

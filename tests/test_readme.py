@@ -1,4 +1,5 @@
 """The README documents every config key, subcommand and type, and opens with the two commands."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,7 +17,9 @@ def test_every_config_key_is_documented(key: str) -> None:
     assert f"`{key}`" in README or f"{key}:" in README
 
 
-@pytest.mark.parametrize("word", ["ctxguard compress", "ctxguard count", "ctxguard bundle", "ctxguard check", "ctxguard init", *TYPES])
+@pytest.mark.parametrize(
+    "word", ["ctxguard compress", "ctxguard count", "ctxguard bundle", "ctxguard check", "ctxguard init", *TYPES]
+)
 def test_commands_and_types_are_documented(word: str) -> None:
     assert word in README
 
@@ -56,6 +59,14 @@ def test_every_command_line_option_is_documented(command: str, option: str) -> N
 
 
 def test_where_it_runs_is_documented() -> None:
-    for word in (".pre-commit-hooks.yaml", "action.yml", "ctxguard install alias", "ctxguard install hook",
-                 "ctxguard uninstall", "examples/demo.py", "bench/hook_speed.py", "fetch-depth: 0"):
+    for word in (
+        ".pre-commit-hooks.yaml",
+        "action.yml",
+        "ctxguard install alias",
+        "ctxguard install hook",
+        "ctxguard uninstall",
+        "examples/demo.py",
+        "bench/hook_speed.py",
+        "fetch-depth: 0",
+    ):
         assert word in README

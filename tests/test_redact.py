@@ -1,4 +1,5 @@
 """Secret redaction: realistic fake secrets go, ordinary code, logs and lockfiles stay."""
+
 from __future__ import annotations
 
 import json
@@ -24,7 +25,11 @@ FAKE = {
     "stripe_key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
     "jwt": "eyJ" + "hbGciOiJIUzI1NiJ9.eyJ" + "zdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 }
-PEM = "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n-----END RSA " + "PRIVATE KEY-----"
+PEM = (
+    "-----BEGIN "
+    + "RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\n-----END RSA "
+    + "PRIVATE KEY-----"
+)
 
 
 @pytest.mark.parametrize("kind", sorted(FAKE))
@@ -37,8 +42,10 @@ def test_vendor_secrets_are_replaced_and_counted(kind: str) -> None:
 
 
 def test_private_keys_assignments_and_url_passwords() -> None:
-    text = (f"{PEM}\npassword = \"hunter2-prod\"\n+DB_PASSWORD=s3cr3t-value\napi_key: 'k-12345678'\n"
-            "DATABASE_URL=postgres://admin:pa55word@db:5432/app\n")
+    text = (
+        f"{PEM}\npassword = \"hunter2-prod\"\n+DB_PASSWORD=s3cr3t-value\napi_key: 'k-12345678'\n"
+        "DATABASE_URL=postgres://admin:pa55word@db:5432/app\n"
+    )
     found = redact(text)
     for secret in ("MIIEpAIBAAKCAQEA", "hunter2-prod", "s3cr3t-value", "k-12345678", "pa55word"):
         assert secret not in found.text
@@ -47,8 +54,13 @@ def test_private_keys_assignments_and_url_passwords() -> None:
 
 
 def test_redacted_json_is_still_valid_json() -> None:
-    value = {"user": "bob", "password": "hunter2-prod", "token": FAKE["github_token"],
-             "tls": {"key": PEM}, "nested": [{"api_key": "k-" + "9a8b7c" * 4}]}
+    value = {
+        "user": "bob",
+        "password": "hunter2-prod",
+        "token": FAKE["github_token"],
+        "tls": {"key": PEM},
+        "nested": [{"api_key": "k-" + "9a8b7c" * 4}],
+    }
     found = redact(json.dumps(value, indent=2))
     parsed = json.loads(found.text)
     assert parsed["password"] == "[REDACTED:password]" and parsed["user"] == "bob"
@@ -56,21 +68,24 @@ def test_redacted_json_is_still_valid_json() -> None:
     assert "[REDACTED:" in parsed["nested"][0]["api_key"]
 
 
-@pytest.mark.parametrize("line", [
-    "token = get_token(request)",
-    "password = os.environ['DB_PASSWORD']",
-    "password: ${DB_PASSWORD}",
-    "cancelToken: source.token",
-    "  id-token: write",
-    "max_tokens: 4096",
-    "def check_password(password, hashed):",
-    '"integrity": "sha512-9gJXh3Zy0yQ4b9qJxO2ZpP8Xw1lZvT9n4cB+q3mWJQfYh8Z5o8jv0D7Y0l1m2n3o4p5q6r7s8t9u0v1w2x3y4z5=="',
-    "request_id=123e4567-e89b-12d3-a456-426614174000 status=200",
-    "commit 2f25074a9d1c3b4e5f60718293a4b5c6d7e8f901",
-    "data = base64.b64decode('SGVsbG8sIFdvcmxkIQ==')",
-    "Task-ask-skipping done",
-    "go.sum: golang.org/x/text v0.3.7 h1:olpwvP2KacW1ZWvsR7uQhoyTYvKAupfQrRGBFM352Gk=",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "token = get_token(request)",
+        "password = os.environ['DB_PASSWORD']",
+        "password: ${DB_PASSWORD}",
+        "cancelToken: source.token",
+        "  id-token: write",
+        "max_tokens: 4096",
+        "def check_password(password, hashed):",
+        '"integrity": "sha512-9gJXh3Zy0yQ4b9qJxO2ZpP8Xw1lZvT9n4cB+q3mWJQfYh8Z5o8jv0D7Y0l1m2n3o4p5q6r7s8t9u0v1w2x3y4z5=="',  # noqa: E501
+        "request_id=123e4567-e89b-12d3-a456-426614174000 status=200",
+        "commit 2f25074a9d1c3b4e5f60718293a4b5c6d7e8f901",
+        "data = base64.b64decode('SGVsbG8sIFdvcmxkIQ==')",
+        "Task-ask-skipping done",
+        "go.sum: golang.org/x/text v0.3.7 h1:olpwvP2KacW1ZWvsR7uQhoyTYvKAupfQrRGBFM352Gk=",
+    ],
+)
 def test_ordinary_code_logs_and_lockfiles_pass_untouched(line: str) -> None:
     assert redact(line).text == line and redact(line).counts == {}
 
@@ -86,10 +101,14 @@ def test_records_report_counts_never_values_and_redact_can_be_off() -> None:
 
 def test_bundle_redacts_before_offload_and_digest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     repo = Repo(tmp_path / "repo")
-    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    diff: staged\n    budget: 64\n")
+    repo.write(
+        ".ctxguard.yaml", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    diff: staged\n    budget: 64\n"
+    )
     repo.write("app.py", "x = 1\n")
     repo.commit("initial")
-    repo.write("settings.py", "".join(f"OPTION_{i} = {i}\n" for i in range(200)) + f"GITHUB_TOKEN = '{FAKE['github_token']}'\n")
+    repo.write(
+        "settings.py", "".join(f"OPTION_{i} = {i}\n" for i in range(200)) + f"GITHUB_TOKEN = '{FAKE['github_token']}'\n"
+    )
     repo.add("settings.py")
     assert main(["bundle", "--repo", str(repo.path)]) == 0
     folder = repo.path / ".git/ctxguard"
@@ -99,7 +118,10 @@ def test_bundle_redacts_before_offload_and_digest(tmp_path: Path, capsys: pytest
     bundle = json.loads((folder / "bundle.json").read_text())
     assert bundle["artifacts"][0]["redacted"] == {"github_token": 1}
     assert bundle["artifacts"][0]["truncated"] and "offload" in bundle["artifacts"][0]
-    repo.write(".ctxguard.yaml", "version: 1\nredact: false\nfail_on: never\nartifacts:\n  - name: diff\n    diff: staged\n    budget: 10000\n")
+    repo.write(
+        ".ctxguard.yaml",
+        "version: 1\nredact: false\nfail_on: never\nartifacts:\n  - name: diff\n    diff: staged\n    budget: 10000\n",
+    )
     capsys.readouterr()
     assert main(["bundle", "--repo", str(repo.path), "--stdout"]) == 0
     assert FAKE["github_token"] in capsys.readouterr().out  # redact: false keeps it
@@ -120,17 +142,20 @@ def test_every_kind_of_fake_secret_is_redacted_and_lines_stay(name: str) -> None
     assert endings(found.text) == endings(text)
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("A=1\nSECRET_KEY=abcdef123456\nB=2\n", "A=1\nSECRET_KEY=[REDACTED:secret]\nB=2\n"),
-    ("A=1\r\nSECRET_KEY=abcdef123456\r\nB=2\r\n", "A=1\r\nSECRET_KEY=[REDACTED:secret]\r\nB=2\r\n"),
-    ("db:\n  password: hunter2hunter\n  host: x\n", "db:\n  password: [REDACTED:password]\n  host: x\n"),
-    ("+API_TOKEN=abcdefgh1234\n+PORT=8080\n", "+API_TOKEN=[REDACTED:token]\n+PORT=8080\n"),
-    ('{"password": "hunter2-prod",\n "user": "bob"}\n', '{"password": "[REDACTED:password]",\n "user": "bob"}\n'),
-    ("export DB_PASSWORD='s3cr3t value'\n", "export DB_PASSWORD='[REDACTED:password]'\n"),
-    ("ts=1 user=bob password=hunter2 ok\n", "ts=1 user=bob password=[REDACTED:password] ok\n"),
-    ("run(secrets=redact, missed=missed)\n", "run(secrets=redact, missed=missed)\n"),
-    ("self.tokenizer = tokenizer\n", "self.tokenizer = tokenizer\n"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("A=1\nSECRET_KEY=abcdef123456\nB=2\n", "A=1\nSECRET_KEY=[REDACTED:secret]\nB=2\n"),
+        ("A=1\r\nSECRET_KEY=abcdef123456\r\nB=2\r\n", "A=1\r\nSECRET_KEY=[REDACTED:secret]\r\nB=2\r\n"),
+        ("db:\n  password: hunter2hunter\n  host: x\n", "db:\n  password: [REDACTED:password]\n  host: x\n"),
+        ("+API_TOKEN=abcdefgh1234\n+PORT=8080\n", "+API_TOKEN=[REDACTED:token]\n+PORT=8080\n"),
+        ('{"password": "hunter2-prod",\n "user": "bob"}\n', '{"password": "[REDACTED:password]",\n "user": "bob"}\n'),
+        ("export DB_PASSWORD='s3cr3t value'\n", "export DB_PASSWORD='[REDACTED:password]'\n"),
+        ("ts=1 user=bob password=hunter2 ok\n", "ts=1 user=bob password=[REDACTED:password] ok\n"),
+        ("run(secrets=redact, missed=missed)\n", "run(secrets=redact, missed=missed)\n"),
+        ("self.tokenizer = tokenizer\n", "self.tokenizer = tokenizer\n"),
+    ],
+)
 def test_assignments_keep_their_line_and_its_ending(text: str, expected: str) -> None:
     assert redact(text).text == expected
 
@@ -139,9 +164,13 @@ def test_a_private_key_in_a_diff_keeps_the_hunk_parseable() -> None:
     from unidiff import PatchSet
 
     body = "\n".join(f"+{'AbCd0123' * 8}" for _ in range(5))
-    diff = ("diff --git a/deploy/key.pem b/deploy/key.pem\nnew file mode 100644\n--- /dev/null\n"
-            "+++ b/deploy/key.pem\n@@ -0,0 +1,7 @@\n+-----BEGIN " "RSA PRIVATE KEY-----\n"
-            f"{body}\n+-----END RSA " "PRIVATE KEY-----\n")
+    diff = (
+        "diff --git a/deploy/key.pem b/deploy/key.pem\nnew file mode 100644\n--- /dev/null\n"
+        "+++ b/deploy/key.pem\n@@ -0,0 +1,7 @@\n+-----BEGIN "
+        "RSA PRIVATE KEY-----\n"
+        f"{body}\n+-----END RSA "
+        "PRIVATE KEY-----\n"
+    )
     found = redact(diff)
     assert "AbCd0123" not in found.text and found.counts == {"private_key": 1}
     patch = PatchSet(found.text)

@@ -1,4 +1,5 @@
 """`reference: true`: files listed by path, size, tokens and sha256 with a preview, not included."""
+
 from __future__ import annotations
 
 import hashlib
@@ -63,8 +64,11 @@ def test_reference_lists_the_file_instead_of_its_content(repo: Repo) -> None:
     ref = _by_name(bundle, "logs/build.log")
     assert ref["read"] == "reference" and ref["truncated"] is True and ref["tier"] == 0
     assert ref["reference"] == {
-        "path": "logs/build.log", "bytes": len(raw), "lines": raw.decode().count("\n"),
-        "tokens": ref["raw_tokens"], "sha256": hashlib.sha256(raw).hexdigest(),
+        "path": "logs/build.log",
+        "bytes": len(raw),
+        "lines": raw.decode().count("\n"),
+        "tokens": ref["raw_tokens"],
+        "sha256": hashlib.sha256(raw).hexdigest(),
     }
     assert ref["raw_tokens"] > 10 * ref["budget"]  # far bigger than what the record carries
     assert ref["content"].startswith("[REFERENCE: logs/build.log is not included")
@@ -102,8 +106,7 @@ def test_reference_to_a_missing_file_is_a_missing_record(repo: Repo) -> None:
     assert gone["read"] == "reference" and gone["error"] == "artifact not found at logs/gone.log"
     assert gone["content"] == "[ERROR: artifact not found at logs/gone.log]" and gone["missing"] is True
     assert main(["check", "--repo", str(repo.path)]) == 0  # optional unless required
-    repo.write(".ctxguard.yaml", CONFIG.replace('["logs/*"]', '["logs/*", "logs/gone.log"]')
-               + "    required: true\n")
+    repo.write(".ctxguard.yaml", CONFIG.replace('["logs/*"]', '["logs/*", "logs/gone.log"]') + "    required: true\n")
     assert main(["check", "--repo", str(repo.path)]) == 1
 
 
@@ -123,8 +126,9 @@ def test_reference_to_a_fifo_is_refused_at_once(repo: Repo) -> None:
     assert "named pipe (FIFO)" in gone["error"] and gone["read"] == "reference"
 
 
-def test_reference_of_a_big_file_is_streamed_with_the_same_facts(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reference_of_a_big_file_is_streamed_with_the_same_facts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "big.log"
     path.write_text(log_of(2000), encoding="utf-8")
     tokenizer = get_tokenizer()

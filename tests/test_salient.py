@@ -1,4 +1,5 @@
 """The salient Tier 3: within budget, marked, and keeping what matters instead of the head."""
+
 from __future__ import annotations
 
 import json
@@ -104,8 +105,10 @@ def test_json_lines_stay_valid_line_by_line(sample: SampleReader) -> None:
 
 
 def test_json_key_skeleton_when_values_do_not_fit() -> None:
-    value = {f"service_{i}": {"owner": "team-" + "x" * 200, "ports": list(range(50)), "env": {"DEBUG": "0"}}
-             for i in range(30)}
+    value = {
+        f"service_{i}": {"owner": "team-" + "x" * 200, "ports": list(range(50)), "env": {"DEBUG": "0"}}
+        for i in range(30)
+    }
     text = json.dumps(value, indent=2)
     budget = independent_count(text) // 6
     record = compress_text(text, budget, name="services.json")

@@ -1,4 +1,5 @@
 """Secrets under real names, in real syntaxes and vendor formats go; everyday code stays."""
+
 from __future__ import annotations
 
 import json
@@ -16,52 +17,125 @@ from secret_vectors import VECTORS, measure  # noqa: E402
 
 # Variables of well-known images and services (Docker Hub docs): every one holds a secret.
 IMAGE_NAMES = [
-    "ADMIN_PASSWORD", "MINIO_SECRET_KEY", "MINIO_ROOT_PASSWORD", "SHARED_SECRET", "GF_SECURITY_ADMIN_PASSWORD",
-    "KEYCLOAK_ADMIN_PASSWORD", "HASHICORP_VAULT_TOKEN", "CALENDAR_API_KEY", "MAXMIND_LICENSE_KEY",
-    "RABBITMQ_DEFAULT_PASS", "SMTP_PASS", "POSTGRES_PASSWORD", "MYSQL_ROOT_PASSWORD", "MONGO_INITDB_ROOT_PASSWORD",
-    "REDIS_PASSWORD", "ELASTIC_PASSWORD", "DJANGO_SECRET_KEY", "SECRET_KEY_BASE", "AWS_SECRET_ACCESS_KEY",
-    "GITHUB_TOKEN", "NPM_TOKEN", "SENTRY_AUTH_TOKEN", "JWT_SECRET", "SESSION_SECRET", "DB_PASS",
-    "WORDPRESS_DB_PASSWORD", "NEXTAUTH_SECRET", "STRIPE_SECRET_KEY", "SLACK_BOT_TOKEN", "OPENAI_API_KEY",
-    "MAXMIND_ACCOUNT_LICENSE_KEY", "MINIO_ACCESS_KEY", "HARBOR_ADMIN_PASSWORD", "GITLAB_ROOT_PASSWORD",
+    "ADMIN_PASSWORD",
+    "MINIO_SECRET_KEY",
+    "MINIO_ROOT_PASSWORD",
+    "SHARED_SECRET",
+    "GF_SECURITY_ADMIN_PASSWORD",
+    "KEYCLOAK_ADMIN_PASSWORD",
+    "HASHICORP_VAULT_TOKEN",
+    "CALENDAR_API_KEY",
+    "MAXMIND_LICENSE_KEY",
+    "RABBITMQ_DEFAULT_PASS",
+    "SMTP_PASS",
+    "POSTGRES_PASSWORD",
+    "MYSQL_ROOT_PASSWORD",
+    "MONGO_INITDB_ROOT_PASSWORD",
+    "REDIS_PASSWORD",
+    "ELASTIC_PASSWORD",
+    "DJANGO_SECRET_KEY",
+    "SECRET_KEY_BASE",
+    "AWS_SECRET_ACCESS_KEY",
+    "GITHUB_TOKEN",
+    "NPM_TOKEN",
+    "SENTRY_AUTH_TOKEN",
+    "JWT_SECRET",
+    "SESSION_SECRET",
+    "DB_PASS",
+    "WORDPRESS_DB_PASSWORD",
+    "NEXTAUTH_SECRET",
+    "STRIPE_SECRET_KEY",
+    "SLACK_BOT_TOKEN",
+    "OPENAI_API_KEY",
+    "MAXMIND_ACCOUNT_LICENSE_KEY",
+    "MINIO_ACCESS_KEY",
+    "HARBOR_ADMIN_PASSWORD",
+    "GITLAB_ROOT_PASSWORD",
 ]
-VALUES = ["Xk9#mQ2$vL7pw", "hunter2hunter2", "pass#word2024", "a;b&c=d-tail9", "dop_v1_" + "a1b2c3d4" * 8,
-          "shpat_" + "0a1b2c3d" * 4, "rubygems_" + "ab12" * 12, "hvs." + "CAESIJ1a2b3c4d5e6f7g8h9i0jKlMnOpQrSt" * 2]
+VALUES = [
+    "Xk9#mQ2$vL7pw",
+    "hunter2hunter2",
+    "pass#word2024",
+    "a;b&c=d-tail9",
+    "dop_v1_" + "a1b2c3d4" * 8,
+    "shpat_" + "0a1b2c3d" * 4,
+    "rubygems_" + "ab12" * 12,
+    "hvs." + "CAESIJ1a2b3c4d5e6f7g8h9i0jKlMnOpQrSt" * 2,
+]
 
 
 def _syntaxes(name: str, value: str) -> list[str]:
     lower = name.lower()
     camel = lower.split("_")[0] + "".join(p.title() for p in lower.split("_")[1:])
     return [
-        f"{name}={value}\n", f"export {name}={value}\n", f"  {lower}: {value}\n", f"      - {name}={value}\n",
-        f"  {name}: {value}\n", f'{name}="{value}"\n', json.dumps({lower: value}) + "\n",
-        json.dumps([{"name": name, "value": value}]) + "\n", f"        - name: {name}\n          value: {value}\n",
-        f'os.environ["{name}"] = "{value}"\n', f'var {camel} string = "{value}"\n',
-        f'System.setProperty("{name}", "{value}");\n', f'{name} ?= "{value}"\n', f'{name} ::= "{value}"\n',
-        f'${camel} .= "{value}";\n', f'private static final String {name} = "{value}";\n',
+        f"{name}={value}\n",
+        f"export {name}={value}\n",
+        f"  {lower}: {value}\n",
+        f"      - {name}={value}\n",
+        f"  {name}: {value}\n",
+        f'{name}="{value}"\n',
+        json.dumps({lower: value}) + "\n",
+        json.dumps([{"name": name, "value": value}]) + "\n",
+        f"        - name: {name}\n          value: {value}\n",
+        f'os.environ["{name}"] = "{value}"\n',
+        f'var {camel} string = "{value}"\n',
+        f'System.setProperty("{name}", "{value}");\n',
+        f'{name} ?= "{value}"\n',
+        f'{name} ::= "{value}"\n',
+        f'${camel} .= "{value}";\n',
+        f'private static final String {name} = "{value}";\n',
         f'<entry name="{name}" value="{value}"/>\n',
     ]
 
 
 @pytest.mark.parametrize("name", IMAGE_NAMES)
 def test_secret_names_of_real_images_redact_every_value_shape_in_every_syntax(name: str) -> None:
-    missed = [text for value in VALUES for text in _syntaxes(name, value)
-              if value in redact(text).text or value.split("#")[-1] in redact(text).text]
+    missed = [
+        text
+        for value in VALUES
+        for text in _syntaxes(name, value)
+        if value in redact(text).text or value.split("#")[-1] in redact(text).text
+    ]
     assert missed == []
 
 
-@pytest.mark.parametrize(("name", "kind"), [
-    ("ADMIN_PASSWORD", "password"), ("RABBITMQ_DEFAULT_PASS", "password"), ("dbPassword", "password"),
-    ("MINIO_SECRET_KEY", "secret"), ("CALENDAR_API_KEY", "api_key"), ("x-api-key", "api_key"),
-    ("HASHICORP_VAULT_TOKEN", "token"), ("_authToken", "token"), ("password_super_secure", "password"),
-])
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("ADMIN_PASSWORD", "password"),
+        ("RABBITMQ_DEFAULT_PASS", "password"),
+        ("dbPassword", "password"),
+        ("MINIO_SECRET_KEY", "secret"),
+        ("CALENDAR_API_KEY", "api_key"),
+        ("x-api-key", "api_key"),
+        ("HASHICORP_VAULT_TOKEN", "token"),
+        ("_authToken", "token"),
+        ("password_super_secure", "password"),
+    ],
+)
 def test_names_are_read_as_whole_parts(name: str, kind: str) -> None:
     found = classify(name)
     assert found is not None and found.kind == kind and found.sure
 
 
-@pytest.mark.parametrize("name", ["PASSWORD_MIN_LENGTH", "TOKEN_HEADER", "token_url", "public_key", "max_tokens",
-                                  "password_hash", "api_key_id", "jsonwebtoken", "csrf-token", "tokenizer",
-                                  "forgot_password", "cancelToken", "token_type"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PASSWORD_MIN_LENGTH",
+        "TOKEN_HEADER",
+        "token_url",
+        "public_key",
+        "max_tokens",
+        "password_hash",
+        "api_key_id",
+        "jsonwebtoken",
+        "csrf-token",
+        "tokenizer",
+        "forgot_password",
+        "cancelToken",
+        "token_type",
+    ],
+)
 def test_names_of_other_things_hold_no_secret(name: str) -> None:
     assert classify(name) is None
 
@@ -76,7 +150,7 @@ def test_an_identifier_shaped_value_is_a_reference_only_in_code() -> None:
 def test_an_unquoted_value_runs_to_the_end_of_its_token() -> None:
     found = redact("DB_PASSWORD=pass#word2024\nQUERY=x?user=bob&password=s3cr3t;v&next=1\n").text
     assert found == "DB_PASSWORD=[REDACTED:password]\nQUERY=x?user=bob&password=[REDACTED:password]&next=1\n"
-    conn = redact('Server=db;User Id=sa;Password=My9Pass2024;Encrypt=true\n').text
+    conn = redact("Server=db;User Id=sa;Password=My9Pass2024;Encrypt=true\n").text
     assert conn == "Server=db;User Id=sa;Password=[REDACTED:password];Encrypt=true\n"  # `;` ends it there
 
 
@@ -91,8 +165,12 @@ def _vendor_values(rng: random.Random) -> dict[str, str]:
         "huggingface_token": "api_org_" + "Token" + pick(letters, 29),
         "openai_key": "sk-svcacct-" + pick(alnum + "_-", 48) + "T3BlbkFJ" + pick(alnum + "_-", 48),
         "github_token": "ghs_" + pick(alnum, 20) + "_" + pick(alnum, 40),
-        "slack_webhook": "hooks.slack.com/services/T" + pick(alnum.upper(), 8) + "/B" + pick(alnum.upper(), 8)
-                         + "/" + pick(alnum, 24),
+        "slack_webhook": "hooks.slack.com/services/T"
+        + pick(alnum.upper(), 8)
+        + "/B"
+        + pick(alnum.upper(), 8)
+        + "/"
+        + pick(alnum, 24),
         "jwt": "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiIxMjM0NTY3ODkwIiwicm9sZSI6ImFkbWluIn0.",
         "stripe_key": "sk_prod_" + pick(alnum, 24),
         "digitalocean_token": "dop_v1_" + pick("0123456789abcdef", 64),
@@ -111,17 +189,36 @@ def test_documented_vendor_formats_go_without_a_name(seed: int) -> None:
             assert found.text.count("\n") == text.count("\n")
 
 
-@pytest.mark.parametrize("line", [
-    '    "jsonwebtoken": "^9.0.2",', '    "csrf-token": "~3.1.0",', '    "pbkdf2-password": "1.2.1",',
-    "  password: string;", "  token?: string | null;", "    token: accessToken,", "  token: accessToken",
-    '        "token": "string",', '  "forgot_password": "Forgot your password?",',
-    'TOKEN_HEADER = "X-Auth-Token"', "  cancelToken: defaultToConfig2,", "cancelToken: source.token",
-    '  "password": "Password",', 'PASSWORD_MIN_LENGTH = 12', "password = os.environ['DB_PASSWORD']",
-    "token = get_token(request)", "self.tokenizer = tokenizer", "api_key = settings.API_KEY",
-    "  secretName: my-app-secrets", "max_tokens: 4096", "  id-token: write",
-    'const keyStr = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";',
-    "DB_PASSWORD=${DB_PASSWORD}", "password: <your-password>", 'GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}',
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        '    "jsonwebtoken": "^9.0.2",',
+        '    "csrf-token": "~3.1.0",',
+        '    "pbkdf2-password": "1.2.1",',
+        "  password: string;",
+        "  token?: string | null;",
+        "    token: accessToken,",
+        "  token: accessToken",
+        '        "token": "string",',
+        '  "forgot_password": "Forgot your password?",',
+        'TOKEN_HEADER = "X-Auth-Token"',
+        "  cancelToken: defaultToConfig2,",
+        "cancelToken: source.token",
+        '  "password": "Password",',
+        "PASSWORD_MIN_LENGTH = 12",
+        "password = os.environ['DB_PASSWORD']",
+        "token = get_token(request)",
+        "self.tokenizer = tokenizer",
+        "api_key = settings.API_KEY",
+        "  secretName: my-app-secrets",
+        "max_tokens: 4096",
+        "  id-token: write",
+        'const keyStr = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";',
+        "DB_PASSWORD=${DB_PASSWORD}",
+        "password: <your-password>",
+        "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+    ],
+)
 def test_everyday_lines_are_code_not_secrets(line: str) -> None:
     assert redact(line).text == line
 

@@ -1,4 +1,5 @@
 """Big logs are streamed: exact counts, the salient cut, redaction, all without reading them whole."""
+
 from __future__ import annotations
 
 import re
@@ -79,9 +80,11 @@ def test_one_huge_line_is_counted_in_pieces(small_stream: None, tmp_path: Path) 
 def test_stream_diff_lists_files_definitions_and_errors(small_stream: None, tmp_path: Path) -> None:
     from tests.test_salient import _diff_of
 
-    text = _diff_of(30) + ("diff --git a/package-lock.json b/package-lock.json\nindex 1..2 100644\n"
-                           "--- a/package-lock.json\n+++ b/package-lock.json\n@@ -1 +1,400 @@\n {\n"
-                           + "".join(f'+  "dep{i}": "1.0.{i}",\n' for i in range(399)))
+    text = _diff_of(30) + (
+        "diff --git a/package-lock.json b/package-lock.json\nindex 1..2 100644\n"
+        "--- a/package-lock.json\n+++ b/package-lock.json\n@@ -1 +1,400 @@\n {\n"
+        + "".join(f'+  "dep{i}": "1.0.{i}",\n' for i in range(399))
+    )
     path = tmp_path / "change.diff"
     path.write_text(text)
     # 2600: every definition and error comes with its file and hunk header (no orphan lines),
@@ -107,14 +110,41 @@ def test_stream_diff_lists_files_definitions_and_errors(small_stream: None, tmp_
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-PIECES = st.lists(st.sampled_from(["\n", "\n\n", "\r\n", " ", "  \n", "/", "//x", "}", "word", "Ünï", "\t",
-                                   "1234", "+", "-", " x", "\u00a0", "é", "😀", "<|endoftext|>"]), max_size=400)
+PIECES = st.lists(
+    st.sampled_from(
+        [
+            "\n",
+            "\n\n",
+            "\r\n",
+            " ",
+            "  \n",
+            "/",
+            "//x",
+            "}",
+            "word",
+            "Ünï",
+            "\t",
+            "1234",
+            "+",
+            "-",
+            " x",
+            "\u00a0",
+            "é",
+            "😀",
+            "<|endoftext|>",
+        ]
+    ),
+    max_size=400,
+)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(pieces=PIECES)
-def test_block_counts_sum_to_the_whole_count(pieces: list[str], tmp_path_factory: pytest.TempPathFactory,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_block_counts_sum_to_the_whole_count(
+    pieces: list[str], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from ctxguard.tokens import get_tokenizer
 
     monkeypatch.setattr(stream, "BLOCK", 16)  # many block boundaries
@@ -136,9 +166,12 @@ def test_bundle_streams_big_files(small_stream: None, tmp_path: Path) -> None:
     from tests.test_hostile import SCHEMA
 
     repo = Repo(tmp_path / "repo")
-    repo.write(".ctxguard.yaml", "version: 1\nfail_on: never\ntotal_budget: 3000\nartifacts:\n"
-               "  - name: diff\n    diff: staged\n    budget: 1000\n"
-               "  - name: logs\n    paths: [\"reports/*.log\"]\n    budget: 1500\n")
+    repo.write(
+        ".ctxguard.yaml",
+        "version: 1\nfail_on: never\ntotal_budget: 3000\nartifacts:\n"
+        "  - name: diff\n    diff: staged\n    budget: 1000\n"
+        '  - name: logs\n    paths: ["reports/*.log"]\n    budget: 1500\n',
+    )
     repo.write("app.py", "def main():\n    return 1\n")
     repo.commit("initial")
     repo.write("app.py", "def main():\n    return 2\n")

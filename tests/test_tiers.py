@@ -1,4 +1,5 @@
 """The artifact contract, point by point."""
+
 from __future__ import annotations
 
 import json
@@ -114,9 +115,16 @@ def test_worked_examples(raw: int, budget: int, tier: int, truncated: bool) -> N
 def test_missing_artifact_record(tmp_path: object) -> None:
     path = f"{tmp_path}/nope.log"
     assert compress_file(path, 100) == {
-        "artifact_name": path, "raw_tokens": 0, "compacted_tokens": 0, "truncated": True,
-        "content": f"[ERROR: artifact not found at {path}]", "type": "log", "tier": 0,
-        "budget": 100, "encoding": "o200k_base", "read": "required",
+        "artifact_name": path,
+        "raw_tokens": 0,
+        "compacted_tokens": 0,
+        "truncated": True,
+        "content": f"[ERROR: artifact not found at {path}]",
+        "type": "log",
+        "tier": 0,
+        "budget": 100,
+        "encoding": "o200k_base",
+        "read": "required",
         "error": f"artifact not found at {path}",
     }
 
@@ -151,8 +159,10 @@ def test_cli_strict_refuses_the_estimate(tmp_path: object) -> None:
     artifact.write_text("hello\n")
     env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(tmp_path), HTTPS_PROXY="http://127.0.0.1:9")
     # No cache, no network and (BUNDLED pointed at an empty folder) no shipped files either.
-    code = ("import sys; from pathlib import Path; import ctxguard.tokens as t; t.BUNDLED = Path(sys.argv[1]); "
-            "from ctxguard.main import main; raise SystemExit(main(sys.argv[2:]))")
+    code = (
+        "import sys; from pathlib import Path; import ctxguard.tokens as t; t.BUNDLED = Path(sys.argv[1]); "
+        "from ctxguard.main import main; raise SystemExit(main(sys.argv[2:]))"
+    )
     base = [sys.executable, "-c", code, str(tmp_path), "compress", str(artifact), "--budget", "100"]
     lax = subprocess.run(base, capture_output=True, text=True, env=env)
     strict = subprocess.run(base + ["--strict"], capture_output=True, text=True, env=env)
@@ -170,8 +180,18 @@ def test_tier_2_says_what_it_left_out_never_nothing_cut() -> None:
 
     assert omissions("a\n... (120 lines omitted)\nb\n... (1 line omitted)\n") == "compressed: 121 lines omitted"
     assert omissions('{"a": [1, {"_truncated": "3 items omitted"}]}') == "compressed: 3 items omitted"
-    record = Record("app.log", 900, 500, False, "x\n... (40 lines omitted)\ny\n", "log", 2, 600, "o200k_base",
-                    retention={"probes": 3, "kept": 3})
+    record = Record(
+        "app.log",
+        900,
+        500,
+        False,
+        "x\n... (40 lines omitted)\ny\n",
+        "log",
+        2,
+        600,
+        "o200k_base",
+        retention={"probes": 3, "kept": 3},
+    )
     digest = render(Facts([], [], []), [record])
     assert "app.log: tier 2, compressed: 40 lines omitted" in digest and "nothing cut" not in digest
 

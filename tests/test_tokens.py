@@ -70,19 +70,26 @@ def _fresh(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 def test_counts_are_exact_offline_from_the_shipped_encodings(tmp_path: object) -> None:
     """No TIKTOKEN_CACHE_DIR, no network: the files shipped in the package count exactly. An empty
     cache folder that tiktoken cannot fill falls back to them too."""
-    code = ("from ctxguard.tokens import get_tokenizer\n"
-            "for name in ('o200k_base', 'cl100k_base'):\n"
-            "    t = get_tokenizer(name); print(t.name, t.exact, t.count('hello world, <|endoftext|>'))\n")
+    code = (
+        "from ctxguard.tokens import get_tokenizer\n"
+        "for name in ('o200k_base', 'cl100k_base'):\n"
+        "    t = get_tokenizer(name); print(t.name, t.exact, t.count('hello world, <|endoftext|>'))\n"
+    )
     text = "hello world, <|endoftext|>"
-    expected = [part for name in ("o200k_base", "cl100k_base")
-                for part in (name, "True", str(independent_count(text, name)))]
+    expected = [
+        part for name in ("o200k_base", "cl100k_base") for part in (name, "True", str(independent_count(text, name)))
+    ]
     env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"} | _OFFLINE
     result = _fresh(code, env)
     assert result.stdout.split() == expected and not result.stderr, result.stderr
     result = _fresh(code, env | {"TIKTOKEN_CACHE_DIR": str(tmp_path)})
     assert result.stdout.split() == expected and not result.stderr, result.stderr
-    assert "TIKTOKEN_CACHE_DIR" not in _fresh("import os, ctxguard.tokens as t; t.get_tokenizer(); "
-                                              "print(os.environ.get('TIKTOKEN_CACHE_DIR'))", env).stdout
+    assert (
+        "TIKTOKEN_CACHE_DIR"
+        not in _fresh(
+            "import os, ctxguard.tokens as t; t.get_tokenizer(); print(os.environ.get('TIKTOKEN_CACHE_DIR'))", env
+        ).stdout
+    )
 
 
 def test_the_shipped_files_are_tiktokens_own() -> None:
@@ -115,8 +122,35 @@ def test_missing_encodings_fall_back_with_one_warning(tmp_path: object) -> None:
 # The alphabet holds what decides where tiktoken's pre-tokenizer starts a piece: line breaks of
 # both kinds, blank and space-only lines, leading "/", Unicode white space, punctuation runs,
 # contractions, digits and letters of several scripts.
-_TRICKY = ["\n", "\n", "\r\n", "\r", " ", "  ", "\t", "/", "//", "\x0b", "\x85", "\u2028", "\xa0",
-           "a", "Zeta", "'s", "'LL", "1234", ")", "});", "é", "😀", "中文", "+", "-", "@@", "#"]
+_TRICKY = [
+    "\n",
+    "\n",
+    "\r\n",
+    "\r",
+    " ",
+    "  ",
+    "\t",
+    "/",
+    "//",
+    "\x0b",
+    "\x85",
+    "\u2028",
+    "\xa0",
+    "a",
+    "Zeta",
+    "'s",
+    "'LL",
+    "1234",
+    ")",
+    "});",
+    "é",
+    "😀",
+    "中文",
+    "+",
+    "-",
+    "@@",
+    "#",
+]
 
 
 def _tricky_lines(rnd: random.Random, n: int) -> list[str]:
@@ -134,8 +168,10 @@ def test_recount_of_texts_made_from_lines_is_exact(encoding: str, seed: int, mon
     assert encoded.count == independent_count(raw, encoding)
     assert sum(encoded.segment_counts(raw.splitlines(keepends=True))) == encoded.count
     for _ in range(10):
-        kept = [line if rnd.random() < 0.7 else rnd.choice(["", "... (3 lines omitted)\n", "// ...\n", "\n"])
-                for line in lines]
+        kept = [
+            line if rnd.random() < 0.7 else rnd.choice(["", "... (3 lines omitted)\n", "// ...\n", "\n"])
+            for line in lines
+        ]
         derived = "".join(kept).rstrip("\n" if rnd.random() < 0.3 else "")
         assert encoded.recount(derived) == independent_count(derived, encoding)
 

@@ -1,4 +1,5 @@
 """ctxguard bundle / ctxguard check: the main job and its policy gate."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,12 +19,12 @@ from ctxguard.tokens import ENCODINGS
 FORMATS = ("json", "markdown")
 
 
-
 def _fail_on(value: str) -> tuple[str, ...]:
     try:
         return parse_fail_on(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
 
 def add_parser(sub: Any) -> None:
     for name, help_text in (
@@ -31,41 +32,73 @@ def add_parser(sub: Any) -> None:
         ("check", "run the same collection and exit 1 when a policy fails"),
     ):
         parser = sub.add_parser(
-            name, help=help_text, description=help_text,
+            name,
+            help=help_text,
+            description=help_text,
             epilog=f"examples:\n  ctxguard {name}\n  ctxguard {name} --diff main...HEAD\n"
-                   f"  ctxguard {name} --config ci/ctxguard.yaml --diff HEAD --total-budget 40000",
+            f"  ctxguard {name} --config ci/ctxguard.yaml --diff HEAD --total-budget 40000",
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         parser.add_argument("--config", help="config file (default: .ctxguard.yaml at the repository root)")
-        parser.add_argument("--diff", metavar="MODE",
-                            help="override every git artifact's diff: staged | worktree | HEAD | <commit> | "
-                                 "<base>...<head> | auto (the event's range in GitHub Actions, else from the merge "
-                                 "base with the default branch)")
+        parser.add_argument(
+            "--diff",
+            metavar="MODE",
+            help="override every git artifact's diff: staged | worktree | HEAD | <commit> | "
+            "<base>...<head> | auto (the event's range in GitHub Actions, else from the merge "
+            "base with the default branch)",
+        )
         parser.add_argument("--repo", default=".", help="the repository (default: the current one)")
         parser.add_argument("--strict", action="store_true", help="fail instead of estimating tokens offline")
         parser.add_argument("--encoding", choices=ENCODINGS, help="override the config's encoding")
         parser.add_argument("--total-budget", type=positive_int, help="override the config's total_budget")
-        parser.add_argument("--fail-on", type=_fail_on, metavar="POLICIES",
-                            help=f"override the config's fail_on: {', '.join(FAIL_ON)}, or several joined by commas")
+        parser.add_argument(
+            "--fail-on",
+            type=_fail_on,
+            metavar="POLICIES",
+            help=f"override the config's fail_on: {', '.join(FAIL_ON)}, or several joined by commas",
+        )
         parser.add_argument("--tier3", choices=TIER3_MODES, help="override the config's tier3 (salient or head)")
         parser.add_argument("--missed", action="store_true", help="list each record's missed probes")
-        parser.add_argument("--no-redact", dest="redact", action="store_const", const=False,
-                            help="keep secrets (overrides the config's redact: true)")
-        parser.add_argument("--hook", action="store_true",
-                            help="running as a pre-commit hook: at pre-push, diff the pushed range "
-                                 "(PRE_COMMIT_FROM_REF...PRE_COMMIT_TO_REF) instead of the config's diff")
+        parser.add_argument(
+            "--no-redact",
+            dest="redact",
+            action="store_const",
+            const=False,
+            help="keep secrets (overrides the config's redact: true)",
+        )
+        parser.add_argument(
+            "--hook",
+            action="store_true",
+            help="running as a pre-commit hook: at pre-push, diff the pushed range "
+            "(PRE_COMMIT_FROM_REF...PRE_COMMIT_TO_REF) instead of the config's diff",
+        )
         if name == "bundle":
             parser.add_argument("--output", help="bundle path (default: <git dir>/ctxguard/bundle.json)")
-            parser.add_argument("--format", choices=FORMATS, default="json",
-                                help="json (the bundle agents read; default) or markdown (for people and step summaries)")
-            parser.add_argument("--split", metavar="DIR", help="also write one five-field JSON file per artifact to DIR")
+            parser.add_argument(
+                "--format",
+                choices=FORMATS,
+                default="json",
+                help="json (the bundle agents read; default) or markdown (for people and step summaries)",
+            )
+            parser.add_argument(
+                "--split", metavar="DIR", help="also write one five-field JSON file per artifact to DIR"
+            )
             parser.add_argument("--stdout", action="store_true", help="print the bundle instead of writing it")
-            parser.add_argument("--check", action="store_true",
-                                help="after writing, exit 1 when a policy fails (what the pre-commit hook runs)")
-            parser.add_argument("--github", action="store_true",
-                                help="in GitHub Actions: write step outputs, the step summary and warnings")
-            parser.add_argument("--comment-file", metavar="PATH",
-                                help="with --github: also write the step summary here, as a pull-request comment body")
+            parser.add_argument(
+                "--check",
+                action="store_true",
+                help="after writing, exit 1 when a policy fails (what the pre-commit hook runs)",
+            )
+            parser.add_argument(
+                "--github",
+                action="store_true",
+                help="in GitHub Actions: write step outputs, the step summary and warnings",
+            )
+            parser.add_argument(
+                "--comment-file",
+                metavar="PATH",
+                help="with --github: also write the step summary here, as a pull-request comment body",
+            )
         parser.set_defaults(func=run_bundle if name == "bundle" else run_check)
 
 
@@ -73,8 +106,7 @@ def diff_range(args: argparse.Namespace, repo: Any, environ: Mapping[str, str] =
     """The range this run reviews (ctxguard.ranges), or None for each entry's own `diff:`."""
     from ctxguard import ranges
 
-    return ranges.resolve(repo, args.diff, hook=args.hook, github=getattr(args, "github", False),
-                          environ=environ)
+    return ranges.resolve(repo, args.diff, hook=args.hook, github=getattr(args, "github", False), environ=environ)
 
 
 def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
@@ -91,17 +123,26 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     else:  # a first commit is never blocked for lack of a config
         config = default_config()
         print(f"ctxguard: {DEFAULTS_SAID}", file=sys.stderr)
-    overrides = {key: value for key, value in (
-        ("encoding", args.encoding), ("total_budget", args.total_budget), ("fail_on", args.fail_on),
-        ("tier3", args.tier3), ("redact", args.redact),
-    ) if value is not None}
+    overrides = {
+        key: value
+        for key, value in (
+            ("encoding", args.encoding),
+            ("total_budget", args.total_budget),
+            ("fail_on", args.fail_on),
+            ("tier3", args.tier3),
+            ("redact", args.redact),
+        )
+        if value is not None
+    }
     config = replace(config, **overrides)
     check_tokenizer(config.encoding, args.strict)
     return repo, config, get_tokenizer(config.encoding)
 
 
-REMEDIES = ("ctxguard: to pass, raise the artifact's budget (or total_budget) in .ctxguard.yaml, "
-            "narrow its paths, or set fail_on (fail_on: never only reports)")
+REMEDIES = (
+    "ctxguard: to pass, raise the artifact's budget (or total_budget) in .ctxguard.yaml, "
+    "narrow its paths, or set fail_on (fail_on: never only reports)"
+)
 HOOK_REMEDY = "ctxguard: to {verb} this once anyway: SKIP=ctxguard,ctxguard-check git {verb} ..."
 
 
@@ -123,8 +164,10 @@ def _confined(top: Path, value: str) -> Path:
 
     path = top / value
     if not inside(top.resolve(), path):
-        raise ConfigError(f"output: {value!r} resolves outside the repository ({path.resolve()}); "
-                          "to write there, name it on the command line with --output")
+        raise ConfigError(
+            f"output: {value!r} resolves outside the repository ({path.resolve()}); "
+            "to write there, name it on the command line with --output"
+        )
     return path
 
 
@@ -139,15 +182,18 @@ def _output(args: argparse.Namespace, config: Any, repo: Any, fmt: str) -> Path:
         if not git.ignored(repo, path):
             from ctxguard.errors import ConfigError
 
-            raise ConfigError(f"output: {config.output!r} is in the work tree and git does not ignore it, so "
-                              "the next `git add -A` would stage the bundle; add it to .gitignore, or leave "
-                              "output unset (the default is inside the git directory)")
+            raise ConfigError(
+                f"output: {config.output!r} is in the work tree and git does not ignore it, so "
+                "the next `git add -A` would stage the bundle; add it to .gitignore, or leave "
+                "output unset (the default is inside the git directory)"
+            )
         return path
     return Path(git.git_path(repo, "ctxguard")) / ("bundle.md" if fmt == "markdown" else "bundle.json")
 
 
-def _run(args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str,
-         offloads: Path | None) -> tuple[Any, Any]:
+def _run(
+    args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str, offloads: Path | None
+) -> tuple[Any, Any]:
     """The pipeline's result, with total_budget bounding the bundle as written in fmt, and that
     bundle (the one last measured, or assembled now when none was)."""
     from ctxguard import bundle, pipeline
@@ -155,13 +201,28 @@ def _run(args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: 
     last: list[bundle.Written] = []
 
     def measure(result: pipeline.Result) -> int:
-        last[:] = [bundle.assemble(result, fmt=fmt, offloads=offloads, total_budget=config.total_budget,
-                                   margin=config.margin, tokenizer=tokenizer)]
+        last[:] = [
+            bundle.assemble(
+                result,
+                fmt=fmt,
+                offloads=offloads,
+                total_budget=config.total_budget,
+                margin=config.margin,
+                tokenizer=tokenizer,
+            )
+        ]
         return last[0].tokens
 
     chosen = diff_range(args, repo)
-    result = pipeline.run(config, repo, tokenizer, chosen.mode if chosen else None, missed=args.missed,
-                          written=measure, reason=chosen.why if chosen else None)
+    result = pipeline.run(
+        config,
+        repo,
+        tokenizer,
+        chosen.mode if chosen else None,
+        missed=args.missed,
+        written=measure,
+        reason=chosen.why if chosen else None,
+    )
     if not last or last[0].source_records is not result.records:
         measure(result)
     return result, last[0]
@@ -200,16 +261,22 @@ def _bundle(args: argparse.Namespace) -> int:
     print(report.written_line(out.tokens, args.format, config.total_budget, out.data), file=sys.stderr)
     for record in result.records:
         if record.content.startswith(("[NO CHANGES]", "[EMPTY RANGE")):
-            print(f"ctxguard: note: {record.artifact_name} has nothing to review: {record.content.strip()}",
-                  file=sys.stderr)
+            print(
+                f"ctxguard: note: {record.artifact_name} has nothing to review: {record.content.strip()}",
+                file=sys.stderr,
+            )
     if not args.stdout:
         print(f"ctxguard: wrote {output}", file=sys.stderr)
     problems = failures(result.records, config, out.tokens) if args.check else None
     if args.github:
         from ctxguard import github
 
-        github.publish(out.data, None if args.stdout else output, problems=problems,
-                       comment_file=Path(args.comment_file) if args.comment_file else None)
+        github.publish(
+            out.data,
+            None if args.stdout else output,
+            problems=problems,
+            comment_file=Path(args.comment_file) if args.comment_file else None,
+        )
     return _report_failures(problems, args.hook) if problems is not None else EXIT_OK
 
 

@@ -1,4 +1,5 @@
 """Options and checks shared by several subcommands."""
+
 from __future__ import annotations
 
 import argparse
@@ -16,7 +17,8 @@ def add_encoding(parser: argparse.ArgumentParser) -> None:
     """--encoding and --strict."""
     parser.add_argument("--encoding", choices=ENCODINGS, help="tiktoken encoding (default: o200k_base)")
     parser.add_argument(
-        "--strict", action="store_true",
+        "--strict",
+        action="store_true",
         help="fail (exit 2) instead of estimating when no encoding can be loaded",
     )
 

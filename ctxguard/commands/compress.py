@@ -1,4 +1,5 @@
 """ctxguard compress PATH --budget N: one artifact to one record on stdout."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,7 +21,8 @@ from ctxguard.tiers import MIN_BUDGET
 
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
-        "compress", help="compress one artifact to a token budget (JSON record on stdout)",
+        "compress",
+        help="compress one artifact to a token budget (JSON record on stdout)",
         description="Compress one artifact (a file, or - for stdin) to at most --budget tokens.",
         epilog="example: ctxguard compress examples/artifacts/failing-tests.log --budget 400",
     )
@@ -29,14 +31,24 @@ def add_parser(sub: Any) -> None:
     add_type(parser)
     parser.add_argument("--task", help="what the reader needs, e.g. 'keep stack traces'")
     parser.add_argument(
-        "--tier2-ratio", type=ratio, default=TIER2_RATIO,
+        "--tier2-ratio",
+        type=ratio,
+        default=TIER2_RATIO,
         help="structural compression is tried up to this multiple of the budget (default 1.5)",
     )
-    parser.add_argument("--tier3", choices=TIER3_MODES, default="salient",
-                        help="what a hard cut keeps: the most telling parts (salient, default) or the head")
+    parser.add_argument(
+        "--tier3",
+        choices=TIER3_MODES,
+        default="salient",
+        help="what a hard cut keeps: the most telling parts (salient, default) or the head",
+    )
     parser.add_argument("--missed", action="store_true", help="list the probes the content missed in the record")
-    parser.add_argument("--no-redact", dest="redact", action="store_false",
-                        help="keep secrets (by default they become [REDACTED:<kind>])")
+    parser.add_argument(
+        "--no-redact",
+        dest="redact",
+        action="store_false",
+        help="keep secrets (by default they become [REDACTED:<kind>])",
+    )
     add_encoding(parser)
     parser.set_defaults(func=run)
 

@@ -1,4 +1,5 @@
 """ctxguard count PATH: {"input_tokens": N}, the shape count-tokens scripts print."""
+
 from __future__ import annotations
 
 import argparse
@@ -10,7 +11,8 @@ from ctxguard.errors import EXIT_OK, UsageError
 
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
-        "count", help='count tokens exactly: prints {"input_tokens": N}',
+        "count",
+        help='count tokens exactly: prints {"input_tokens": N}',
         epilog="example: ctxguard count README.md --encoding cl100k_base",
     )
     parser.add_argument("path", help="a file, or - to read standard input")

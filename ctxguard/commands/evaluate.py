@@ -1,4 +1,5 @@
 """ctxguard eval PATH...: compliance and retention per type, at several budget ratios."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,9 +24,10 @@ def _ratios(value: str) -> list[float]:
 
 def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
-        "eval", help="measure budget compliance and retention on your own artifacts",
+        "eval",
+        help="measure budget compliance and retention on your own artifacts",
         description="Compress each artifact at budgets of --ratios x its raw tokens and print, per "
-                    "type and ratio, budget compliance and mean retention (probes kept / probes).",
+        "type and ratio, budget compliance and mean retention (probes kept / probes).",
         epilog="example: ctxguard eval reports/ docs/plan.md --ratios 0.8,0.5,0.2",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders (recursed)")

@@ -1,4 +1,5 @@
 """ctxguard init: write a commented starter .ctxguard.yaml (never overwrites)."""
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,11 @@ STARTER = HEADER + DEFAULTS + EXAMPLES
 
 
 def add_parser(sub: Any) -> None:
-    parser = sub.add_parser("init", help="write a commented starter .ctxguard.yaml",
-                            epilog="example: ctxguard init && $EDITOR .ctxguard.yaml")
+    parser = sub.add_parser(
+        "init",
+        help="write a commented starter .ctxguard.yaml",
+        epilog="example: ctxguard init && $EDITOR .ctxguard.yaml",
+    )
     parser.add_argument("--path", default=".ctxguard.yaml", help="where to write (default: .ctxguard.yaml)")
     parser.set_defaults(func=run)
 

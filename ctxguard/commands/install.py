@@ -1,4 +1,5 @@
 """ctxguard install / uninstall: a `git ctx` alias and a plain git pre-commit hook."""
+
 from __future__ import annotations
 
 import argparse
@@ -23,20 +24,31 @@ exec ctxguard bundle --check "$@"
 
 def add_parser(sub: Any) -> None:
     texts = {
-        "install": ("`git <name>` runs `ctxguard bundle`", "in ~/.gitconfig, not this repository",
-                    "a .git/hooks/pre-commit that runs `ctxguard bundle --check`",
-                    "install into core.hooksPath even though it points elsewhere"),
-        "uninstall": ("remove the `git <name>` alias ctxguard added (an alias it did not make is left alone)",
-                      "from ~/.gitconfig, not this repository",
-                      "remove the .git/hooks/pre-commit ctxguard wrote (a hook it did not write is left alone)",
-                      "accepted for symmetry: uninstall removes its own hook wherever core.hooksPath points"),
+        "install": (
+            "`git <name>` runs `ctxguard bundle`",
+            "in ~/.gitconfig, not this repository",
+            "a .git/hooks/pre-commit that runs `ctxguard bundle --check`",
+            "install into core.hooksPath even though it points elsewhere",
+        ),
+        "uninstall": (
+            "remove the `git <name>` alias ctxguard added (an alias it did not make is left alone)",
+            "from ~/.gitconfig, not this repository",
+            "remove the .git/hooks/pre-commit ctxguard wrote (a hook it did not write is left alone)",
+            "accepted for symmetry: uninstall removes its own hook wherever core.hooksPath points",
+        ),
     }
-    for verb, help_text in (("install", "add the `git ctx` alias or a plain git pre-commit hook"),
-                            ("uninstall", "remove what `ctxguard install` added")):
+    for verb, help_text in (
+        ("install", "add the `git ctx` alias or a plain git pre-commit hook"),
+        ("uninstall", "remove what `ctxguard install` added"),
+    ):
         alias_help, global_help, hook_help, hooks_path_help = texts[verb]
-        parser = sub.add_parser(verb, help=help_text, description=help_text,
-                                epilog=f"examples:\n  ctxguard {verb} alias --name ctx\n  ctxguard {verb} hook",
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+        parser = sub.add_parser(
+            verb,
+            help=help_text,
+            description=help_text,
+            epilog=f"examples:\n  ctxguard {verb} alias --name ctx\n  ctxguard {verb} hook",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         what = parser.add_subparsers(dest="what", metavar="WHAT", required=True)
         alias = what.add_parser("alias", help=alias_help, description=alias_help)
         alias.add_argument("--name", default="ctx", help="alias name (default: ctx)")
@@ -109,16 +121,20 @@ def run_install(args: argparse.Namespace) -> int:
         config, key = _config(args), f"alias.{args.name}"
         current = _current_alias(config, key)
         if current is not None and "ctxguard" not in current:
-            raise UsageError(f"git alias {args.name!r} already exists ({current!r}); "
-                             "choose another with --name")
+            raise UsageError(f"git alias {args.name!r} already exists ({current!r}); choose another with --name")
         config(key, _alias_value())
-        print(f"ctxguard: `git {args.name}` now runs `ctxguard bundle` "
-              f"({'global' if args.global_ else 'this repository'})", file=sys.stderr)
+        print(
+            f"ctxguard: `git {args.name}` now runs `ctxguard bundle` "
+            f"({'global' if args.global_ else 'this repository'})",
+            file=sys.stderr,
+        )
         return EXIT_OK
     path = _hook_path(args)
     if path.exists() and not _owned(path):
-        raise UsageError(f"{path} exists and was not written by ctxguard; refusing to overwrite it. "
-                         f"Call `ctxguard bundle --check` from it yourself")
+        raise UsageError(
+            f"{path} exists and was not written by ctxguard; refusing to overwrite it. "
+            f"Call `ctxguard bundle --check` from it yourself"
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(HOOK.format(mark=MARK, python=shlex.quote(sys.executable)), encoding="utf-8")
     path.chmod(0o755)

@@ -3,6 +3,7 @@
 Each kind reads an artifact's text once into a document of its own (diff, json, log, markdown,
 text), and answers the plan and the probes from it.
 """
+
 from __future__ import annotations
 
 from ctxguard.kinds import diff, json, log, markdown, text

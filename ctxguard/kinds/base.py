@@ -7,6 +7,7 @@ record notes about it (`notes`); a kind that streams big files also makes the si
 engine (ctxguard.plan, ctxguard.packer, ctxguard.tiers) knows no kind; it asks the registry
 (ctxguard.kinds.KINDS).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence

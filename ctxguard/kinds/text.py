@@ -1,5 +1,6 @@
 """Any other text: lines. Code keeps its definitions first; anything else its first and last
 lines, then its head and tail."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -7,10 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxguard.definitions import is_definition, language
-from ctxguard.words import mentions
 from ctxguard.kinds.base import KindOf, Probe, edges
 from ctxguard.plan import Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.words import mentions
 
 EDGE = 10  # lines at each end taken before the middle
 

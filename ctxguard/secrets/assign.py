@@ -9,6 +9,7 @@ a line's start (`.env`, YAML, INI, make, a diff's +/- lines), running to the end
 the name in another field (`{"name": "DB_PASSWORD", "value": "v"}`, XML entries), on one line or
 over the next lines (`pending`).
 """
+
 from __future__ import annotations
 
 import re
@@ -28,34 +29,54 @@ _QUOTED = r"(?:[rRbBuUfF]{1,2}(?=[\"'])|@(?=\"))?(?P<q>[\"'`])(?P<value>(?:(?!(?
 _ASSIGN_QUOTED = re.compile(
     rf"(?<![\w.$-])(?P<nq>[\"'`]?)(?P<name>{_NAME})[\"'`]?\]?"
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|<>?, ]*?[ \t]*(?==)|[ \t]+(?P<type>[A-Za-z_*\[\]][\w.\[\]*<>]*)[ \t]*(?==))?"
-    rf"[ \t]*{_SEP}[ \t]*{_QUOTED}")
+    rf"[ \t]*{_SEP}[ \t]*{_QUOTED}"
+)
 # `if ("v" == password)`: a literal compared with a secret name.
 _COMPARED = re.compile(rf"{_QUOTED}[ \t]*(?P<sep>!==?|===?)[ \t]*(?P<name>{_NAME})(?![\w(])")
 # `setProperty("NAME", "v")`, `environ.setdefault("NAME", "v")`, `getenv("NAME", "default")`.
-_PAIR = re.compile(r"\b(?:set|put|get|add|with|env|define)\w*[ \t]*\([ \t]*"
-                   rf"(?P<nq>[\"'])(?P<name>[\w.-]+)(?P=nq)[ \t]*,[ \t]*{_QUOTED}(?![ \t]*:)", re.I)
+_PAIR = re.compile(
+    r"\b(?:set|put|get|add|with|env|define)\w*[ \t]*\([ \t]*"
+    rf"(?P<nq>[\"'])(?P<name>[\w.-]+)(?P=nq)[ \t]*,[ \t]*{_QUOTED}(?![ \t]*:)",
+    re.I,
+)
 # `{"name": "DB_PASSWORD", "value": "v"}`, `<entry name="X" value="v"/>`, `<X>v</X>`.
-_ENTRY = re.compile(r"[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"'](?P<name>[\w.-]+)[\"'][ \t]*,?[ \t]*"
-                    r"[\"']?value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?P<value>[^\"'\s,}]+)", re.I)
+_ENTRY = re.compile(
+    r"[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"'](?P<name>[\w.-]+)[\"'][ \t]*,?[ \t]*"
+    r"[\"']?value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?P<value>[^\"'\s,}]+)",
+    re.I,
+)
 _XML_ELEMENT = re.compile(r"<(?P<name>[\w.-]+)>[ \t]*(?P<value>[^<\s][^<]{3,}?)[ \t]*</(?P=name)>")
 # Unquoted, from a line's start: `.env`, YAML, INI, make, shell `export`, a diff's +/- lines.
 _LEADING = re.compile(
     r"^[+ -]?[ \t]*(?:-[ \t]+)?(?:(?:export|set|setx|ENV|ARG|declare(?:[ \t]+-\w+)*|local|readonly)[ \t]+)?"
-    rf"(?P<nq>[\"']?)(?P<name>{_NAME})(?P=nq)[ \t]*{_SEP}[ \t]*(?P<value>[^\s\"'`|>].*?)[ \t]*$")
+    rf"(?P<nq>[\"']?)(?P<name>{_NAME})(?P=nq)[ \t]*{_SEP}[ \t]*(?P<value>[^\s\"'`|>].*?)[ \t]*$"
+)
 # `name=value` inside a line: logfmt, a query or connection string, a flag, an escaped newline.
-_INLINE = re.compile(r"(?<=[ \t`\"'?&;,{{(\[/:])(?:--?)?(?P<name>[A-Za-z_][\w.-]*)="
-                     r"(?P<value>[^\s\"'`{}<>()\[\]]{3,})(?![{(\[<])")  # not `token=Token{…}`: an object
+_INLINE = re.compile(
+    r"(?<=[ \t`\"'?&;,{{(\[/:])(?:--?)?(?P<name>[A-Za-z_][\w.-]*)="
+    r"(?P<value>[^\s\"'`{}<>()\[\]]{3,})(?![{(\[<])"
+)  # not `token=Token{…}`: an object
 # ` api_key: value` inside a line with spaces around the separator: only a random-looking value.
-_INLINE_SPACED = re.compile(rf"(?<=[ \t`\"'])(?P<name>{_NAME})[ \t]*(?::|=)[ \t]*"
-                            r"(?P<value>(?![\"'`])[^\s\"'`#,;&<>(){}\[\]\\]{16,})(?=$|[ \t,;&`\"'\\|])")
+_INLINE_SPACED = re.compile(
+    rf"(?<=[ \t`\"'])(?P<name>{_NAME})[ \t]*(?::|=)[ \t]*"
+    r"(?P<value>(?![\"'`])[^\s\"'`#,;&<>(){}\[\]\\]{16,})(?=$|[ \t,;&`\"'\\|])"
+)
 # The same inside a JSON or shell string, its quotes escaped: `\"password\": \"v\"`.
-_ESCAPED = re.compile(rf"(?<![\w.-])(?P<name>{_NAME})\\?[\"']?[ \t]*(?:=|:)[ \t]*\\(?P<q>[\"'])"
-                      r"(?P<value>[^\"'\\\s]{4,}?)\\(?P=q)")
+_ESCAPED = re.compile(
+    rf"(?<![\w.-])(?P<name>{_NAME})\\?[\"']?[ \t]*(?:=|:)[ \t]*\\(?P<q>[\"'])"
+    r"(?P<value>[^\"'\\\s]{4,}?)\\(?P=q)"
+)
 # A name whose value comes on a following line: `- name: DB_PASSWORD`, `<dbPassword>`.
-_NAME_LINE = re.compile(r"^[+ -]?[ \t]*(?:-[ \t]+)?(?:[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?"
-                        r"(?P<name>[\w.-]+)[\"']?,?|<(?P<tag>[\w.-]+)>)[ \t]*$", re.I)
-_VALUE_LINE = re.compile(r"^[+ -]?[ \t]*(?:[\"']?value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?P<value>[^\"'\s,}]+)"
-                         r"|(?P<bare>[^\s<>\"'=:]{8,})[ \t]*$)", re.I)
+_NAME_LINE = re.compile(
+    r"^[+ -]?[ \t]*(?:-[ \t]+)?(?:[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?P<name>[\w.-]+)[\"']?,?|<(?P<tag>[\w.-]+)>)[ \t]*$",
+    re.I,
+)
+_VALUE_LINE = re.compile(
+    r"^[+ -]?[ \t]*(?:[\"']?value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?P<value>[^\"'\s,}]+)"
+    r"|(?P<bare>[^\s<>\"'=:]{8,})[ \t]*$)",
+    re.I,
+)
 
 
 def spans(body: str) -> list[Span]:
@@ -166,7 +187,7 @@ def _leading(match: re.Match[str]) -> Iterator[Span]:
     if re.search(r"\s", value) or re.match(r"[rRbBuUfF]{1,2}[\"']", value):
         return
     code = value.endswith((",", ";")) or "(" in value or bool(re.search(r"[a-z][A-Z]", name))
-    code = code or match.string[match.start("sep") - 1: match.start("sep")] == " " != match.group("sep")[:1]
+    code = code or match.string[match.start("sep") - 1 : match.start("sep")] == " " != match.group("sep")[:1]
     value = value.rstrip(",;") if code or value.endswith(",") else value
     if _secret(secret, value, quoted=False, code=code, words=parts(name), env=name.isupper()):
         yield start, start + len(value), secret.kind
@@ -182,12 +203,11 @@ def _inline(match: re.Match[str], body: str) -> Generator[Span, None, int]:
     stops = {"?": "&#", "&": "&#", ";": ";", ",": ",)}", "{": ",}", "(": ",)", "[": ",]"}.get(before, "")
     cut = min((i for i in (value.find(c) for c in stops + "\\") if i >= 0), default=len(value))
     value = value[:cut]
-    code = "(" in body[: match.start()] or before in "(," or body[max(0, match.start() - 2): match.start()] == ", "
+    code = "(" in body[: match.start()] or before in "(," or body[max(0, match.start() - 2) : match.start()] == ", "
     if code:
         value = re.split(r"[),;\]}]", value, maxsplit=1)[0]
     value = value.rstrip(",);]}:")
-    if secret is not None and len(value) >= 3 and _secret(secret, value, quoted=False, code=code,
-                                                          words=parts(name)):
+    if secret is not None and len(value) >= 3 and _secret(secret, value, quoted=False, code=code, words=parts(name)):
         yield start, start + len(value), secret.kind
         return start + len(value)
     return start

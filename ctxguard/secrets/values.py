@@ -5,6 +5,7 @@ A secret name's value is redacted unless its shape says it is not a secret: a pl
 (`string`), human words (`Forgot your password?`), a header name (`X-Auth-Token`) or, in code, a
 reference to something else (`source.token`, `accessToken`, `get_token(request)`).
 """
+
 from __future__ import annotations
 
 import math
@@ -46,8 +47,13 @@ def filler(value: str) -> bool:
 def token_like(value: str) -> bool:
     """Shaped like a key even without digits (`DpHXOuGTWGEgWCORmVuN…`): 16+ token characters whose
     case changes every few characters, not words."""
-    return (16 <= len(value) <= 4096 and _TOKEN_CHARS.fullmatch(value) is not None and _WORDY.search(value) is None
-            and _CAMEL_WORDS.fullmatch(value) is None and switches(value) >= len(value) / 6)
+    return (
+        16 <= len(value) <= 4096
+        and _TOKEN_CHARS.fullmatch(value) is not None
+        and _WORDY.search(value) is None
+        and _CAMEL_WORDS.fullmatch(value) is None
+        and switches(value) >= len(value) / 6
+    )
 
 
 def entropy(value: str) -> float:
@@ -98,12 +104,17 @@ def placeholder(value: str) -> bool:
 
 _SEMVER = r"v?\d+(?:\.(?:\d+|x|\*)){1,3}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?"
 _PIN = rf"(?:(?:[\^~]|[<>]=?|==?)\s*(?:{_SEMVER}|\d+)|{_SEMVER})"
-_VERSION = re.compile(rf"(?:{_PIN}(?:\s*(?:\|\||,|\s-\s|\s)\s*{_PIN})*|\*|latest|next|workspace:\S*|npm:\S+@\S+"
-                      r"|(?:git\+)?https?://\S+|github:\S+|link:\S+|file:\S+)")
-_TYPE = re.compile(r"(?:string|str|number|int|integer|float|double|boolean|bool|bytes|object|any|unknown|char|"
-                   r"text|varchar(?:\(\d+\))?|uuid|date|datetime|secretstr|secretbytes|optional\[\w+\]|"
-                   r"\w+\[\w+\]|array|list|dict|map|void|never|none|null|undefined)"
-                   r"(?:\s*\|\s*(?:string|null|undefined|none|number))*[?!;,]?", re.I)
+_VERSION = re.compile(
+    rf"(?:{_PIN}(?:\s*(?:\|\||,|\s-\s|\s)\s*{_PIN})*|\*|latest|next|workspace:\S*|npm:\S+@\S+"
+    r"|(?:git\+)?https?://\S+|github:\S+|link:\S+|file:\S+)"
+)
+_TYPE = re.compile(
+    r"(?:string|str|number|int|integer|float|double|boolean|bool|bytes|object|any|unknown|char|"
+    r"text|varchar(?:\(\d+\))?|uuid|date|datetime|secretstr|secretbytes|optional\[\w+\]|"
+    r"\w+\[\w+\]|array|list|dict|map|void|never|none|null|undefined)"
+    r"(?:\s*\|\s*(?:string|null|undefined|none|number))*[?!;,]?",
+    re.I,
+)
 _HEADER = re.compile(r"(?:[A-Z][a-z0-9]*|[A-Z]+)(?:-(?:[A-Z][a-z0-9]*|[A-Z]+))+|[A-Z][a-z]+(?:-[A-Z][a-z]+)*")
 _WORD = re.compile(r"[(\"'«¿¡]?[^\W\d_]+(?:['’-][^\W\d_]+)*[)\"'»?!.,:;…]*|[&/–—-]")
 
@@ -134,11 +145,13 @@ def prose(value: str) -> bool:
     return words >= 2 and words >= 0.75 * len(tokens) and sentence
 
 
-_REFERENCE = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+(?:\(\))?"  # a.b, a?.b
-                        r"|[a-z_$][a-z0-9_$]*_[a-z0-9_]*"  # new_token
-                        r"|[a-z_$][a-z$]*(?:[A-Z][a-z$]+)+\d{0,3}"  # accessToken, defaultToConfig2
-                        r"|[A-Z][a-z]+(?:[A-Z][a-z]+)+"  # TaskToken: a class
-                        r"|(?:self|this|cls|props|state|ctx|config|settings|options|opts|env|args)\b\S*")
+_REFERENCE = re.compile(
+    r"[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+(?:\(\))?"  # a.b, a?.b
+    r"|[a-z_$][a-z0-9_$]*_[a-z0-9_]*"  # new_token
+    r"|[a-z_$][a-z$]*(?:[A-Z][a-z$]+)+\d{0,3}"  # accessToken, defaultToConfig2
+    r"|[A-Z][a-z]+(?:[A-Z][a-z]+)+"  # TaskToken: a class
+    r"|(?:self|this|cls|props|state|ctx|config|settings|options|opts|env|args)\b\S*"
+)
 _CALL = re.compile(r"[\w.$]+\s*[(\[]")
 
 
@@ -162,8 +175,15 @@ def kept(value: str, name_words: list[str]) -> bool:
     """True for a value a secret name may hold that is not a secret: see the module docstring.
     (References are judged by the caller, which knows whether the line is code.)"""
     bare = value.strip()
-    if (placeholder(bare) or filler(bare) or version(bare) or type_name(bare) or prose(bare)
-            or header_name(bare) or pattern(bare)):
+    if (
+        placeholder(bare)
+        or filler(bare)
+        or version(bare)
+        or type_name(bare)
+        or prose(bare)
+        or header_name(bare)
+        or pattern(bare)
+    ):
         return True
     flat = re.sub(r"[^a-z0-9]", "", bare.lower())
     return bool(flat) and flat in "".join(name_words)  # `PassStateExited = "PassStateExited"`

@@ -1,5 +1,6 @@
 """Unified diffs: read once into a DiffDoc (unidiff's PatchSet), which serves the plan, the
 probes, the digest's file list and a cut's per-file coverage."""
+
 from __future__ import annotations
 
 from ctxguard.kinds.base import KindOf

@@ -1,4 +1,5 @@
 """How much of each changed file a cut diff shows (a record's `files[].shown`)."""
+
 from __future__ import annotations
 
 from ctxguard.diffpath import file_path, header_path
@@ -24,8 +25,9 @@ def file_coverage(doc: DiffDoc, content: str) -> dict[str, str]:
             coverage[path] = "whole"
             continue
         lines = [line.rstrip("\r\n") for body in hunks for line in body if line[:1] in ("+", "-")]
-        header = f"+++ b/{raw}" in shown or any(f"diff --git a/{raw} " in line or header_path(line) == path
-                                               for line in headers)
+        header = f"+++ b/{raw}" in shown or any(
+            f"diff --git a/{raw} " in line or header_path(line) == path for line in headers
+        )
         unique = any(seen[line] == 1 and line in shown for line in lines)
         coverage[path] = "cut" if header or unique else "omitted"
     return coverage
@@ -34,5 +36,6 @@ def file_coverage(doc: DiffDoc, content: str) -> dict[str, str]:
 def _may_hold(segments: set[str], body: list[str]) -> bool:
     """A cheap necessary condition for "".join(body) to be in the content: a body line between
     two line feeds must be one of the content's line-feed-separated segments."""
-    return all(line[:-1] in segments for before, line in zip(body, body[1:])
-               if before.endswith("\n") and line.endswith("\n"))
+    return all(
+        line[:-1] in segments for before, line in zip(body, body[1:]) if before.endswith("\n") and line.endswith("\n")
+    )

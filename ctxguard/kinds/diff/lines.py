@@ -1,5 +1,6 @@
 """A diff's lines one at a time: what each is and how early a cut takes it (for the plan and
 the streaming pass alike), and what marks an error line or a file's role."""
+
 from __future__ import annotations
 
 import functools
@@ -20,8 +21,10 @@ ERROR_LINE = re.compile(
 
 # Every branch of ERROR_LINE holds one of these: a line with none of them skips the pattern,
 # whose leading \b defeats the regex engine's quick scan for a first character.
-_MAY_ERR = re.compile(r"raise|throw|panic|abort|die|bail!|unreachable!|unimplemented!|todo!|Err|rror"
-                      r"|xception|stderr|exit|Exit|arn|atal|ritical")
+_MAY_ERR = re.compile(
+    r"raise|throw|panic|abort|die|bail!|unreachable!|unimplemented!|todo!|Err|rror"
+    r"|xception|stderr|exit|Exit|arn|atal|ritical"
+)
 
 
 @functools.lru_cache(maxsize=1 << 16)

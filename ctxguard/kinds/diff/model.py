@@ -2,6 +2,7 @@
 
 `read` parses the text once; the plan, the probes, the digest's file list and the coverage of a
 cut all come from the one DiffDoc it returns."""
+
 from __future__ import annotations
 
 import io
@@ -14,6 +15,7 @@ from typing import Any
 from ctxguard.definitions import is_comment_or_blank, is_definition, language
 from ctxguard.diffpath import file_path
 from ctxguard.kinds.diff.lines import is_error_line
+
 
 @dataclass(frozen=True)
 class FileStat:
@@ -106,7 +108,6 @@ def _bodies(lines: list[str], patch: Any) -> list[list[list[str]]]:
             hunks.append(lines[start:i])
         out.append(hunks)
     return out
-
 
 
 def _stat(patched: Any) -> FileStat:
@@ -204,16 +205,22 @@ class DiffDoc:
         """Every hunk line of the diff read once, or None when it is not a parseable diff."""
         if self.parsed is None:
             return None
-        return [ClassifiedFile(_header(f), file_path(f), [_classify(_hunk_header(h), body, language(f.path))
-                                                          for h, body in zip(f, bodies)])
-                for f, bodies in zip(self.parsed.files, self.parsed.bodies)]
+        return [
+            ClassifiedFile(
+                _header(f),
+                file_path(f),
+                [_classify(_hunk_header(h), body, language(f.path)) for h, body in zip(f, bodies)],
+            )
+            for f, bodies in zip(self.parsed.files, self.parsed.bodies)
+        ]
 
     @cached_property
     def changed_lines(self) -> Counter[str]:
         """How often each changed (+/-) line occurs in the diff, line endings left out."""
         bodies = self.parsed.bodies if self.parsed is not None else []
-        return Counter(line.rstrip("\r\n") for hunks in bodies for body in hunks for line in body
-                       if line[:1] in ("+", "-"))
+        return Counter(
+            line.rstrip("\r\n") for hunks in bodies for body in hunks for line in body if line[:1] in ("+", "-")
+        )
 
 
 def read(text: str, name: str = "") -> DiffDoc:

@@ -1,15 +1,17 @@
 """A diff's plan: the behaviour's changes first, each under its file, hunk and definition."""
+
 from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
 
 from ctxguard.definitions import is_comment_or_blank
-from ctxguard.words import mentions
 from ctxguard.kinds.diff.lines import DiffReader
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
 from ctxguard.plan import Plan, ended, units
 from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.words import mentions
+
 
 def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) -> str:
     """`Changed files (N):` and one line per file with its +/- counts, for a cut diff.
@@ -64,7 +66,9 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
     hunks: list[tuple[int, ...]] = []  # each line's hunk (file and hunk header)
     reader_kind: list[str] = []
     edited = small_edits(lines)
-    quoted = {j for i, pair in edited.items() if pair and _in_quotes(lines[i][1:], lines[pair[0]][1:]) for j in (i, *pair)}
+    quoted = {
+        j for i, pair in edited.items() if pair and _in_quotes(lines[i][1:], lines[pair[0]][1:]) for j in (i, *pair)
+    }
     keys: dict[tuple[int, ...], list[int]] = {}  # per hunk, where distances are measured from:
     for i, line in enumerate(lines):  # its header, its definitions and errors
         kind, level = reader.read(line)
@@ -90,7 +94,7 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
             code = not is_comment_or_blank(line[1:])
             source = code and offset == 0 and reader.language is not None
             keep = source and i in edited  # a line of code edited in place: the behaviour changed there
-            body[i] = (EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset)
+            body[i] = EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset
             if keep and i in quoted:
                 body[i] = EDITED_QUOTED
             needs = (*hunk, *enclosing, *(edited.get(i, ())))
@@ -106,22 +110,31 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         hunks.append(hunk)
         reader_kind.append(kind)
     for i, base in body.items():
-        span = 0.0 if base in (EDITED, EDITED_QUOTED) else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
-        late = 0.001 if base in (EDITED, EDITED_QUOTED) and edited.get(i) == () else 0.0  # the added line brings its removed one
+        span = (
+            0.0 if base in (EDITED, EDITED_QUOTED) else 0.3 if base < 1.5 else 2.0
+        )  # a source's changed code stays ahead
+        late = (
+            0.001 if base in (EDITED, EDITED_QUOTED) and edited.get(i) == () else 0.0
+        )  # the added line brings its removed one
         rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
     stats = doc.files
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
     # A tier-3 cut lists the files first: there a file or hunk header is shown only with a line
     # it heads (a header alone says what the list says), and tier 2 keeps every one.
-    headers = [i for i, (level, _) in enumerate(rank)
-               if stats and must[i] and reader_kind[i] in ("file", "header", "hunk")]
+    headers = [
+        i for i, (level, _) in enumerate(rank) if stats and must[i] and reader_kind[i] in ("file", "header", "hunk")
+    ]
     tier3 = list(must)
     for i in headers:
         tier3[i] = False
         rank[i] = (HEADER_ALONE + rank[i][0] / 100, i)
-    return Plan(units(lines, lines, rank, tier3, anchors.__getitem__, encoded, tokenizer), encoded.count,
-                listing=lambda room: file_listing(stats, tokenizer, room), notes=notes,
-                tier2_must=must if stats else None)
+    return Plan(
+        units(lines, lines, rank, tier3, anchors.__getitem__, encoded, tokenizer),
+        encoded.count,
+        listing=lambda room: file_listing(stats, tokenizer, room),
+        notes=notes,
+        tier2_must=must if stats else None,
+    )
 
 
 # A line edited in place (`if n == 0` -> `if n == 1`): the behaviour changed there. After the
@@ -133,9 +146,10 @@ HEADER_ALONE = 8.0  # a header no kept line needs, in a tier-3 cut that lists th
 
 
 def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
-    """The removed and added lines that are the same line edited a little: a run of `-` lines
-    then a run of `+` lines, paired in order, each pair alike (see _alike) but not equal. A flipped condition or a changed constant reads like this; new code does not. Each
-    added line maps to its removed line (shown with it), each removed line to nothing."""
+    """The removed and added lines that are the same line edited a little: a run of `-` lines then a run of
+    `+` lines, paired in order, each pair alike (see _alike) but not equal. A flipped condition or a
+    changed constant reads like this; new code does not. Each added line maps to its removed line
+    (shown with it), each removed line to nothing."""
     found: dict[int, tuple[int, ...]] = {}
     i, n = 0, len(lines)
     while i < n:

@@ -1,5 +1,6 @@
 """A diff's probes: every changed file's path, the name of every added or removed definition,
 the message of every added error line."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

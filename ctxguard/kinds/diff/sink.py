@@ -1,5 +1,6 @@
 """A big diff's streaming sink: every file's path and +/- counts, the file and hunk headers, the
 added or removed definitions and error lines, and the first changed lines of each file."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -73,8 +74,12 @@ class DiffSink:
             self.hunk, needs = (*self.header, number), self.header
         elif kind == "header" and self.stat is not None:
             needs = self.header
-            for start, status in (("new file mode", "added"), ("deleted file mode", "deleted"),
-                                  ("rename from", "renamed"), ("Binary files", "binary")):
+            for start, status in (
+                ("new file mode", "added"),
+                ("deleted file mode", "deleted"),
+                ("rename from", "renamed"),
+                ("Binary files", "binary"),
+            ):
                 if line.startswith(start):
                     self.stat.status = status
         elif kind == "context":

@@ -1,4 +1,5 @@
 """A JSON document or JSON Lines read once: its values, whether it is rows, its repeated keys."""
+
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ from typing import Any
 def loads(text: str, duplicates: list[str] | None = None) -> Any:
     """Parse JSON, raising ValueError for anything unparseable (including too-deep nesting).
     Keys repeated in one object (the last value wins, as everywhere) are added to duplicates."""
+
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         found = dict(items)
         if duplicates is not None and len(found) < len(items):

@@ -7,17 +7,18 @@ omitted"}` in an array, `"_truncated": "N keys omitted"` in an object, `... (N c
 a string, `{"_truncated": "N lines omitted"}` between JSON Lines rows. A cut is written compactly;
 a document whose compact form fits is shown whole, its top levels indented as far as they fit.
 """
+
 from __future__ import annotations
 
 import functools
 from dataclasses import replace
 
-from ctxguard.words import plural
 from ctxguard.kinds.json.model import JsonDoc, parse
-from ctxguard.kinds.json.units import _LEAF, _OPEN, _CLOSE, _PIECE_OF, _STAGES, _walk
+from ctxguard.kinds.json.units import _CLOSE, _LEAF, _OPEN, _PIECE_OF, _STAGES, _walk
 from ctxguard.kinds.json.write import _gap, _layout, _whole, _write
 from ctxguard.plan import Plan, Unit
 from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.words import plural
 
 
 def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
@@ -34,8 +35,10 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
     if found is None:
         from ctxguard.kinds import text as plain
 
-        return replace(plain.plan(plain.read(encoded.text, ""), encoded, tokenizer, task_words),
-                       notes=("content is not valid json; compressed as text",))
+        return replace(
+            plain.plan(plain.read(encoded.text, ""), encoded, tokenizer, task_words),
+            notes=("content is not valid json; compressed as text",),
+        )
     tops, rows, duplicates = found
     layout = _layout(encoded.text, rows)
     u = _walk(tops, layout)
@@ -46,8 +49,9 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         encoded.learn(costed)  # the content's lines are the rewritten text's: count them from it
     scale = encoded.count / max(1, costed.count)  # raw tokens a unit stands for
     n = len(u.kind)
-    priority = [(u.stage[i] + min(u.depth[i] - (u.kind[i] == _LEAF and u.parent[i] >= 0), 999) / 1000, i)
-                for i in range(n)]  # a scalar is taken with its container, at its depth
+    priority = [
+        (u.stage[i] + min(u.depth[i] - (u.kind[i] == _LEAF and u.parent[i] >= 0), 999) / 1000, i) for i in range(n)
+    ]  # a scalar is taken with its container, at its depth
     # Every key is kept: the first unit (by priority) to carry each key path is kept whatever
     # the stage (at tier 3: first, as far as they fit).
     carriers: set[int] = set()
@@ -69,14 +73,20 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
             anchors = (i - 1,)
         else:
             anchors = (parent,) if parent >= 0 else ()
-        out.append(Unit(u.text[i], costs[i], round(costs[i] * scale), priority[i], u.stage[i] < 1 or i in carriers,
-                        anchors))
+        out.append(
+            Unit(u.text[i], costs[i], round(costs[i] * scale), priority[i], u.stage[i] < 1 or i in carriers, anchors)
+        )
     lossless = functools.partial(_whole, tops, layout, u, encoded, costed.count)
-    return Plan(out, encoded.count, gap=_gap(layout), write=functools.partial(_write, u, layout),
-                levels=tuple(float(stage + 1) for stage in range(len(_STAGES) - 1, -1, -1)),
-                lossless=lossless if not rows else None,
-                check=lambda content: None if parse(content) is not None else "output is not valid JSON",
-                notes=_duplicates_note(duplicates))
+    return Plan(
+        out,
+        encoded.count,
+        gap=_gap(layout),
+        write=functools.partial(_write, u, layout),
+        levels=tuple(float(stage + 1) for stage in range(len(_STAGES) - 1, -1, -1)),
+        lossless=lossless if not rows else None,
+        check=lambda content: None if parse(content) is not None else "output is not valid JSON",
+        notes=_duplicates_note(duplicates),
+    )
 
 
 def _duplicates_note(duplicates: list[str]) -> tuple[str, ...]:
@@ -84,5 +94,7 @@ def _duplicates_note(duplicates: list[str]) -> tuple[str, ...]:
     if not duplicates:
         return ()
     names = ", ".join(dict.fromkeys(duplicates[:5]))
-    return (f"{plural(len(duplicates), 'repeated key')} in objects ({names}): the cut shows each key once, "
-            "with its last value; the offloaded raw text has them all",)
+    return (
+        f"{plural(len(duplicates), 'repeated key')} in objects ({names}): the cut shows each key once, "
+        "with its last value; the offloaded raw text has them all",
+    )

@@ -1,5 +1,6 @@
 """A JSON document's probes: that the output parses, and every distinct key path (array
 indices collapsed: `items[].id`), kept as a set (a report has them by the thousand)."""
+
 from __future__ import annotations
 
 import functools

@@ -1,5 +1,6 @@
 """A JSON value as the units of a cut, in document order (see _walk), and which array items
 differ from their siblings (outliers): what the plan ranks and the writer writes."""
+
 from __future__ import annotations
 
 import collections
@@ -33,8 +34,13 @@ class _Layout:
 class _Units:
     """The plan's units in document order with what the writer needs of each (column lists)."""
 
-    def __init__(self, rows: list[tuple[int, str, str, int, int, float, int, str]], end: list[int],
-                 records: dict[int, list[int]], paths: dict[int, str]) -> None:
+    def __init__(
+        self,
+        rows: list[tuple[int, str, str, int, int, float, int, str]],
+        end: list[int],
+        records: dict[int, list[int]],
+        paths: dict[int, str],
+    ) -> None:
         columns = list(map(list, zip(*rows))) or [[] for _ in range(8)]
         self.kind: list[int] = columns[0]
         self.key: list[str] = columns[1]  # an entry's key and colon ("" in an array)
@@ -135,14 +141,24 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 # A map keyed by numbers or ids is bulky uniform data (a coverage report's
                 # statement maps and counts, a lookup table): after the items that stand out.
                 inner = max(stage, MAP) if not salient and is_map(value) else stage
-                entries = [(item, f'"{_quoted(name)}"{colon}', inner, f"{path}.{name}" if path else str(name), salient)
-                           for name, item in value.items()]
+                entries = [
+                    (item, f'"{_quoted(name)}"{colon}', inner, f"{path}.{name}" if path else str(name), salient)
+                    for name, item in value.items()
+                ]
             else:
                 n = len(value)
                 middle = _spread(max(0, n - 7))
                 odd = outliers(value) if n >= 4 else set()  # (a quarter of the items at most)
-                entries = [(item, "", stage if j in odd else max(stage, _item_stage(j, n, middle)), path + "[]",
-                            salient or j in odd) for j, item in enumerate(value)]
+                entries = [
+                    (
+                        item,
+                        "",
+                        stage if j in odd else max(stage, _item_stage(j, n, middle)),
+                        path + "[]",
+                        salient or j in odd,
+                    )
+                    for j, item in enumerate(value)
+                ]
             last_entry = len(entries) - 1
             for j in range(last_entry, -1, -1):
                 item, name, item_stage, item_path, inside = entries[j]
@@ -162,8 +178,18 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 piece = _quoted(value[a:b])
                 end.append(len(rows))
                 first = stage if salient else n + 1  # a failure's message: its first 200 characters with it
-                add((_PIECE_OF, "", piece, i, b - a, max(stage, first if more <= 0 else _TAILS + more), depth,
-                     piece + ('"' + after if b == len(value) else "")))
+                add(
+                    (
+                        _PIECE_OF,
+                        "",
+                        piece,
+                        i,
+                        b - a,
+                        max(stage, first if more <= 0 else _TAILS + more),
+                        depth,
+                        piece + ('"' + after if b == len(value) else ""),
+                    )
+                )
             end[i] = len(rows) - 1
         else:
             written = _scalar(value) if kind is not dict and kind is not list else ("{}" if kind is dict else "[]")
@@ -176,10 +202,44 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
 # What tells a failing item from its passing siblings in a report (pytest-json-report, jest,
 # mocha, eslint, CI APIs): a status-like field with a rare value, or an error-like field that
 # is filled in only on a few items.
-_STATUS = frozenset({"status", "outcome", "result", "state", "level", "severity", "conclusion", "verdict",
-                     "passed", "success", "ok", "failed", "skipped", "errorcount", "fatalerrorcount"})
-_ERRORS = frozenset({"error", "errors", "crash", "longrepr", "failuremessages", "failuremessage", "failure",
-                     "failures", "exception", "traceback", "stack", "stacktrace", "stderr", "messages", "err"})
+_STATUS = frozenset(
+    {
+        "status",
+        "outcome",
+        "result",
+        "state",
+        "level",
+        "severity",
+        "conclusion",
+        "verdict",
+        "passed",
+        "success",
+        "ok",
+        "failed",
+        "skipped",
+        "errorcount",
+        "fatalerrorcount",
+    }
+)
+_ERRORS = frozenset(
+    {
+        "error",
+        "errors",
+        "crash",
+        "longrepr",
+        "failuremessages",
+        "failuremessage",
+        "failure",
+        "failures",
+        "exception",
+        "traceback",
+        "stack",
+        "stacktrace",
+        "stderr",
+        "messages",
+        "err",
+    }
+)
 
 
 def outliers(items: list[Any]) -> set[int]:

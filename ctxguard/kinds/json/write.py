@@ -1,4 +1,5 @@
 """A JSON cut written: the chosen units as valid JSON, each run left out said in place."""
+
 from __future__ import annotations
 
 import itertools
@@ -7,9 +8,10 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ctxguard.words import plural
 from ctxguard.kinds.json.units import _CLOSE, _OPEN, _STAGES, _Layout, _quoted, _Units
 from ctxguard.tokens import Encoded
+from ctxguard.words import plural
+
 
 def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None) -> str:
     """The chosen units as JSON, each run left out said in place; the note (a tier-3 marker)

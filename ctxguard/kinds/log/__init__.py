@@ -1,11 +1,12 @@
 """Logs (CI, test runners, compilers, services): failures and errors first, every error line
 kept by tier 2, passing tests and progress last."""
+
 from __future__ import annotations
 
 from ctxguard.kinds.base import KindOf
+from ctxguard.kinds.log.lines import says
 from ctxguard.kinds.log.model import LogDoc, scan
 from ctxguard.kinds.log.plan import plan
-from ctxguard.kinds.log.lines import says
 from ctxguard.kinds.log.probes import probes
 from ctxguard.kinds.log.sink import LogSink
 from ctxguard.tokens import Tokenizer

@@ -9,6 +9,7 @@ and cargo (`test name ... FAILED`, `---- name stdout ----` and `panicked at file
 line and the summary) counts once; tests whose first error line is the same but for numbers and
 ids share a cause.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,7 +37,9 @@ _GO_LINE = re.compile(r"^\s+(\S+\.go:\d+): (.+)$")
 _JEST_SUITE = re.compile(r"^FAIL\s+\S+$")
 _GO_RUN = re.compile(r"^=== RUN\s+(\S+)")
 _PANIC = re.compile(r"panicked at (?:'(.*)', )?(\S+?:\d+)(?::\d+)?:?\s*$")
-_HINT = re.compile(r"FAIL|ERROR|=== RUN|●|---- |^_{3,} |^E |panicked|\.go:\d+:|:\d+: |File \"|:\d+:\d+\)|^[A-Za-z_][\w.]*:")
+_HINT = re.compile(
+    r"FAIL|ERROR|=== RUN|●|---- |^_{3,} |^E |panicked|\.go:\d+:|:\d+: |File \"|:\d+:\d+\)|^[A-Za-z_][\w.]*:"
+)
 _TRUNCATED = re.compile(r"\.\.\.$")
 MAX_IDS = 3  # test ids shown per cause
 
@@ -78,7 +81,7 @@ def failures(lines: Sequence[str]) -> list[Failure]:
     for raw in lines:
         line = strip_ansi(raw).rstrip("\r\n")
         if line[:1].isdigit() and CI_STAMP.match(line):
-            line = line[CI_STAMP.match(line).end():]  # type: ignore[union-attr]
+            line = line[CI_STAMP.match(line).end() :]  # type: ignore[union-attr]
         if not _HINT.search(line) and not want_message and go_test is None:
             continue
         stripped = line.strip()
@@ -166,8 +169,10 @@ def covered(line: str, index: Sequence[Failure]) -> bool:
     stripped = line.strip()
     if not index:
         return False
-    if any(p.match(stripped) for p in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _UNITTEST, _GO, _CARGO, _LIBTEST, _JEST,
-                                           _JEST_SUITE)):
+    if any(
+        p.match(stripped)
+        for p in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _UNITTEST, _GO, _CARGO, _LIBTEST, _JEST, _JEST_SUITE)
+    ):
         return True
     if _PYTEST_E.match(stripped):
         return True  # (a failure block's error lines: the index has each block's first)

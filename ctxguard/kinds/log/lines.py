@@ -3,6 +3,7 @@
 A passing test's or a progress line is never an error line; a CI runner's timestamp prefix is
 read past; a line's numbers, ids and timestamps are normalised to spot repeats (`template`).
 """
+
 from __future__ import annotations
 
 import json
@@ -39,14 +40,18 @@ LETTER_LEVEL = re.compile(
 CI_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
 # A passing test or a progress line: never an error line, whatever words its title holds
 # (`✓ when unknown option then error`, `test_error_path PASSED [ 42%]`, `--- PASS:`, `... ok`).
-PASSING = re.compile(r"^\s*(?:[✓✔√]\s|PASS\s|--- PASS:|ok\s+\S+\s+[\d.]+s|test \S+ \.\.\. ok$)"
-                     r"|\sPASSED(?:\s+\[\s*\d+%\])?\s*$|\s(?:XFAIL|XPASS|SKIPPED)(?:\s+\[\s*\d+%\])?\s*$")
+PASSING = re.compile(
+    r"^\s*(?:[✓✔√]\s|PASS\s|--- PASS:|ok\s+\S+\s+[\d.]+s|test \S+ \.\.\. ok$)"
+    r"|\sPASSED(?:\s+\[\s*\d+%\])?\s*$|\s(?:XFAIL|XPASS|SKIPPED)(?:\s+\[\s*\d+%\])?\s*$"
+)
 # A linter's finding without a level word: `app.py:10:5: F401 'os' imported but unused` (ruff);
 # a test runner's failure header or count: jest's `● Suite › test`, mocha's `2 failing`;
 # pytest's `path:line: TypeError` under a failure.
 _LINT_CODE = re.compile(r"^\S+:\d+:\d+: [A-Z]{1,4}\d{2,4}\b")
 _FAILING = re.compile(r"^\s*(?:● \S|\d+ failing\b)|^\S+:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b")
-_OTHER_HINT = re.compile(r":\d+:\d+: [A-Z]{1,4}\d{2,4}\b|● \S|\d failing\b|:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b")
+_OTHER_HINT = re.compile(
+    r":\d+:\d+: [A-Z]{1,4}\d{2,4}\b|● \S|\d failing\b|:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b"
+)
 # Inside a failure: pytest's `>` line (the failing statement), jest's Expected/Received.
 FAILURE_DETAIL = re.compile(r"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: )")
 
@@ -69,7 +74,7 @@ def has_level(line: str) -> bool:
     """An error/warning level word (whole word), a failure phrase, a CI error annotation or a
     single-letter level (logcat, glog); never a passing test's line."""
     if line[:1].isdigit() and CI_STAMP.match(line):
-        line = line[CI_STAMP.match(line).end():]  # type: ignore[union-attr]
+        line = line[CI_STAMP.match(line).end() :]  # type: ignore[union-attr]
     if PASSING.search(line):
         return False
     if line[:1].isalnum() and _LINT_CODE.match(line) or _FAILING.match(line):
@@ -85,8 +90,7 @@ def has_level(line: str) -> bool:
 
 
 _JSON_LEVEL = re.compile(r'"(?:level|severity|lvl|levelname|log\.level)"\s*:\s*"([^"]*)"', re.I)
-_BAD_JSON_LEVELS = {"error", "err", "warn", "warning", "fatal", "critical", "crit", "panic",
-                    "emerg", "alert", "severe"}
+_BAD_JSON_LEVELS = {"error", "err", "warn", "warning", "fatal", "critical", "crit", "panic", "emerg", "alert", "severe"}
 _SECTION = re.compile(r"^(?:={3,}|_{3,}|-{3,}) .* (?:={3,}|_{3,}|-{3,})$|^##\[group\]")
 _PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):")
 _STACK_LINE = re.compile(r"^\s+(?:at |\.\.\. \d+ more|File \"|[\w./<>-]+:\d+)|^\s*Caused by:|^goroutine \d+")

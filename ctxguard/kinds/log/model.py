@@ -1,4 +1,5 @@
 """A log read once: its lines, the kind of each line that has one, its error lines and templates."""
+
 from __future__ import annotations
 
 import bisect
@@ -7,7 +8,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ctxguard.words import mentions
 from ctxguard.kinds.log.lines import (
     _JSON_LEVEL,
     _LEVEL_HINT,
@@ -22,6 +22,7 @@ from ctxguard.kinds.log.lines import (
     strip_ansi,
     templates,
 )
+from ctxguard.words import mentions
 
 # Where a line that matters may be: text searched once at C speed, so only these lines and
 # the tracebacks are read one by one in Python.

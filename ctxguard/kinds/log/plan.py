@@ -1,11 +1,12 @@
 """A log's plan: its errors and failures first, every error line at tier 2 (see plan)."""
+
 from __future__ import annotations
 
-from ctxguard.words import clip
 from ctxguard.kinds.log.lines import FAILURE_DETAIL, says, template
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.words import clip
 
 CONTEXT = 2  # lines shown before the first occurrence of each error template
 # How early a log's cut takes a line (lowest first), for the plan and the streaming pass alike.
@@ -34,14 +35,14 @@ def occurrences(line: str, count: int) -> str:
 
 
 def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
-    """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the last line
-    when it is an error line (pytest's summary), the first occurrence of every error template
-    (with its count), the last line when it is not one, the first occurrence of every warning
-    template, the failing statements (pytest's `>`, jest's Expected/Received), the first line,
-    the last EDGE lines, then the first EDGE lines (a run's banner). (The first and last lines
-    are those that say something on their own: not a compiler's source gutter or note.) Tier 2 also keeps every other error and warning line, or
-    is not tier 2. Then each traceback's start and last frames (never without its `Type:
-    message` end), stack frames, sections and lines naming the task, a few lines before each
+    """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the last line when it is
+    an error line (pytest's summary), the first occurrence of every error template (with its count),
+    the last line when it is not one, the first occurrence of every warning template, the failing
+    statements (pytest's `>`, jest's Expected/Received), the first line, the last EDGE lines, then
+    the first EDGE lines (a run's banner). (The first and last lines are those that say something on
+    their own: not a compiler's source gutter or note.) Tier 2 also keeps every other error and
+    warning line, or is not tier 2. Then each traceback's start and last frames (never without its
+    `Type: message` end), stack frames, sections and lines naming the task, a few lines before each
     first error; then repeats and the rest of the tracebacks; then everything else, from the end
     backwards. A passing test's line is never an error line, whatever its title says."""
     read = doc
@@ -95,7 +96,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         if marked and rank[i][0] > MARKED and read.kinds.get(i) not in ("start", "inside"):
             lift(i, MARKED, head)
     for i in range(min(EDGE, n)):  # a run's banner: after the failures' details (kept, for a
-        lift(i, EDGES + 0.5)      # bigger budget to keep every probe a smaller one kept)
+        lift(i, EDGES + 0.5)  # bigger budget to keep every probe a smaller one kept)
         must[i] = True
     for i in range(max(0, n - EDGE), n):  # its end: the summary, the short test summary
         lift(i, EDGES)
@@ -106,5 +107,8 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         rank[i], must[i] = min(rank[i], (level, order)), True
         anchors.pop(i, None)  # the first and the last line stand alone
     tier2 = [m or e for m, e in zip(must, every)]
-    return Plan(units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer),
-                encoded.count, tier2_must=tier2)
+    return Plan(
+        units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer),
+        encoded.count,
+        tier2_must=tier2,
+    )

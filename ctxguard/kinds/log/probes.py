@@ -1,4 +1,5 @@
 """A log's probes: its first and last line, and every distinct error or warning template."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

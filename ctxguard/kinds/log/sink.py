@@ -1,5 +1,6 @@
 """A big log's streaming sink: its head, a ring of its last lines, the first occurrence of every
 error or warning template with its count, and the end of every traceback."""
+
 from __future__ import annotations
 
 from collections import deque

@@ -1,4 +1,5 @@
 """Markdown plans, PRDs and specifications: structure and rules first."""
+
 from __future__ import annotations
 
 from ctxguard.kinds.base import KindOf

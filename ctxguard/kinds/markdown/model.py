@@ -1,4 +1,5 @@
 """A markdown document as blocks: headings, code, tables, task items, list items, prose."""
+
 from __future__ import annotations
 
 import re
@@ -66,8 +67,12 @@ def read(text: str, name: str = "") -> MarkdownDoc:
         j = i + 1
         if kind in ("table", "prose", "blank", "item"):  # (an item goes on over its lazy lines)
             same = "prose" if kind == "item" else kind
-            while (j < len(lines) and _kind(lines[j]) == same and not FENCE.match(lines[j])
-                   and not (same == "prose" and j + 1 < len(lines) and _setext(lines[j], lines[j + 1], lines[j - 1]))):
+            while (
+                j < len(lines)
+                and _kind(lines[j]) == same
+                and not FENCE.match(lines[j])
+                and not (same == "prose" and j + 1 < len(lines) and _setext(lines[j], lines[j + 1], lines[j - 1]))
+            ):
                 j += 1
         out.append(Block(kind, tuple(lines[i:j])))
         i = j

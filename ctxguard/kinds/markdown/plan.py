@@ -1,13 +1,14 @@
 """A markdown document's plan: what a reader of a plan or a spec looks for, first."""
+
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from ctxguard.words import mentions
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, TOP_HEADING, Block, MarkdownDoc
 from ctxguard.plan import Plan, units
 from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.words import mentions
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")
 
@@ -31,13 +32,14 @@ MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.
 
 
 def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
-    """A markdown document as units: lines, and the sentences of prose and list items. Kept by
-    tier 2 whatever the room: headings, task items, tables, code blocks (a code block that
-    repeats an earlier one is not) and sentences with RFC 2119 words in capitals. Taken first: headings, open task items, tables (their header
-    rows before other rows), code (never without its fences); then sentences with RFC 2119
-    words in capitals (MUST, SHALL, REQUIRED, then SHOULD), decisions, numbered rules, MAY; front matter, lines naming the task, the
-    first sentence of each paragraph and list item; then the rest in document order, examples
-    and repeated code blocks last. Prose is never shown without its section's heading."""
+    """A markdown document as units: lines, and the sentences of prose and list items. Kept by tier 2
+    whatever the room: headings, task items, tables, code blocks (a code block that repeats an
+    earlier one is not) and sentences with RFC 2119 words in capitals. Taken first: headings, open
+    task items, tables (their header rows before other rows), code (never without its fences); then
+    sentences with RFC 2119 words in capitals (MUST, SHALL, REQUIRED, then SHOULD), decisions,
+    numbered rules, MAY; front matter, lines naming the task, the first sentence of each paragraph
+    and list item; then the rest in document order, examples and repeated code blocks last. Prose is
+    never shown without its section's heading."""
     pieces: list[str] = []
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
@@ -111,8 +113,10 @@ def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float]]:
     for block in paragraph:
         starts[at] = block
         at += len(block.text)
-    cuts = sorted({m.end() for m in _SENTENCE.finditer(text) if not _MARKER.search(text, 0, m.start())}
-                  | {a for a, block in starts.items() if a and block.kind == "item" and _ENDED.search(text, max(0, a - 16), a)})
+    cuts = sorted(
+        {m.end() for m in _SENTENCE.finditer(text) if not _MARKER.search(text, 0, m.start())}
+        | {a for a, block in starts.items() if a and block.kind == "item" and _ENDED.search(text, max(0, a - 16), a)}
+    )
     bounds = list(zip([0, *cuts], [*cuts, len(text)]))
     return [(text[a:b], _level(text[a:b], a in starts, starts.get(a))) for a, b in bounds]
 

@@ -1,5 +1,6 @@
 """A markdown document's probes: every heading, table header row, code block's first line and
 open task item."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

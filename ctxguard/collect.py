@@ -9,9 +9,10 @@ from typing import Any
 from ctxguard import git
 from ctxguard.config import ArtifactSpec, Config
 from ctxguard.diffpath import header_path, line_path
-from ctxguard.generated import GENERATED, is_excluded
+from ctxguard.generated import GENERATED, is_excluded, matches_paths
 from ctxguard.read import read_artifact
 from ctxguard.tiers import MIN_BUDGET
+from ctxguard.words import plural
 
 NO_CHANGES = "[NO CHANGES]"
 
@@ -112,8 +113,10 @@ def _git_artifacts(
     patterns = spec.exclude + (() if spec.include_generated else GENERATED)
     kept: list[tuple[str, str]] = []
     excluded: list[str] = []
+    elsewhere = 0  # changed files outside the entry's paths
     for path, part in split_diff(text):
-        if spec.paths and not is_excluded(path, spec.paths):
+        if spec.paths and not matches_paths(path, spec.paths):
+            elsewhere += 1
             continue  # outside this entry's part of the repository (a monorepo package)
         if is_excluded(path, patterns):
             excluded.append(path)
@@ -131,6 +134,12 @@ def _git_artifacts(
         shares=spec.share_surplus,
         notes=tuple(notes),
     )
+    if not kept and elsewhere and not excluded:  # a monorepo package the change does not touch
+        where = ", ".join(spec.paths)
+        said = f"no changed file matches paths {where}: the {mode} diff changes {plural(elsewhere, 'file')} elsewhere"
+        common["notes"] = (*notes, said)
+        text = f"[NO CHANGES UNDER {where}: {plural(elsewhere, 'changed file')} elsewhere]"
+        return [Artifact(name=spec.name, budget=spec.budget, text=text, extra=extra, **common)], result  # type: ignore[arg-type]
     if not kept:
         empty = NO_CHANGES
         if "..." in mode:  # a range with nothing in it is worth a warning, not a quiet pass

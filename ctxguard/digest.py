@@ -126,7 +126,7 @@ def _quiet(record: Record) -> bool:
     return status(record.to_dict()) == "OK" and (record.tier == 1 or record.content.startswith(_EMPTY))
 
 
-_EMPTY = ("[NO CHANGES]", "[NO FILES MATCHED", "[EMPTY RANGE")
+_EMPTY = ("[NO CHANGES", "[NO FILES MATCHED", "[EMPTY RANGE")
 
 
 def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:

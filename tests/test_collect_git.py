@@ -110,13 +110,38 @@ def test_user_excludes(repo: Repo) -> None:
 
 def test_git_paths_keep_one_package_of_a_monorepo(repo: Repo) -> None:
     repo.write("services/api/handler.py", "def handle():\n    return 1\n")
+    repo.write("services/api/db/models.py", "class Model:\n    pass\n")
     repo.write("services/web/page.ts", "export const page = 1;\n")
     repo.write("app.py", "def main():\n    return 5\n")
     repo.add()
-    artifact = _collect(repo, "staged", "    source: git\n    paths: ['services/api/*']\n")[0]
-    assert "services/api/handler.py" in artifact.text
+    artifact = _collect(repo, "staged", "    source: git\n    paths: ['services/api/**']\n")[0]
+    assert "services/api/handler.py" in artifact.text and "services/api/db/models.py" in artifact.text
     assert "page.ts" not in artifact.text and "app.py" not in artifact.text
-    assert _collect(repo, "staged", "    source: git\n    paths: ['infra/*']\n")[0].text == NO_CHANGES
+    one_level = _collect(repo, "staged", "    source: git\n    paths: ['services/api/*']\n")[0]
+    assert "services/api/handler.py" in one_level.text and "models.py" not in one_level.text  # `*` stays in a folder
+    assert "models.py" in _collect(repo, "staged", "    source: git\n    paths: ['services/api']\n")[0].text
+    untouched = _collect(repo, "staged", "    source: git\n    paths: ['infra/**']\n")[0]
+    assert untouched.text == "[NO CHANGES UNDER infra/**: 4 changed files elsewhere]"
+    assert any(
+        "no changed file matches paths infra/**: the staged diff changes 4 files elsewhere" in n
+        for n in untouched.notes
+    )
+
+
+def test_a_glob_matches_the_same_files_in_a_git_and_a_files_entry(repo: Repo) -> None:
+    written = {"a.py", "src/b.py", "src/deep/c.py", "src/deep/er/d.py", "docs/e.md"}
+    for path in sorted(written):
+        repo.write(path, f"x = {len(path)}\n")
+    repo.add()
+    for glob in ("*.py", "src/*.py", "src/**/*.py", "src/**", "**/*.py", "src/deep/*"):
+        in_git = {
+            line.split(" b/")[-1]
+            for line in _collect(repo, "staged", f"    source: git\n    paths: ['{glob}']\n")[0].text.splitlines()
+            if line.startswith("diff --git ")
+        }
+        files = parse_config(f"artifacts:\n  - name: files\n    paths: ['{glob}']\n    budget: 5000\n")
+        in_files = {a.name for a in collect(files, repo.git)[0]} & written  # (the diff has only these)
+        assert in_git == in_files and in_git, glob
 
 
 def test_empty_diff_gives_a_clear_record(repo: Repo) -> None:

@@ -107,7 +107,7 @@ def test_example_configs_load_and_bundle(name: str, tmp_path: Path) -> None:
         api, web, infra = bundle["artifacts"][:3]
         assert "ValueError('bad request')" in api["content"] and "page.ts" not in api["content"]
         assert "page.ts" in web["content"] and "public/app.js" not in web["content"]
-        assert infra["content"] == "[NO CHANGES]"
+        assert infra["content"] == "[NO CHANGES UNDER infra/**, **/*.tf: 3 changed files elsewhere]"
     else:
         assert "docs/plan.md" in names and "reports/unit/tests.log" in names
 

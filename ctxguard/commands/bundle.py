@@ -260,7 +260,7 @@ def _bundle(args: argparse.Namespace) -> int:
     print(report.table(out.data), file=sys.stderr)
     print(report.written_line(out.tokens, args.format, config.total_budget, out.data), file=sys.stderr)
     for record in result.records:
-        if record.content.startswith(("[NO CHANGES]", "[EMPTY RANGE")):
+        if record.content.startswith(("[NO CHANGES", "[EMPTY RANGE")):
             print(
                 f"ctxguard: note: {record.artifact_name} has nothing to review: {record.content.strip()}",
                 file=sys.stderr,

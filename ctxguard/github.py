@@ -3,6 +3,7 @@ ctxguard.ranges.)"""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -37,9 +38,15 @@ def outputs(bundle: dict[str, Any], path: Path | None, problems: list[str] | Non
         "total-tokens": str(usage(bundle)[0]),
         "artifacts": str(totals["artifacts"]),
         "truncated": str(totals["truncated"]),
+        "over-budget": json.dumps(over_budget(bundle), ensure_ascii=False),
         "passed": "" if problems is None else str(not problems).lower(),
         "summary": headline(bundle, problems),
     }
+
+
+def over_budget(bundle: dict[str, Any]) -> list[str]:
+    """The artifacts whose raw text was over their budget (compressed or cut), by name."""
+    return [a["artifact_name"] for a in bundle["artifacts"] if a.get("tier", 1) > 1]
 
 
 def headline(bundle: dict[str, Any], problems: list[str] | None = None) -> str:

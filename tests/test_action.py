@@ -349,3 +349,29 @@ def test_a_broken_config_is_an_error_annotation_at_its_line_and_a_summary(
     assert "::error file=.ctxguard.yaml,line=4,title=ctxguard config::" in done.stdout
     summary = (tmp_path / "summary").read_text()
     assert "Not run: ctxguard stopped before writing a bundle" in summary and "budget" in summary
+
+
+def test_the_task_comes_from_the_input_or_the_pull_request_and_args_stay_data(
+    pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path
+) -> None:
+    repo, event = pull_request
+    event["pull_request"].update(title="Fix the handler for request 42", body="Handlers must return ints.\n")
+    done = _run_bundle_step(repo, tmp_path, event, **{"task-from-pr": "true", "args": "--tier3 head --missed"})
+    assert done.returncode == 0, done.stderr
+    outputs = _outputs(tmp_path / "output")
+    bundle = json.loads(Path(outputs["bundle-path"]).read_text())
+    assert bundle["artifacts"][0]["task"] == "Fix the handler for request 42\n\nHandlers must return ints."
+    assert "missed" in bundle["artifacts"][0]["retention"]  # --missed reached the command
+    assert json.loads(outputs["over-budget"]) == ["diff", "reports/test.log"]
+    done = _run_bundle_step(repo, tmp_path, event, task="review the handlers", args="$(touch pwned) ;")
+    assert done.returncode == 2 and not (repo.path / "pwned").exists()  # an unknown argument, not a command
+    done = _run_bundle_step(repo, tmp_path, event, task="review the handlers", **{"task-from-pr": "true"})
+    bundle = json.loads(Path(_outputs(tmp_path / "output")["bundle-path"]).read_text())
+    assert bundle["artifacts"][0]["task"] == "review the handlers"  # the input wins
+
+
+def test_inner_actions_are_pinned_by_full_sha() -> None:
+    uses = [step["uses"] for step in ACTION["runs"]["steps"] if "uses" in step]
+    assert uses and all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u in uses), uses
+    text = (ROOT / "action.yml").read_text()
+    assert all(f"{u} # v" in text for u in uses)  # with the version in a comment

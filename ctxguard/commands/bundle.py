@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -58,6 +59,17 @@ def add_parser(sub: Any) -> None:
             help=f"override the config's fail_on: {', '.join(FAIL_ON)}, or several joined by commas",
         )
         parser.add_argument("--tier3", choices=TIER3_MODES, help="override the config's tier3 (salient or head)")
+        parser.add_argument(
+            "--task",
+            metavar="TEXT",
+            help="what the reviewer is asked to do, for every entry without a task of its own "
+            "(its words lift the lines that name them)",
+        )
+        parser.add_argument(
+            "--task-from-pr",
+            action="store_true",
+            help="in GitHub Actions: the task is the pull request's title and description (from the event)",
+        )
         parser.add_argument("--missed", action="store_true", help="list each record's missed probes")
         parser.add_argument(
             "--no-redact",
@@ -109,6 +121,29 @@ def diff_range(args: argparse.Namespace, repo: Any, environ: Mapping[str, str] =
     return ranges.resolve(repo, args.diff, hook=args.hook, github=getattr(args, "github", False), environ=environ)
 
 
+TASK_CHARS = 2000  # of a pull request's description taken as the task: its first paragraphs say it
+
+
+def _task(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> str | None:
+    """--task, else with --task-from-pr the pull request's title and description."""
+    if args.task:
+        return str(args.task)
+    if not getattr(args, "task_from_pr", False):
+        return None
+    from ctxguard.errors import UsageError
+
+    event = environ.get("GITHUB_EVENT_PATH")
+    try:
+        pull = json.loads(Path(event).read_text(encoding="utf-8")).get("pull_request") if event else None
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"--task-from-pr: cannot read the event ({exc})") from None
+    if not isinstance(pull, dict):
+        print("ctxguard: note: --task-from-pr: not a pull request event; no task", file=sys.stderr)
+        return None
+    body = str(pull.get("body") or "").strip()
+    return "\n\n".join(part for part in (str(pull.get("title") or "").strip(), body[:TASK_CHARS]) if part) or None
+
+
 def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """The repository, the config with the command line's overrides, and the tokenizer."""
     from ctxguard import git
@@ -135,6 +170,9 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
         if value is not None
     }
     config = replace(config, **overrides)
+    task = _task(args)
+    if task:
+        config = replace(config, artifacts=tuple(replace(s, task=s.task or task) for s in config.artifacts))
     check_tokenizer(config.encoding, args.strict)
     return repo, config, get_tokenizer(config.encoding)
 

@@ -158,3 +158,48 @@ def test_the_repository_gates_its_own_style_before_the_suite() -> None:
     assert "pip install '.[test]' && python -m pytest" in readme  # (the README's second command)
     extras = (ROOT / "pyproject.toml").read_text()
     assert 'lint = ["ruff==' in extras and '"mypy==' in extras  # exact versions: a new release cannot turn CI red
+
+
+def test_snippets_pin_a_commit_of_this_repository_until_a_release_exists() -> None:
+    import re
+
+    texts = [
+        (ROOT / "README.md").read_text(),
+        (EXAMPLES / "pre-commit-config.yaml").read_text(),
+        (EXAMPLES / "workflows/review.yml").read_text(),
+    ]
+    pins = {m for text in texts for m in re.findall(r"(?:ctxguard/ctxguard@|rev: |ctxguard@)([0-9a-f]{40})", text)}
+    assert pins and not any("v0.1.0" in text for text in texts)
+    git_dir = ROOT / ".git"
+    if not git_dir.exists():
+        pytest.skip("not a git checkout")
+    for sha in pins:  # a commit of main, with the hook and the Action in it
+        for path in ("action.yml", ".pre-commit-hooks.yaml"):
+            done = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{sha}:{path}"], capture_output=True)
+            assert done.returncode == 0, f"{sha} has no {path}"
+
+
+def test_a_release_is_one_tag_push_away() -> None:
+    import re
+
+    import ctxguard
+
+    workflow = yaml.safe_load((ROOT / ".github/workflows/release.yml").read_text())
+    steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
+    uses = [step["uses"] for step in steps if "uses" in step]
+    assert all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u in uses), uses
+    assert any(u.startswith("pypa/gh-action-pypi-publish@") for u in uses)
+    assert workflow["jobs"]["publish"]["permissions"] == {"id-token": "write"}  # trusted publishing, no token
+    runs = "\n".join(step.get("run", "") for step in steps)
+    assert "twine check --strict" in runs and "git tag --force v0" in runs and "bash .ci/run" in runs
+    changelog = (ROOT / "CHANGELOG.md").read_text()
+    assert f"\n## {ctxguard.__version__} " in changelog  # the section the workflow requires
+    assert (ROOT / "docs/releasing.md").exists()
+    tool = shutil.which("check-jsonschema")
+    if tool:
+        done = subprocess.run(
+            [tool, "--builtin-schema", "vendor.github-workflows", str(ROOT / ".github/workflows/release.yml")],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from ctxguard.plan import Plan, Unit
 
-_TRIES = 4
+_TRIES = 6
 _UNUSED = 0.03  # a share of the room left unused that is not worth packing again for
 
 
@@ -62,8 +62,11 @@ def _fit(
 ) -> str | None:
     """Choose and render, packing again into a smaller limit while the content is over room,
     and into a bigger one while the room left unused could hold a unit left out (the gaps' cost
-    is estimated: a plan's gap lines vary), keeping the last content that fit."""
-    fitted = None
+    is estimated: a plan's gap lines vary), keeping the content of the biggest limit that fit.
+    When a bigger limit goes over, the limits between the last that fit and it are bisected: a
+    bigger room must not keep less than a smaller one did (its first limit can fall one token
+    short of a unit the smaller room's second limit took)."""
+    fitted, fits, over_at = None, None, None  # the best content, its limit, the least limit over
     for _ in range(_TRIES):
         chosen = _choose(plan.units, order, must, gap, limit, strict=marker is None)
         if chosen is None:
@@ -71,8 +74,12 @@ def _fit(
         content = render(plan, chosen, marker)
         over = count(content) - room
         if over > 0:
-            if fitted is not None:
-                return fitted  # (a bigger limit went over: the last fit stands)
+            over_at = limit if over_at is None else min(over_at, limit)
+            if fitted is not None and fits is not None:
+                if over_at - fits <= 1:
+                    return fitted  # (no limit between the last fit and this one)
+                limit = (fits + over_at) // 2
+                continue
             trimmed = _trim(plan, order, must, chosen, marker, room, count)
             if trimmed is not None:
                 return trimmed  # (the fillers cost more than estimated: the must units stand)
@@ -82,8 +89,10 @@ def _fit(
         ):
             return content  # (little is left, or no unit left out would fit there)
         else:
-            fitted = content
-            limit -= over
+            fitted, fits = content, limit
+            limit = limit - over if over_at is None else (limit + over_at) // 2
+            if over_at is not None and over_at - fits <= 1:
+                return fitted
     return fitted
 
 

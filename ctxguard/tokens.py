@@ -140,7 +140,22 @@ def _reason(exc: Exception) -> str:
     return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
 
 
+# The shipped files, by encoding: tiktoken names a cached file by the sha1 of its download URL.
+_BUNDLED_FILES = {
+    "o200k_base": "fb374d419588a4632f3f557e76b4b70aebbca790",
+    "cl100k_base": "9b5ad71b2ce5302211f9c61530b329a4922fc6a4",
+}
+
+
 def _bundled(name: str) -> Any:
+    """The encoding of the files shipped with ctxguard, from the ranks cached by an earlier
+    process when there are (ctxguard.ranks_cache), else as tiktoken reads the file."""
+    from ctxguard import ranks_cache
+
+    return ranks_cache.load(name, BUNDLED / _BUNDLED_FILES[name], lambda: _tiktoken_bundled(name))
+
+
+def _tiktoken_bundled(name: str) -> Any:
     """The encoding read by tiktoken from the files shipped with ctxguard: tiktoken reads its
     cache folder from the environment, so it is pointed there for the one call (under a lock,
     and put back)."""

@@ -5,6 +5,7 @@ import os
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -223,3 +224,28 @@ def test_segment_counts_of_one_long_line_in_many_parts() -> None:
     parts = [part + "," for part in parts[:-1]] + parts[-1:]
     counts = get_tokenizer().encode(line).segment_counts(parts)
     assert sum(counts) == independent_count(line) and all(n > 0 for n in counts)
+
+
+def test_the_ranks_cache_gives_tiktokens_own_encoding_and_survives_damage(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import tiktoken
+
+    from ctxguard import ranks_cache
+    from ctxguard.tokens import BUNDLED, _tiktoken_bundled
+
+    monkeypatch.setenv("CTXGUARD_CACHE_DIR", str(tmp_path / "cache"))
+    source = BUNDLED / "fb374d419588a4632f3f557e76b4b70aebbca790"
+    built = ranks_cache.load("o200k_base", source, lambda: _tiktoken_bundled("o200k_base"))  # writes the cache
+    [cached_file] = (tmp_path / "cache").iterdir()
+
+    def refuse() -> None:
+        raise AssertionError("the cached ranks were not used")
+
+    cached = ranks_cache.load("o200k_base", source, refuse)
+    assert isinstance(cached, tiktoken.Encoding) and cached.n_vocab == built.n_vocab
+    text = "def f(x):\n    return x + 1  # ünïcode, 数字 12345, <|endoftext|>\n" * 20
+    assert cached.encode_ordinary(text) == built.encode_ordinary(text)
+    assert cached.special_tokens_set == built.special_tokens_set
+    cached_file.write_bytes(b"not marshal data")  # damaged: rebuilt and rewritten, no error
+    assert ranks_cache.load("o200k_base", source, lambda: built) is built
+    monkeypatch.setenv("CTXGUARD_CACHE_DIR", "/dev/null/cannot-be-a-folder")  # unwritable: loads anyway
+    assert ranks_cache.load("o200k_base", source, lambda: built) is built

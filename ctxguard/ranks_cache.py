@@ -3,14 +3,16 @@
 table in about 35 ms).
 
 The cache is the user's (`$CTXGUARD_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxguard`, else
-`~/.cache/ctxguard`), one file per encoding file, named by that file's size and modification
-time and the Python version; written atomically, and skipped without a word when it cannot be
-read or written. The encoding made from it is tiktoken's own: its pattern and special tokens come
+`~/.cache/ctxguard`), one file per encoding file, named by that file's sha256 and the Python
+version (a changed file is another name: a cache that does not match is never read); data only
+(marshal of a dict of bytes to ints), written atomically, and skipped without a word when it
+cannot be read or written. The encoding made from it is tiktoken's own: its pattern and special tokens come
 from tiktoken's constructor, given the cached ranks instead of the parsed file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 import os
 import sys
@@ -35,11 +37,11 @@ def load(name: str, source: Path, build: Callable[[], Any]) -> Any:
     """The encoding `build()` reads from `source` (a `.tiktoken` file), made from the cached
     ranks of that very file when they are there; else built, and its ranks kept for next time."""
     try:
-        stat = source.stat()
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
     except OSError:
         return build()
     version = f"py{sys.version_info[0]}{sys.version_info[1]}"
-    path = cache_dir() / f"{name}-{stat.st_size}-{stat.st_mtime_ns}-{version}.ranks"
+    path = cache_dir() / f"{name}-{digest[:32]}-{version}.ranks"
     ranks = _read(path)
     if ranks is not None:
         made = _from_ranks(name, ranks)

@@ -24,6 +24,7 @@ COVERED = {
     "bundle_to_prompt.py",
     "pre-commit-config.yaml",
     "workflows/review.yml",
+    "workflows/monorepo.yml",
     "configs/reviewer.yaml",
     "configs/judge.yaml",
     "configs/monorepo.yaml",
@@ -203,3 +204,29 @@ def test_a_release_is_one_tag_push_away() -> None:
             text=True,
         )
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_monorepo_workflow_runs_one_entry_per_job(tmp_path: Path) -> None:
+    workflow_path = EXAMPLES / "workflows/monorepo.yml"
+    tool = shutil.which("check-jsonschema")
+    assert tool
+    done = subprocess.run(
+        [tool, "--builtin-schema", "vendor.github-workflows", str(workflow_path)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    job = yaml.safe_load(workflow_path.read_text())["jobs"]["package"]
+    entries = job["strategy"]["matrix"]["entry"]
+    config = load_config(EXAMPLES / "configs/monorepo.yaml")
+    assert set(entries) <= {spec.name for spec in config.artifacts}
+    ours = next(s for s in job["steps"] if s.get("uses", "").startswith("ctxguard/ctxguard"))
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert set(ours["with"]) <= set(action["inputs"]) and ours["with"]["args"] == "--only ${{ matrix.entry }}"
+    # What one job runs, on the example layout: only its entry, the others untouched.
+    repo = Repo(tmp_path / "repo")
+    _layout(repo)
+    output = tmp_path / "api.json"
+    config_path = str(EXAMPLES / "configs/monorepo.yaml")
+    argv = ["bundle", "--repo", str(repo.path), "--config", config_path, "--only", "api-diff", "--output", str(output)]
+    assert main(argv) == 0
+    assert [a["artifact_name"] for a in json.loads(output.read_text())["artifacts"]] == ["api-diff"]
+    assert main(["bundle", "--repo", str(repo.path), "--config", config_path, "--only", "nope", "--stdout"]) == 2

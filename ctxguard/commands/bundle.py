@@ -60,6 +60,11 @@ def add_parser(sub: Any) -> None:
         )
         parser.add_argument("--tier3", choices=TIER3_MODES, help="override the config's tier3 (salient or head)")
         parser.add_argument(
+            "--only",
+            metavar="ENTRIES",
+            help="run only these entries of the config (names joined by commas): one job per package of a monorepo",
+        )
+        parser.add_argument(
             "--task",
             metavar="TEXT",
             help="what the reviewer is asked to do, for every entry without a task of its own "
@@ -121,6 +126,20 @@ def diff_range(args: argparse.Namespace, repo: Any, environ: Mapping[str, str] =
     return ranges.resolve(repo, args.diff, hook=args.hook, github=getattr(args, "github", False), environ=environ)
 
 
+def _only(config: Any, names: str) -> Any:
+    """The config with only the named entries; a name it does not have is a usage error."""
+    from ctxguard.errors import UsageError
+
+    wanted = [name.strip() for name in names.split(",") if name.strip()]
+    known = [spec.name for spec in config.artifacts]
+    unknown = [name for name in wanted if name not in known]
+    if unknown or not wanted:
+        raise UsageError(
+            f"--only: no entry named {', '.join(unknown) or repr(names)}; the config has {', '.join(known)}"
+        )
+    return replace(config, artifacts=tuple(spec for spec in config.artifacts if spec.name in wanted))
+
+
 TASK_CHARS = 2000  # of a pull request's description taken as the task: its first paragraphs say it
 
 
@@ -170,6 +189,8 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, Any]:
         if value is not None
     }
     config = replace(config, **overrides)
+    if getattr(args, "only", None):
+        config = _only(config, args.only)
     task = _task(args)
     if task:
         config = replace(config, artifacts=tuple(replace(s, task=s.task or task) for s in config.artifacts))

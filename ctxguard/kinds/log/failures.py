@@ -59,7 +59,7 @@ class _Seen:
     where: str | None = None
 
 
-def failures(lines: Sequence[str]) -> list[Failure]:
+def failures(lines: Sequence[str]) -> list[Failure]:  # noqa: C901 (a branch per runner's line)
     """The failures of a test run's log, one per root cause, in the order first seen."""
     found: dict[str, _Seen] = {}  # test id -> what its block says
     order: list[str] = []

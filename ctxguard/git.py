@@ -109,6 +109,11 @@ def exists(repo: Any, ref: str) -> bool:
     return _commit(repo, ref) is not None
 
 
+def unique_to(repo: Any, tip: str, base: str) -> int:
+    """How many commits up to tip the ref base does not have."""
+    return int(str(repo.git.rev_list("--count", resolve(repo, tip), "--not", resolve(repo, base))))
+
+
 def unpushed(repo: Any, tip: str) -> list[str]:
     """The commits up to tip that no remote-tracking ref has, oldest first."""
     out = str(repo.git.rev_list("--reverse", "--topo-order", resolve(repo, tip), "--not", "--remotes"))

@@ -59,11 +59,19 @@ def resolve(repo: Any, diff: str | None, *, hook: bool, github: bool, environ: M
 
 def unpushed(repo: Any, tip: str) -> Range:
     """The commits up to tip that no remote has; at a first push to a remote with no refs at all
-    (where every commit is one no remote has), the last commit only."""
+    (where every commit is one no remote has), those not on the default branch when it is known
+    here and the tip is not on it, else the last commit only."""
     commits = git.unpushed(repo, tip)
     if not commits:
         return Range(f"{tip}...{tip}", f"pre-push: {tip} is on a remote already, nothing to push")
     if not git.has_remote_refs(repo):  # a new, empty remote: the whole history is not the change
+        for name in DEFAULT_BRANCHES:
+            if git.exists(repo, name) and (n := git.unique_to(repo, tip, name)):
+                return Range(
+                    f"{name}...{tip}",
+                    f"pre-push to a remote with no refs yet: the {n} commits not on {name} "
+                    f"(of the {len(commits)} being pushed)",
+                )
         last = commits[-1]
         base = git.parent(repo, last) or git.EMPTY_TREE
         return Range(

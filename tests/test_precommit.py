@@ -124,6 +124,39 @@ def test_first_push_to_an_empty_remote_bundles_the_last_commit(
     assert any("the last commit only" in note and "of the 2 being pushed" in note for note in record["notes"])
 
 
+def test_first_push_of_a_branch_to_an_empty_remote_bundles_its_commits_not_on_main(
+    repo: Repo, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
+    repo.git.git.remote("add", "origin", str(tmp_path / "remote.git"))
+    repo.git.git.checkout("-q", "-b", "topic")
+    repo.write("one.py", "def one():\n    return 1\n")
+    repo.commit("one")
+    repo.write("two.py", "def two():\n    return 2\n")
+    repo.commit("two")
+    done = _try_repo(
+        repo,
+        pre_commit_home,
+        "ctxguard",
+        "--hook-stage",
+        "pre-push",
+        "--all-files",
+        "--remote-name",
+        "origin",
+        "--remote-url",
+        str(tmp_path / "remote.git"),
+        "--remote-branch",
+        "refs/heads/topic",
+        "--local-branch",
+        "refs/heads/topic",
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
+    assert "diff --git a/one.py b/one.py" in record["content"] and "diff --git a/two.py b/two.py" in record["content"]
+    assert "a/app.py" not in record["content"]
+    assert any("the 2 commits not on main" in note for note in record["notes"]), record["notes"]
+
+
 def test_all_files_in_ci_with_nothing_staged_bundles_the_branch(
     repo: Repo, pre_commit_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 
-def _median_time(fn: Callable[[], Any], repeat: int) -> float:
+def _median_time(fn: Callable[[], Any], repeat: int) -> float:  # (as bench/speed.py's: this runs without ctxguard)
     times = []
     for _ in range(repeat):
         start = time.perf_counter()

@@ -93,16 +93,13 @@ def test_pre_push_stage_bundles_the_pushed_range(repo: Repo, pre_commit_home: Pa
     assert "+    return 2" in bundle["artifacts"][0]["content"]
 
 
-def test_first_push_to_an_empty_remote_bundles_the_last_commit(
-    repo: Repo, pre_commit_home: Path, tmp_path: Path
-) -> None:
-    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
-    repo.git.git.remote("add", "origin", str(tmp_path / "remote.git"))
-    repo.write("feature.py", "def feature():\n    return 3\n")
-    repo.commit("feature")
-    # What pre-commit's pre-push hook runs when the push includes the root commit: --all-files
-    # and the remote's name, url and branches, but no from/to ref.
-    done = _try_repo(
+def _first_push(repo: Repo, pre_commit_home: Path, tmp_path: Path, branch: str) -> subprocess.CompletedProcess[str]:
+    """What pre-commit's pre-push hook runs at a first push to the empty remote tmp_path/remote.git
+    (the push includes the root commit): --all-files and the remote's name, url and branches, but
+    no from/to ref."""
+    ref = f"refs/heads/{branch}"
+    remote = str(tmp_path / "remote.git")
+    return _try_repo(
         repo,
         pre_commit_home,
         "ctxguard",
@@ -112,12 +109,22 @@ def test_first_push_to_an_empty_remote_bundles_the_last_commit(
         "--remote-name",
         "origin",
         "--remote-url",
-        str(tmp_path / "remote.git"),
+        remote,
         "--remote-branch",
-        "refs/heads/main",
+        ref,
         "--local-branch",
-        "refs/heads/main",
+        ref,
     )
+
+
+def test_first_push_to_an_empty_remote_bundles_the_last_commit(
+    repo: Repo, pre_commit_home: Path, tmp_path: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
+    repo.git.git.remote("add", "origin", str(tmp_path / "remote.git"))
+    repo.write("feature.py", "def feature():\n    return 3\n")
+    repo.commit("feature")
+    done = _first_push(repo, pre_commit_home, tmp_path, "main")
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
     assert "diff --git a/feature.py b/feature.py" in record["content"] and "a/app.py" not in record["content"]
@@ -134,22 +141,7 @@ def test_first_push_of_a_branch_to_an_empty_remote_bundles_its_commits_not_on_ma
     repo.commit("one")
     repo.write("two.py", "def two():\n    return 2\n")
     repo.commit("two")
-    done = _try_repo(
-        repo,
-        pre_commit_home,
-        "ctxguard",
-        "--hook-stage",
-        "pre-push",
-        "--all-files",
-        "--remote-name",
-        "origin",
-        "--remote-url",
-        str(tmp_path / "remote.git"),
-        "--remote-branch",
-        "refs/heads/topic",
-        "--local-branch",
-        "refs/heads/topic",
-    )
+    done = _first_push(repo, pre_commit_home, tmp_path, "topic")
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
     assert "diff --git a/one.py b/one.py" in record["content"] and "diff --git a/two.py b/two.py" in record["content"]

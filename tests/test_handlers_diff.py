@@ -298,14 +298,14 @@ _RELEASE = (
 )
 
 
-def test_a_cut_that_lists_the_files_shows_no_header_alone() -> None:
+def test_a_cut_that_lists_the_files_shows_the_behaviour_change_before_other_headers() -> None:
     text = _VERSION_BUMP + _RELEASE
     budget = independent_count(text) // 8
     content = compress_text(text, budget, name="release.diff")["content"]
     assert content.startswith("Changed files (4):\n")
     assert "-    if n == 0:\n+    if n == 1:\n" in content  # the behaviour change, with its headers
     assert "diff --git a/pkg/window.py b/pkg/window.py\n" in content
-    # A file none of whose lines is kept is named by the list, not by a header and a gap.
+    # The other files are named by the list; their headers come after the behaviour's change.
     assert "diff --git a/CHANGES.md" not in content and "diff --git a/tests/test_window.py" not in content
     # Tier 2 still keeps every header.
     tier2 = compress_text(text, int(independent_count(text) / 1.45), name="release.diff")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from ctxguard.tiers import compress
@@ -175,4 +175,93 @@ MARKDOWN = st.lists(st.tuples(MD_BLOCK, st.integers(0, 99)), min_size=1, max_siz
 )
 def test_markdown_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(text: str, shares: tuple[float, float]) -> None:
     kept = probes_kept(text, "markdown", "x.md", shares)
+    assert kept[0] <= kept[1]
+
+
+# Passing lines and a share of error and warning lines (5 to 90 %): with few, tier 2 fits; with
+# many, every error line does not fit and the cut must be tier 3.
+_QUIET = "2024-05-01 10:00:{n:02d} INFO processing batch {n} of the nightly import job\n"
+_LOUD = (
+    "2024-05-01 10:00:{n:02d} ERROR batch {n} failed: timeout after {n}s\n",
+    "2024-05-01 10:00:{n:02d} WARNING slow query on shard {n}\n",
+    "ValueError: bad value {n}\n",
+)
+QUIET_LOG = st.tuples(
+    st.floats(0.05, 0.9),
+    st.lists(st.tuples(st.floats(0, 1), st.integers(0, 2), st.integers(0, 59)), min_size=60, max_size=250),
+).map(lambda drawn: "".join((_LOUD[k] if u < drawn[0] else _QUIET).format(n=n) for u, k, n in drawn[1]))
+
+
+@FAST
+@given(text=QUIET_LOG, share=st.floats(0.67, 0.99))
+def test_tier2_of_a_log_keeps_every_error_and_warning_line_or_is_tier3(text: str, share: float) -> None:
+    from ctxguard.kinds.log.lines import is_important
+
+    tokenizer = get_tokenizer()
+    budget = max(32, int(tokenizer.count(text) * share))  # (over budget, within 1.5x: tier 2 if it can be)
+    record = compress(text, budget, tokenizer=tokenizer, name="x.log", artifact_type="log")
+    event(f"tier {record.tier}")
+    if record.tier == 2:
+        lines = set(record.content.splitlines())
+        wanted = [line for line in text.splitlines() if is_important(line)]
+        # (the first of a repeated template carries its count after it)
+        assert all(line in lines or any(s.startswith(line + "  (") for s in lines) for line in wanted)
+
+
+DIFF_LINE = st.sampled_from(
+    [
+        "+def handler_{n}(request):",
+        "-def handler_{n}(request):",
+        "+    raise ValueError('bad request {n}')",
+        "-    return {n}",
+        "+    return {n} + 1",
+        "     x = {n}",
+        "+    # note {n}",
+        " class Model{n}:",
+        "+    logger.error('failed {n}')",
+    ]
+)
+DIFF = st.lists(
+    st.tuples(
+        st.sampled_from(["src/app.py", "tests/test_app.py", "docs/guide.md", "pkg/util.go", "package-lock.json"]),
+        st.lists(st.tuples(DIFF_LINE, st.integers(0, 99)), min_size=1, max_size=30),
+    ),
+    min_size=1,
+    max_size=6,
+    unique_by=lambda f: f[0],
+).map(
+    lambda files: "".join(
+        f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n"
+        f"@@ -1,{sum(line[0] in ' -' for line, _ in body)} +1,{sum(line[0] in ' +' for line, _ in body)} @@\n"
+        + "".join(line.format(n=n) + "\n" for line, n in body)
+        for path, body in files
+    )
+)
+
+
+@FAST
+@given(text=DIFF, shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
+def test_diff_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(text: str, shares: tuple[float, float]) -> None:
+    kept = probes_kept(text, "diff", "x.diff", shares)
+    assert kept[0] <= kept[1]
+
+
+JSON_VALUE = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | st.text(max_size=30),
+    lambda inner: st.lists(inner, max_size=12) | st.dictionaries(st.sampled_from("abcdefgh"), inner, max_size=6),
+    max_leaves=80,
+)
+
+
+@FAST
+@given(value=JSON_VALUE, shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
+def test_json_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(value: object, shares: tuple[float, float]) -> None:
+    kept = probes_kept(json.dumps(value, indent=2), "json", "x.json", shares)
+    assert kept[0] <= kept[1]
+
+
+@FAST
+@given(text=TEXT, shares=st.tuples(st.floats(0.02, 1.0), st.floats(0.02, 1.0)))
+def test_text_a_bigger_budget_keeps_every_probe_a_smaller_one_kept(text: str, shares: tuple[float, float]) -> None:
+    kept = probes_kept(text, "text", "x.txt", shares)
     assert kept[0] <= kept[1]

@@ -119,21 +119,18 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
     stats = doc.files
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
-    # A tier-3 cut lists the files first: there a file or hunk header is shown only with a line
-    # it heads (a header alone says what the list says), and tier 2 keeps every one.
-    headers = [
-        i for i, (level, _) in enumerate(rank) if stats and must[i] and reader_kind[i] in ("file", "header", "hunk")
-    ]
-    tier3 = list(must)
-    for i in headers:
-        tier3[i] = False
-        rank[i] = (HEADER_ALONE + rank[i][0] / 100, i)
+    # Every header is kept (tier 2 and 3), after the changed definitions and the lines edited in
+    # place of its file's rank: a tier-3 cut lists the files first, so a header alone says
+    # little, and the behaviour's change comes before it. (Still must: a bigger room keeps every
+    # header a smaller one kept.)
+    for i, kind in enumerate(reader_kind):
+        if stats and must[i] and kind in ("file", "header", "hunk"):
+            rank[i] = (rank[i][0] + HEADERS_AFTER_EDITS, i)
     return Plan(
-        units(lines, lines, rank, tier3, anchors.__getitem__, encoded, tokenizer),
+        units(lines, lines, rank, must, anchors.__getitem__, encoded, tokenizer),
         encoded.count,
         listing=lambda room: file_listing(stats, tokenizer, room),
         notes=notes,
-        tier2_must=must if stats else None,
     )
 
 
@@ -142,7 +139,7 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
 # the other headers and every body line.
 EDITED = 1.65
 EDITED_QUOTED = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
-HEADER_ALONE = 8.0  # a header no kept line needs, in a tier-3 cut that lists the files
+HEADERS_AFTER_EDITS = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 
 def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:

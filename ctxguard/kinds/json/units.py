@@ -203,42 +203,16 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
 # mocha, eslint, CI APIs): a status-like field with a rare value, or an error-like field that
 # is filled in only on a few items.
 _STATUS = frozenset(
-    {
-        "status",
-        "outcome",
-        "result",
-        "state",
-        "level",
-        "severity",
-        "conclusion",
-        "verdict",
-        "passed",
-        "success",
-        "ok",
-        "failed",
-        "skipped",
-        "errorcount",
-        "fatalerrorcount",
-    }
+    """
+    status outcome result state level severity conclusion verdict passed success ok failed skipped
+    errorcount fatalerrorcount
+    """.split()
 )
 _ERRORS = frozenset(
-    {
-        "error",
-        "errors",
-        "crash",
-        "longrepr",
-        "failuremessages",
-        "failuremessage",
-        "failure",
-        "failures",
-        "exception",
-        "traceback",
-        "stack",
-        "stacktrace",
-        "stderr",
-        "messages",
-        "err",
-    }
+    """
+    error errors crash longrepr failuremessages failuremessage failure failures exception traceback
+    stack stacktrace stderr messages err
+    """.split()
 )
 
 

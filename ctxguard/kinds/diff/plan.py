@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import os.path
 from collections.abc import Sequence
 
 from ctxguard.definitions import is_comment_or_blank
@@ -172,9 +173,7 @@ def _alike(old: str, new: str) -> bool:
     """Two lines that share most of their text at both ends (over 60 % of their length): one
     edited in the middle (`if n == 0:` / `if n == 1:`), not one rewritten."""
     n = min(len(old), len(new))
-    head = 0
-    while head < n and old[head] == new[head]:
-        head += 1
+    head = len(os.path.commonprefix((old, new)))
     tail = 0
     while tail < n - head and old[-1 - tail] == new[-1 - tail]:
         tail += 1
@@ -184,10 +183,7 @@ def _alike(old: str, new: str) -> bool:
 def _in_quotes(line: str, other: str) -> bool:
     """Whether the text where two lines differ lies inside a quoted string of `line` (a
     version or a date bumped, a message reworded), not in its code."""
-    head = 0
-    while head < min(len(line), len(other)) and line[head] == other[head]:
-        head += 1
-    before = line[:head]
+    before = os.path.commonprefix((line, other))
     return any(before.count(q) % 2 == 1 for q in ("'", '"', "`"))
 
 

@@ -4,7 +4,6 @@ kept by tier 2, passing tests and progress last."""
 from __future__ import annotations
 
 from ctxguard.kinds.base import KindOf
-from ctxguard.kinds.log.lines import says
 from ctxguard.kinds.log.model import LogDoc, scan
 from ctxguard.kinds.log.plan import plan
 from ctxguard.kinds.log.probes import probes
@@ -19,7 +18,7 @@ def read(text: str, name: str = "") -> LogDoc:
 
 def sink(tokenizer: Tokenizer, head_budget: int) -> LogSink:
     """A big log's streaming sink (its first and last lines are lines that say something)."""
-    return LogSink(tokenizer, head_budget, says=says)
+    return LogSink(tokenizer, head_budget, log=True)
 
 
 KIND = KindOf("log", read, plan, probes, sink=sink)

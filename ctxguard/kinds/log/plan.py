@@ -29,6 +29,12 @@ def template_level(line: str) -> float:
     return WARNING if "warn" in lowered and "error" not in lowered else ERROR
 
 
+def end_level(first: bool, error: bool) -> float:
+    """How early a log's first or last line is taken: the last first when it is an error line
+    (how the run ended), else after the errors; the first after the failures' details."""
+    return FIRST if first else ENDS if error else LAST
+
+
 def occurrences(line: str, count: int) -> str:
     """The first line of a repeated template, with how often it occurs."""
     return line.rstrip("\r\n") + f"  ({count} occurrences)\n" if count > 1 else line
@@ -102,8 +108,9 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         lift(i, EDGES)
         must[i] = True
     for order, i in enumerate(ends(lines, says)):  # the last, then the first
-        error = read.kinds.get(i) in ("end", "error") and template_level(lines[i]) == ERROR
-        level = FIRST if order else ENDS if error else LAST
+        level = end_level(
+            first=order == 1, error=read.kinds.get(i) in ("end", "error") and template_level(lines[i]) == ERROR
+        )
         rank[i], must[i] = min(rank[i], (level, order)), True
         anchors.pop(i, None)  # the first and the last line stand alone
     tier2 = [m or e for m, e in zip(must, every)]

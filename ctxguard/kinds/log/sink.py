@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ctxguard.kinds.base import Probe
-from ctxguard.kinds.log.lines import Lines, is_important, strip_ansi, template
+from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
-from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, FIRST, LAST, REST, TRACE, occurrences, template_level
+from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, REST, TRACE, end_level, occurrences, template_level
 from ctxguard.plan import filled
 from ctxguard.sink import Offered, offer
 from ctxguard.sink import clip_streamed as _clip
@@ -33,9 +33,10 @@ class _Seen:
 class LogSink:
     """Logs and other text: head, tail, error templates, traceback ends."""
 
-    def __init__(self, tokenizer: Tokenizer, head_budget: int = 0, says: Callable[[str], bool] = filled) -> None:
+    def __init__(self, tokenizer: Tokenizer, head_budget: int = 0, log: bool = False) -> None:
         self.tokenizer = tokenizer
-        self.says = says  # a line that may be the first or the last (see ctxguard.plan.ends)
+        self.log = log  # a log's ends are ranked as its plan ranks them; other text's come first
+        self.says: Callable[[str], bool] = says if log else filled  # a line that may be an end (ctxguard.plan.ends)
         self.head_budget = head_budget  # tier3 head: keep head lines while they fit
         self.head_tokens = 0
         self.first: tuple[int, str] | None = None
@@ -91,12 +92,12 @@ class LogSink:
             line = occurrences(_clip(seen.text), seen.count)
             offer(out, seen.number, template_level(seen.text), seen.number, line)
         if self.first is not None:
-            offer(out, self.first[0], FIRST if self.says is not filled else ENDS, 0, _clip(self.first[1]))
+            offer(out, self.first[0], end_level(True, False) if self.log else ENDS, 0, _clip(self.first[1]))
         last_filled = self._last()
         if last_filled is not None:
             number, text = last_filled
-            error = self.says is not filled and is_important(text) and template_level(text) == ERROR
-            offer(out, number, ENDS if error or self.says is filled else LAST, 1, _clip(text))
+            error = is_important(text) and template_level(text) == ERROR
+            offer(out, number, end_level(False, error) if self.log else ENDS, 1, _clip(text))
         return out
 
     def _last(self) -> tuple[int, str] | None:

@@ -22,7 +22,7 @@ _DECISION = re.compile(r"\bmust\b", re.I)  # a plan's `must` in its first senten
 _DECISION_WORDS = ("we will", "we won't", "we decided", "decided to", "decision:", "we chose")
 _EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
-_MARKER = re.compile(r"(?:^|\n)[ \t]*\d+[.)]$")  # a numbered item's `2.`: no sentence ends there
+_MARKER = re.compile(r"[ \t]*\d+[.)]")  # a numbered item's `2.`, alone before a cut: no sentence ends there
 _ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (before a list item)
 # A `#`/`##` heading is the document's skeleton, taken first; a deeper one comes after the MUST
 # sentences, each of which takes its section's heading with it.
@@ -114,7 +114,11 @@ def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float]]:
         starts[at] = block
         at += len(block.text)
     cuts = sorted(
-        {m.end() for m in _SENTENCE.finditer(text) if not _MARKER.search(text, 0, m.start())}
+        {
+            m.end()
+            for m in _SENTENCE.finditer(text)
+            if not _MARKER.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start())
+        }
         | {a for a, block in starts.items() if a and block.kind == "item" and _ENDED.search(text, max(0, a - 16), a)}
     )
     bounds = list(zip([0, *cuts], [*cuts, len(text)]))

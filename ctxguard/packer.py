@@ -32,7 +32,8 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
         plan = replace(plan, prefix=plan.prefix + (plan.listing(room // 3) or plan.listing(room // 2)), listing=None)
     units = plan.units
     order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
-    gap = count(plan.gap(max(2, sum(u.omits for u in units))))  # the widest gap line
+    lines = max(2, sum(u.omits for u in units))
+    gap = count(plan.gap(lines, lines))  # about the widest gap line
     limit = room - count(plan.prefix) - (count("\n" + marker(plan.total)) if marker else 0)
     if marker is not None:
         return _fit(plan, order, [u.must for u in units], gap, limit, room, count, marker)
@@ -192,8 +193,9 @@ def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool]) -> list[int]
 def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | None = None) -> str:
     """The chosen units in order, each run left out marked, and the marker.
 
-    A run of whole lines is the plan's gap line; a run inside a line (sentences of a paragraph)
-    is `(…)` in place. A plan that writes its own syntax (JSON) is given the marker line.
+    A run of whole lines is the plan's gap line, given how many lines it stands for and the
+    first one's number in the raw text; a run inside a line (sentences of a paragraph) is `(…)`
+    in place. A plan that writes its own syntax (JSON) is given the marker line.
     """
     if plan.write is not None:
         shown = sum(unit.raw for unit, kept in zip(plan.units, chosen) if kept)
@@ -203,20 +205,26 @@ def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | No
     ends = 0  # line ends among the units of the current run
     last: Unit | None = None  # the run's last unit
     shown_raw = 0
+    line = 1  # the raw line the next unit starts on
+    start = 1  # the raw line the current run starts on
 
     def close() -> None:
         nonlocal mid, ends
+        end = start + ends - 1  # the run's last line end is this line's
         if mid and ends:
             out.append("(…)\n")  # the rest of the line that was being shown
             mid, ends = False, ends - 1
         if ends:
-            out.append(plan.gap(ends))
+            out.append(plan.gap(ends, end - ends + 1))
         if last is not None and last.text and not last.text.endswith("\n"):
             out.append("(…) ")  # the next unit shown starts inside a line, or goes on in one
             mid = True
 
     for unit, kept in zip(plan.units, chosen):
+        at, line = line, line + unit.omits
         if not kept:
+            if last is None:
+                start = at
             ends += unit.omits
             last = unit
             continue

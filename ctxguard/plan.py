@@ -25,12 +25,13 @@ class Unit(NamedTuple):
     priority: tuple[float, int]  # taken in this order, lowest first
     must: bool = False  # tier 2 keeps it whatever the room, or is not possible
     anchors: tuple[int, ...] = ()  # units it is never shown without (a header, a traceback's end)
-    lines: int | None = None  # raw lines it stands for when left out (None: 1 if it ends a line)
+    lines: int | None = None  # raw line ends it stands for (None: those in its text)
 
     @property
     def omits(self) -> int:
-        """The raw lines a gap counts for this unit when it is left out."""
-        return self.lines if self.lines is not None else int(self.text.endswith("\n"))
+        """The raw line ends this unit stands for: a gap counts them when it is left out, and
+        the units' sum before a unit is the raw line it starts on, less one."""
+        return self.lines if self.lines is not None else self.text.count("\n")
 
 
 MAX_LINE = 2000  # characters of one line shown at most once an artifact is cut (the rest counted)
@@ -42,9 +43,10 @@ def hole(lines: int) -> Unit:
     return Unit("", HOLE_COST, 0, (float("inf"), 0), lines=lines)
 
 
-def omitted_lines(n: int) -> str:
-    """The default gap: how many lines a run left out."""
-    return f"... ({n} line omitted)\n" if n == 1 else f"... ({n} lines omitted)\n"
+def omitted_lines(n: int, first: int) -> str:
+    """The default gap: how many lines a run left out, and which (the raw text's line numbers,
+    from 1), so a reader with the full text reads exactly what is missing."""
+    return f"... (line {first} omitted)\n" if n == 1 else f"... (lines {first}-{first + n - 1} omitted)\n"
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class Plan:
 
     units: Sequence[Unit]
     total: int
-    gap: Callable[[int], str] = omitted_lines
+    gap: Callable[[int, int], str] = omitted_lines  # (lines, the first one's number) -> the gap line
     prefix: str = ""  # shown before the units, always
     listing: Callable[[int], str] | None = None  # what a tier-3 cut shows first, within the tokens given
     notes: tuple[str, ...] = field(default=())

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 from unidiff import PatchSet
@@ -32,7 +33,7 @@ def test_python_change_keeps_signatures_errors_and_hunk_headers(sample) -> None:
         "+class PaymentFailed(Exception):",
     ):
         assert kept in content
-    assert "... (" in content and "lines omitted)" in content
+    assert re.search(r"^\.\.\. \(lines \d+-\d+ omitted\)$", content, re.M)
 
 
 def test_go_change_keeps_declarations_and_panics(sample) -> None:  # type: ignore[no-untyped-def]
@@ -44,8 +45,9 @@ def test_go_change_keeps_declarations_and_panics(sample) -> None:  # type: ignor
 
 
 def test_headers_for_mode_rename_and_binary_are_kept_as_is(sample) -> None:  # type: ignore[no-untyped-def]
-    # (headers are most of this small diff: 1.2 x budget, not 1.3, leaves room for them all)
-    content = _tier2(sample("mode-rename-binary.diff"), factor=1.2)["content"]
+    # (headers are most of this small diff: 1.1 x budget, not 1.3, leaves room for them all and
+    # the gap lines that name what they leave out)
+    content = _tier2(sample("mode-rename-binary.diff"), factor=1.1)["content"]
     for line in (
         "old mode 100644\n",
         "new mode 100755\n",
@@ -253,7 +255,7 @@ def test_a_line_naming_the_task_keeps_its_lift_in_a_test_file() -> None:
 
 
 def test_a_changed_body_line_shows_under_its_enclosing_definition(sample) -> None:  # type: ignore[no-untyped-def]
-    record = compress_text(sample("enclosing-def.diff"), 90, name="enclosing-def.diff")
+    record = compress_text(sample("enclosing-def.diff"), 100, name="enclosing-def.diff")
     assert record["tier"] == 3
     content = record["content"]
     assert "+    if n == 1:\n" in content and "-    if n == 0:\n" in content

@@ -11,4 +11,4 @@ def test_code_keeps_signatures_head_and_tail() -> None:
     content = record["content"]
     assert record["tier"] == 2 and independent_count(content) <= record["budget"]
     assert all(f"def step_{n}(value_0):" in content for n in range(6))
-    assert "lines omitted)" in content
+    assert " omitted)" in content

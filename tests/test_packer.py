@@ -41,9 +41,9 @@ def test_everything_fits_is_the_text_itself() -> None:
 def test_takes_by_priority_and_marks_each_gap_with_its_size() -> None:
     priorities = [5.0] * 40
     priorities[3] = priorities[30] = 0.0
-    content = pack(_plan(LINES, priorities), 40, TOKENIZER.count)
-    assert content is not None and TOKENIZER.count(content) <= 40
-    assert content.startswith("... (3 lines omitted)\nline 3 says")
+    content = pack(_plan(LINES, priorities), 48, TOKENIZER.count)
+    assert content is not None and TOKENIZER.count(content) <= 48
+    assert content.startswith("... (lines 1-3 omitted)\nline 3 says")
     assert "line 30 says" in content
 
 
@@ -63,7 +63,7 @@ def test_marker_states_the_raw_tokens_not_shown() -> None:
 def test_an_anchor_is_shown_with_what_needs_it() -> None:
     priorities = [9.0] * 40
     priorities[20] = 0.0  # wanted first, but never without line 2 (its header)
-    content = pack(_plan(LINES, priorities, anchors={20: (2,)}), 40, TOKENIZER.count)
+    content = pack(_plan(LINES, priorities, anchors={20: (2,)}), 48, TOKENIZER.count)
     assert content is not None and "line 20 says" in content and "line 2 says" in content
 
 
@@ -102,11 +102,11 @@ def test_room_left_by_a_high_gap_estimate_is_filled() -> None:
     priorities = [float(i % 2) for i in range(40)]  # every other line first: many gaps
     plan = replace(
         _plan(LINES, priorities),
-        gap=lambda n: f"... ({n} lines omitted)\n" + ("(a longer note) " * 2 if n > 30 else ""),
+        gap=lambda n, first: f"... ({n} lines omitted)\n" + ("(a longer note) " * 2 if n > 30 else ""),
     )
     room = 300
     content = pack(plan, room, TOKENIZER.count)
-    assert content is not None and room - TOKENIZER.count(plan.gap(2)) < TOKENIZER.count(content) <= room
+    assert content is not None and room - TOKENIZER.count(plan.gap(2, 1)) < TOKENIZER.count(content) <= room
 
 
 def test_a_blank_line_never_costs_a_gap_of_its_own() -> None:

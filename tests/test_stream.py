@@ -87,13 +87,13 @@ def test_stream_diff_lists_files_definitions_and_errors(small_stream: None, tmp_
     )
     path = tmp_path / "change.diff"
     path.write_text(text)
-    # 2600: every definition and error comes with its file and hunk header (no orphan lines),
-    # after a file list of 31 lines.
-    record = compress_file(path, 2600)
+    # 2700: every definition and error comes with its file and hunk header (no orphan lines),
+    # after a file list of 31 lines, and each gap line names the lines it stands for.
+    record = compress_file(path, 2700)
     jsonschema.validate(record, RECORD)
     assert any(note.startswith("streamed:") for note in record["notes"])
     assert record["raw_tokens"] == independent_count(text)
-    assert record["compacted_tokens"] <= 2600 and record["truncated"]
+    assert record["compacted_tokens"] <= 2700 and record["truncated"]
     content = record["content"]
     assert content.startswith("Changed files (31):\n")
     assert "  package-lock.json (+399 -0, modified)" in content
@@ -189,3 +189,12 @@ def test_bundle_streams_big_files(small_stream: None, tmp_path: Path) -> None:
     assert log["compacted_tokens"] <= log["budget"] and "ZeroDivisionError" in log["content"]
     assert "ZeroDivisionError: division by zero" in bundle["digest"]["content"]
     assert bundle["totals"]["compacted_tokens"] + bundle["digest"]["tokens"] <= 3000
+
+
+def test_a_streamed_cut_names_the_raw_lines_of_each_gap(small_stream: None, tmp_path: Path) -> None:
+    from tests.test_gaps import check_gaps
+
+    path, text = _log(tmp_path)
+    record = compress_file(path, 600)
+    assert any(note.startswith("streamed:") for note in record["notes"])
+    assert check_gaps(text, record["content"]) > 0

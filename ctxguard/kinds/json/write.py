@@ -170,12 +170,12 @@ def _indented(value: Any, indent: str, deep: int, level: int) -> str:
     return open_ + ",".join(pad + entry for entry in entries) + "\n" + indent * level + close
 
 
-def _gap(layout: _Layout) -> Callable[[int], str]:
+def _gap(layout: _Layout) -> Callable[[int, int], str]:
     """About what a run left out costs, as the plan's gap line: in an array or between rows a
     note of its own; in an object, a share of the one note it gets however many runs it has."""
     if layout.rows:
-        return lambda n: _note_object(f"{plural(n, 'line')} omitted", layout.colon) + "\n"
-    return lambda n: f'"_truncated":"{n} keys omitted",'
+        return lambda n, _: _note_object(f"{plural(n, 'line')} omitted", layout.colon) + "\n"
+    return lambda n, _: f'"_truncated":"{n} keys omitted",'
 
 
 DEEPEST = 32  # levels indented at most when a document is written less indented than the raw text

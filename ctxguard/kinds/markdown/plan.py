@@ -96,10 +96,7 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                 add(line, 2.5)
     if pieces and not pieces[-1].endswith("\n"):
         pieces[-1] += "\n"
-    planned = units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer)
-    # (A sentence over several lines is one unit: a gap counts all of its lines.)
-    planned = [u._replace(lines=u.text.count("\n")) if u.text.count("\n") > 1 else u for u in planned]
-    return Plan(planned, encoded.count)
+    return Plan(units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer), encoded.count)
 
 
 def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float]]:

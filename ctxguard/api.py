@@ -92,7 +92,7 @@ def compress_loaded(
         text, counts = found.text, found.counts
     record = compress(text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type, options=options)
     if counts:
-        record = replace(record, extra={**record.extra, "redacted": counts}, notes=(*record.notes, note(counts)))
+        record = replace(record, redacted=tuple(counts.items()), notes=(*record.notes, note(counts)))
     return replace(record, notes=loaded.notes + record.notes) if loaded.notes else record
 
 

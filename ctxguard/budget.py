@@ -1,4 +1,5 @@
-"""Pure allocation of budgets: margin, a total cap scaled by priority, and surplus handed on.
+"""Pure allocation of budgets: margin, the small kept whole first, the rest by priority share,
+and surplus handed on.
 
 A configured budget is a cap. Surplus (budget an artifact does not need) goes first to the other
 files of the same entry, whose sum stays within the entry's budget, and then only to artifacts
@@ -25,7 +26,7 @@ class Request:
     budget: int
     need: int
     priority: str = "normal"
-    group: str = ""  # the config entry: its files share its budget
+    group: str = ""  # the config entry: its files share its budget ("": on its own)
     shares: bool = False  # share_surplus: may take other entries' surplus beyond its budget
 
 
@@ -57,7 +58,15 @@ def allocate(
 ) -> list[int]:
     """Budgets for each request: deterministic, each at least `floor` (the smallest budget the
     tokenizer allows), and with `reserved` tokens (the digest, paid first) their sum stays within
-    total x margin."""
+    total x margin.
+
+    Each artifact wants what it needs, up to its budget (× margin); the files of one entry share
+    the entry's budget, the small ones whole first. When the total cannot hold every want, what
+    it holds is water-filled: an artifact whose want fits within its share (the total split by
+    priority weight: high 4, normal 2, low 1) is kept whole, and what is left is split the same
+    way among the rest, so a high-priority artifact is cut only when every normal one is held
+    to its share. Budget left unused goes to
+    `share_surplus` entries, beyond their own budget."""
     asked = [max(floor, math.floor(r.budget * margin)) for r in requests]
     cap = math.floor(total * margin) - reserved if total is not None else None
     if too_small(len(requests), total, margin, reserved, floor):
@@ -66,52 +75,57 @@ def allocate(
             f"less than {floor} tokens for each of {len(requests)} artifacts; raise "
             "total_budget or narrow the artifacts"
         )
-    given = _cap(asked, [r.priority for r in requests], cap, floor) if cap is not None and sum(asked) > cap else asked
-    return _hand_on_surplus(given, requests, floor)
+    want = _within_entries(asked, requests, floor)
+    weights = [WEIGHT[r.priority] for r in requests]
+    given = _fill(want, weights, cap, floor) if cap is not None and sum(want) > cap else want
+    unused = sum(a - w for a, w in zip(asked, want))  # budget the artifacts did not need
+    pool = unused if cap is None else min(unused, cap - sum(given))
+    sharers = [i for i, r in enumerate(requests) if r.shares]
+    _give(given, requests, sharers, pool)
+    return given
 
 
-def _cap(asked: list[int], priorities: list[str], cap: int, floor: int) -> list[int]:
-    """Scale down to the cap, in proportion to budget x priority weight (water-filling)."""
-    given = [0] * len(asked)
-    active = list(range(len(asked)))
+def _within_entries(asked: list[int], requests: Sequence[Request], floor: int) -> list[int]:
+    """What each artifact wants: its need, within its entry's budget (the sum of its files'
+    shares), the files that need least kept whole first."""
+    want = [min(a, max(floor, r.need)) for a, r in zip(asked, requests)]
+    for group in sorted({r.group for r in requests} - {""}):  # ("": an artifact on its own)
+        members = [i for i, r in enumerate(requests) if r.group == group]
+        if len(members) < 2:
+            continue
+        budget = sum(asked[i] for i in members)
+        needs = [max(floor, requests[i].need) for i in members]
+        for i, share in zip(members, _fill(needs, [1.0] * len(members), budget, floor)):
+            want[i] = share
+    return want
+
+
+def _fill(want: list[int], weights: list[float], cap: int, floor: int) -> list[int]:
+    """Water-filling: each gets its want while that is within its share of what is left
+    (cap x its weight / the weights of the rest); the rest split what is left by weight."""
+    given = [0] * len(want)
+    active = list(range(len(want)))
     remaining = cap
     while active:
-        weights = {i: asked[i] * WEIGHT[priorities[i]] for i in active}
-        total_weight = sum(weights.values())
-        full = [i for i in active if remaining * weights[i] / total_weight >= asked[i]]
+        total_weight = sum(weights[i] for i in active) or 1.0
+        full = [i for i in active if remaining * weights[i] / total_weight >= want[i]]
         if not full:
             for i in active:
                 given[i] = max(floor, math.floor(remaining * weights[i] / total_weight))
             break
         for i in full:
-            given[i] = asked[i]
-            remaining -= asked[i]
+            given[i] = want[i]
+            remaining -= want[i]
             active.remove(i)
     over = sum(given) - cap  # the floor can overshoot by a few tokens
     while over > 0:
         i = max(range(len(given)), key=lambda k: (given[k], -k))
         cut = min(over, given[i] - floor)
+        if cut <= 0:
+            break
         given[i] -= cut
         over -= cut
     return given
-
-
-def _hand_on_surplus(given: list[int], requests: Sequence[Request], floor: int) -> list[int]:
-    """Tokens an artifact does not need go to artifacts over budget: first within its own entry,
-    then to entries that share surplus; high priority first, by deficit within a priority."""
-    out = list(given)
-    spare: dict[str, int] = {}
-    for i, r in enumerate(requests):
-        need = max(floor, r.need)
-        if need < out[i]:
-            spare[r.group] = spare.get(r.group, 0) + out[i] - need
-            out[i] = need
-    for group in sorted(spare):  # within an entry: its sum stays within its budget
-        members = [i for i, r in enumerate(requests) if r.group == group]
-        spare[group] = _give(out, requests, members, spare[group])
-    sharers = [i for i, r in enumerate(requests) if r.shares]
-    _give(out, requests, sharers, sum(spare.values()))
-    return out
 
 
 def _give(out: list[int], requests: Sequence[Request], members: list[int], spare: int) -> int:

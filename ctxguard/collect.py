@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -32,7 +32,9 @@ class Artifact:
     max_raw_tokens: int | None = None
     shares: bool = False  # share_surplus: may take other entries' unused budget
     notes: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    diff: str | None = None  # a git entry's diff mode
+    excluded_files: tuple[str, ...] = ()  # left out of the diff (generated or lock files)
+    redacted: tuple[tuple[str, int], ...] = ()  # secrets replaced, by kind
     stream: Path | None = None  # a big file read in one pass instead of whole (ctxguard.stream)
     reference: Path | None = None  # a file described, not included (ctxguard.reference)
     missing: bool = False  # a configured path that does not exist, or a glob that matched nothing
@@ -124,8 +126,9 @@ def _git_artifacts(
             kept.append((path, part))
     if excluded:
         notes.append(f"excluded from the diff (generated or lock files): {', '.join(excluded)}")
-    extra = {"diff": mode, "excluded_files": excluded} if excluded else {"diff": mode}
     common = dict(
+        diff=mode,
+        excluded_files=tuple(excluded),
         entry=spec.name,
         type="diff",
         task=spec.task,
@@ -139,21 +142,21 @@ def _git_artifacts(
         said = f"no changed file matches paths {where}: the {mode} diff changes {plural(elsewhere, 'file')} elsewhere"
         common["notes"] = (*notes, said)
         text = f"[NO CHANGES UNDER {where}: {plural(elsewhere, 'changed file')} elsewhere]"
-        return [Artifact(name=spec.name, budget=spec.budget, text=text, extra=extra, **common)], result  # type: ignore[arg-type]
+        return [Artifact(name=spec.name, budget=spec.budget, text=text, **common)], result  # type: ignore[arg-type]
     if not kept:
         empty = NO_CHANGES
         if "..." in mode:  # a range with nothing in it is worth a warning, not a quiet pass
             empty = f"[EMPTY RANGE: {mode} has no changes{' (' + reason + ')' if reason else ''}]"
             common["notes"] = (*notes, f"the range {mode} is empty: check that it is the one meant")
-        return [Artifact(name=spec.name, budget=spec.budget, text=empty, extra=extra, **common)], result  # type: ignore[arg-type]
+        return [Artifact(name=spec.name, budget=spec.budget, text=empty, **common)], result  # type: ignore[arg-type]
     if spec.split == "file":
         share = max(MIN_BUDGET, spec.budget // len(kept))
         return [
-            Artifact(name=f"{spec.name}:{path}", budget=share, text=part, extra=dict(extra), **common)  # type: ignore[arg-type]
+            Artifact(name=f"{spec.name}:{path}", budget=share, text=part, **common)  # type: ignore[arg-type]
             for path, part in kept
         ], result
     body = "".join(part for _, part in kept)
-    return [Artifact(name=spec.name, budget=spec.budget, text=body, extra=extra, **common)], result  # type: ignore[arg-type]
+    return [Artifact(name=spec.name, budget=spec.budget, text=body, **common)], result  # type: ignore[arg-type]
 
 
 def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:

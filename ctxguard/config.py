@@ -16,6 +16,7 @@ CONFIG_NAME = ".ctxguard.yaml"
 PRIORITIES = ("low", "normal", "high")
 FAIL_ON = ("truncated", "over_budget", "missing", "never")
 SPLITS = ("none", "file")
+CONTEXT_WINDOW = 128_000  # the reader's context window when none is configured (GPT-4o's)
 SCHEMA_URL = "https://raw.githubusercontent.com/ctxguard/ctxguard/main/ctxguard/schemas/config.schema.json"
 
 
@@ -50,6 +51,7 @@ class Config:
     version: int = 1
     encoding: str = DEFAULT_ENCODING
     total_budget: int | None = None
+    context_window: int = CONTEXT_WINDOW  # the reader's: usage levels are its share (ctxguard.bundle)
     output: str | None = None
     margin: float = 1.0
     fail_on: tuple[str, ...] = ("truncated",)
@@ -92,6 +94,7 @@ _TOP = {
     "version",
     "encoding",
     "total_budget",
+    "context_window",
     "output",
     "margin",
     "fail_on",
@@ -153,6 +156,7 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
     version = v.choice(data, "version", "version", (1,), 1)
     encoding = v.choice(data, "encoding", "encoding", ENCODINGS, DEFAULT_ENCODING)
     total = v.integer(data, "total_budget", "total_budget", None, minimum=MIN_BUDGET)
+    window = v.integer(data, "context_window", "context_window", CONTEXT_WINDOW, minimum=1000) or CONTEXT_WINDOW
     output = v.string(data, "output", "output", None)
     margin = v.number(data, "margin", "margin", 1.0, low=0.05, high=1.0)
     fail_on = v.fail_on(data.get("fail_on", "truncated"), "fail_on")
@@ -183,6 +187,7 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
         version=version,
         encoding=encoding,
         total_budget=total,
+        context_window=window,
         output=output,
         margin=margin,
         fail_on=fail_on,

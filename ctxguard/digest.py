@@ -66,7 +66,7 @@ def merge(found: Facts, streamed: Sequence[tuple[str, Any]]) -> Facts:
     """Add the facts a streaming pass kept (ctxguard.stream sinks) about big files."""
     files, errors = list(found.files), list(found.errors)
     for name, sink in streamed:
-        files.extend(getattr(sink, "files", []))
+        files.extend(getattr(sink, "stats", []))
         errors.extend((name, seen.text, seen.count) for seen in getattr(sink, "templates", {}).values())
     return Facts(tuple(files), found.failures, tuple(errors), found.tasks)
 
@@ -102,8 +102,9 @@ def _status(record: Record, worst: bool = False) -> str:
             "compressed: 999,999 lines, 999,999 items omitted",
             key=len,
         )
-        return f"- {record.artifact_name}: tier 3, {state}, kept {kept['probes']}/{kept['probes']} probes\n"
-    name = status(record.to_dict())  # (the table's and the annotations' status, in more words)
+        where = "; full text: offload/0123456789abcdef.json" if record.tier != 1 else ""
+        return f"- {record.artifact_name}: tier 3, {state}, kept {kept['probes']}/{kept['probes']} probes{where}\n"
+    name = status(record)  # (the table's and the annotations' status, in more words)
     if name == "MISSING":
         state = f"MISSING ({_clip(record.error or record.content.strip())})"
     elif name == "ERROR":
@@ -118,12 +119,14 @@ def _status(record: Record, worst: bool = False) -> str:
         state = omissions(record.content)
     else:
         state = "complete"
-    return f"- {record.artifact_name}: tier {record.tier}, {state}, kept {kept['kept']}/{kept['probes']} probes\n"
+    where = f"; full text: {record.offload.path}" if record.offload else ""
+    kept_said = f"kept {kept['kept']}/{kept['probes']} probes"
+    return f"- {record.artifact_name}: tier {record.tier}, {state}, {kept_said}{where}\n"
 
 
 def _quiet(record: Record) -> bool:
     """A record the digest has nothing to say about: complete (tier 1) or empty, and OK."""
-    return status(record.to_dict()) == "OK" and (record.tier == 1 or record.content.startswith(_EMPTY))
+    return status(record) == "OK" and (record.tier == 1 or record.content.startswith(_EMPTY))
 
 
 _EMPTY = ("[NO CHANGES", "[NO FILES MATCHED", "[EMPTY RANGE")
@@ -132,11 +135,9 @@ _EMPTY = ("[NO CHANGES", "[NO FILES MATCHED", "[EMPTY RANGE")
 def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
     """The digest as markdown; worst=True renders the widest status lines (for reserving)."""
     out = ["## Digest\n"]
-    if found.files:
-        out.append(f"\nFiles changed ({len(found.files)}):\n")
-        out += [f"- {s.path} (+{s.added} -{s.removed}, {s.status})\n" for s in found.files[:MAX_FILES]]
-        if len(found.files) > MAX_FILES:
-            out.append(f"- … and {len(found.files) - MAX_FILES} more files (listed in the diff records' `files`)\n")
+    if found.files:  # (each file is listed once: in its diff record's `files`, and the coverage)
+        added, removed = sum(s.added for s in found.files), sum(s.removed for s in found.files)
+        out.append(f"\n{plural(len(found.files), 'file')} changed (+{added} -{removed}).\n")
     if found.failures:
         tests = sum(len(f.tests) for _, f in found.failures)
         out.append(

@@ -11,9 +11,13 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ctxguard.report import status, usage
+from ctxguard.record import Record
+from ctxguard.report import status
+
+if TYPE_CHECKING:
+    from ctxguard.bundle import Bundle
 
 MAX_WARNINGS = 10
 TOP = 5  # largest artifacts and files the step summary names
@@ -29,82 +33,84 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def outputs(bundle: dict[str, Any], path: Path | None, problems: list[str] | None = None) -> dict[str, str]:
+def outputs(
+    bundle: Bundle, path: Path | None, problems: list[str] | None = None, prompt: Path | None = None
+) -> dict[str, str]:
     """The action's outputs. `passed` is empty when no check ran."""
-    totals = bundle["totals"]
+    totals = bundle.totals
     return {
         "bundle-path": str(path) if path is not None else "",
         "offload-path": str(path.parent / "offload") if path is not None else "",
-        "total-tokens": str(usage(bundle)[0]),
-        "artifacts": str(totals["artifacts"]),
-        "truncated": str(totals["truncated"]),
+        "prompt-path": str(prompt) if prompt is not None else "",
+        "total-tokens": str(totals.bundle_tokens),
+        "artifacts": str(totals.artifacts),
+        "truncated": str(totals.truncated),
         "over-budget": json.dumps(over_budget(bundle), ensure_ascii=False),
+        "level": bundle.usage.level,
         "passed": "" if problems is None else str(not problems).lower(),
         "summary": headline(bundle, problems),
     }
 
 
-def over_budget(bundle: dict[str, Any]) -> list[str]:
+def over_budget(bundle: Bundle) -> list[str]:
     """The artifacts whose raw text was over their budget (compressed or cut), by name."""
-    return [a["artifact_name"] for a in bundle["artifacts"] if a.get("tier", 1) > 1]
+    return [r.artifact_name for r in bundle.records if r.tier > 1]
 
 
-def headline(bundle: dict[str, Any], problems: list[str] | None = None) -> str:
+def headline(bundle: Bundle, problems: list[str] | None = None) -> str:
     """One line: the verdict, what the bundle holds, and the first reason it failed."""
-    used, cap, level = usage(bundle)
-    counts = Counter(status(a) for a in bundle["artifacts"])
+    counts = Counter(status(r) for r in bundle.records)
     states = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
     verdict = "" if problems is None else "check failed: " if problems else "check passed: "
     reason = f"; {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "") if problems else ""
+    u = bundle.usage
     return (
-        f"ctxguard {verdict}{bundle['totals']['artifacts']} artifacts ({states}), "
-        f"{used} / {cap} tokens ({level}){reason}"
+        f"ctxguard {verdict}{bundle.totals.artifacts} artifacts ({states}), "
+        f"{u.tokens} tokens ({u.share:.0%} of a {u.window}-token window, {u.level}){reason}"
     )
 
 
-def summary(bundle: dict[str, Any], problems: list[str] | None = None) -> str:
+def summary(bundle: Bundle, problems: list[str] | None = None) -> str:
     """The markdown for $GITHUB_STEP_SUMMARY: the verdict and its reasons, each artifact with its
-    status, the largest artifacts and changed files, and the digest."""
+    status, the coverage, the largest artifacts and changed files, and the digest."""
+    from ctxguard.render import coverage
+
     lines = ["### ctxguard bundle", ""]
     if problems is not None:
         lines.append("**Check failed:**" if problems else "**Check passed.**")
         lines += [f"- {problem}" for problem in problems]
         lines.append("")
-    used, cap, level = usage(bundle)
+    u = bundle.usage
     lines += [
-        f"{bundle['totals']['artifacts']} artifacts, {used} / {cap} tokens with the digest ({level}), "
-        f"encoding `{bundle['encoding']}`.",
+        f"{bundle.totals.artifacts} artifacts; the bundle is {u.tokens} tokens, {u.share:.0%} of a "
+        f"{u.window}-token context window: **{u.level}** ({u.action}). Encoding `{bundle.encoding}`.",
         "",
         "| artifact | type | tier | raw tokens | compacted | budget | status |",
         "|---|---|---|---:|---:|---:|---|",
     ]
-    for a in bundle["artifacts"]:
-        name = a["artifact_name"].replace("|", "\\|")
-        mark = status(a) if status(a) in ("OK", "REFERENCE") else f"**{status(a)}**"
+    for r in bundle.records:
+        name = r.artifact_name.replace("|", "\\|")
+        mark = status(r) if status(r) in ("OK", "COMPRESSED", "REFERENCE") else f"**{status(r)}**"
         lines.append(
-            f"| `{name}` | {a['type']} | {a['tier']} | {a['raw_tokens']} | "
-            f"{a['compacted_tokens']} | {a['budget']} | {mark} |"
+            f"| `{name}` | {r.type} | {r.tier} | {r.raw_tokens} | {r.compacted_tokens} | {r.budget} | {mark} |"
         )
-    largest = sorted(bundle["artifacts"], key=lambda a: -a["raw_tokens"])[:TOP]
+    lines += ["", *coverage(bundle)[2:]]
+    largest = sorted(bundle.records, key=lambda r: -r.raw_tokens)[:TOP]
     lines += [
         "",
-        "Largest artifacts: " + ", ".join(f"`{a['artifact_name']}` ({a['raw_tokens']} tokens)" for a in largest),
+        "Largest artifacts: " + ", ".join(f"`{r.artifact_name}` ({r.raw_tokens} tokens)" for r in largest),
     ]
-    files = sorted(
-        (f for a in bundle["artifacts"] for f in a.get("files", [])), key=lambda f: -(f["added"] + f["removed"])
-    )[:TOP]
+    files = sorted((f for r in bundle.records for f in r.files or ()), key=lambda f: -(f.added + f.removed))[:TOP]
     if files:
-        lines.append(
-            "Most changed files: " + ", ".join(f"`{f['path']}` (+{f['added']} -{f['removed']})" for f in files)
-        )
-    digest = bundle["digest"]["content"].strip()
+        lines.append("Most changed files: " + ", ".join(f"`{f.path}` (+{f.added} -{f.removed})" for f in files))
+    digest = bundle.digest.strip()
     if digest:
         fence = "`" * max(3, 1 + max((len(run) for run in digest.split() if set(run) == {"`"}), default=0))
         lines += ["", "<details><summary>Digest</summary>", "", f"{fence}markdown", digest, fence, "", "</details>"]
     return "\n".join(lines) + "\n"
 
 
-def commands(bundle: dict[str, Any], problems: list[str] | None = None) -> list[str]:
+def commands(bundle: Bundle, problems: list[str] | None = None) -> list[str]:
     """`::error` for each reason a check failed; `::warning` for each truncated, missing or
     unreadable artifact, at most MAX_WARNINGS of each (the rest counted)."""
     lines = [
@@ -112,19 +118,19 @@ def commands(bundle: dict[str, Any], problems: list[str] | None = None) -> list[
     ]
     if problems and len(problems) > MAX_WARNINGS:
         lines.append(f"::error title=ctxguard check failed::{len(problems) - MAX_WARNINGS} more failures")
-    said: dict[str, Callable[[dict[str, Any]], str]] = {
-        "TRUNCATED": lambda a: (
-            f"{a['artifact_name']} was truncated: {a['raw_tokens']} raw tokens for a "
-            f"budget of {a['budget']}; the agent sees {a['compacted_tokens']}."
+    said: dict[str, Callable[[Record], str]] = {
+        "TRUNCATED": lambda r: (
+            f"{r.artifact_name} was truncated: {r.raw_tokens} raw tokens for a "
+            f"budget of {r.budget}; the agent sees {r.compacted_tokens}."
         ),
-        "MISSING": lambda a: f"{a['artifact_name']} is missing: {a.get('error') or a['content'].strip()}",
-        "ERROR": lambda a: f"{a['artifact_name']} could not be read: {a['error']}",
+        "MISSING": lambda r: f"{r.artifact_name} is missing: {r.error or r.content.strip()}",
+        "ERROR": lambda r: f"{r.artifact_name} could not be read: {r.error}",
     }
     for name, text in said.items():
-        hit = [a for a in bundle["artifacts"] if status(a) == name]
+        hit = [r for r in bundle.records if status(r) == name]
         lines += [
-            f"::warning title={escape_property('ctxguard: ' + a['artifact_name'])}::{escape_data(text(a))}"
-            for a in hit[:MAX_WARNINGS]
+            f"::warning title={escape_property('ctxguard: ' + r.artifact_name)}::{escape_data(text(r))}"
+            for r in hit[:MAX_WARNINGS]
         ]
         if len(hit) > MAX_WARNINGS:
             lines.append(f"::warning title=ctxguard::{len(hit) - MAX_WARNINGS} more artifacts: {name}")
@@ -155,11 +161,12 @@ def comment_body(text: str, limit: int = COMMENT_LIMIT) -> str:
 
 
 def publish(
-    bundle: dict[str, Any],
+    bundle: Bundle,
     path: Path | None,
     environ: Mapping[str, str] = os.environ,
     problems: list[str] | None = None,
     comment_file: Path | None = None,
+    prompt: Path | None = None,
 ) -> None:
     """Write outputs and summary where the runner says, and print the annotations. `problems`
     are the check's failures (None when no check ran); comment_file gets the summary as the
@@ -169,7 +176,7 @@ def publish(
         comment_file.write_text(comment_body(summary(bundle, problems)), encoding="utf-8")
     if environ.get("GITHUB_OUTPUT"):
         chunks = []
-        for key, value in outputs(bundle, path, problems).items():
+        for key, value in outputs(bundle, path, problems, prompt).items():
             delimiter = f"ctxguard_{uuid.uuid4().hex}"
             chunks.append(f"{key}<<{delimiter}\n{value}\n{delimiter}\n")
         _append(environ["GITHUB_OUTPUT"], "".join(chunks))

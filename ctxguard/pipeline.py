@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
-from ctxguard import digest, reference, stream
+from ctxguard import digest, preview, reference, stream
 from ctxguard.budget import Request, allocate, capacity, too_small
+from ctxguard.bundle import offload_for
 from ctxguard.classify import classify
 from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
@@ -16,7 +18,7 @@ from ctxguard.kinds import KINDS
 from ctxguard.kinds.diff import DiffDoc, file_coverage
 from ctxguard.options import Options
 from ctxguard.read import BinaryData
-from ctxguard.record import Record, error_record
+from ctxguard.record import Listed, Offload, Record, error_record
 from ctxguard.redact import note, redact
 from ctxguard.sink import Sink
 from ctxguard.tiers import compress, min_budget, overhead
@@ -30,9 +32,10 @@ class Result:
     records: list[Record]
     artifacts: list[Artifact]
     source: Source
-    capacity: int  # the budget the whole bundle may use: what usage levels are measured against
+    capacity: int  # the budget the whole bundle may use
     digest: str = ""
     digest_tokens: int = 0
+    offloads: tuple[tuple[Path, str], ...] = ()  # full texts to keep: (where, text)
 
 
 # The token count of the bundle the command would write from a result, in its format.
@@ -47,12 +50,18 @@ def run(
     missed: bool = False,
     written: Written | None = None,
     reason: str | None = None,
+    offloads: Path | None = None,
+    relative_to: Path | None = None,
 ) -> Result:
     """Collect every artifact, reserve the digest, allocate budgets, compress each one.
 
     With a total_budget and `written`, the bundle as written (fields, JSON escaping, file lists)
     is measured and, while it is over the total, that overhead is reserved and the budgets are
     allocated again, so the written file is what total_budget bounds.
+
+    With `offloads` (a folder), every record that leaves something out names where its full text
+    will be kept there (a path relative to `relative_to`, and its sha256); the result lists the
+    texts to write. A streamed record's full text is its file.
     """
     artifacts, source = collect(config, repo, diff_override, reason)
     if config.redact:  # before anything is counted, compressed, summarised or offloaded
@@ -103,8 +112,11 @@ def run(
     ]
     reserved = tokenizer.count(digest.render(found, placeholders, worst=True))
     floor = min_budget(tokenizer)
+    kept: dict[str, tuple[Path, Offload]] = {}  # offloads named, by artifact
     bundle_part = 0  # reserved for the written bundle's own fields, escaping and lists
     listed: int | None = None  # files listed per diff record, once the lists must shrink to fit
+    best: tuple[int, list[Record], str, int] | None = None  # the least reserve that fit, its records
+    over_at: int | None = None  # the greatest reserve known to leave the bundle over the total
     for _ in range(16):
         budgets = allocate(requests, config.total_budget, config.margin, reserved + bundle_part, floor)
         records = [
@@ -115,6 +127,8 @@ def run(
             else _record(config, a, kind, b, e, tokenizer, missed, docs.get(i), listed)
             for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))
         ]
+        if offloads is not None:
+            records = [_offloaded(r, a, offloads, relative_to, kept) for r, a in zip(records, artifacts)]
         text = digest.render(found, records)
         used = tokenizer.count(text)
         if used > reserved:  # the real digest outgrew its reserve: again, with more room
@@ -129,23 +143,75 @@ def run(
             capacity(requests, config.total_budget, config.margin, reserved, floor),
             text,
             used,
+            _kept_texts(records, artifacts, kept),
         )
-        over = written(draft) - math.floor(config.total_budget * config.margin)
+        limit = math.floor(config.total_budget * config.margin)
+        over = written(draft) - limit
         if over <= 0:
-            break
+            best = (bundle_part, records, text, used)
+            # Room left while an artifact is cut below its budget: reserve less, between this
+            # reserve and the greatest one known to be over.
+            starved = any(
+                r.tier > 1 and b < min(a.budget, needs[i])
+                for i, (r, a, b) in enumerate(zip(records, artifacts, budgets))
+            )
+            if not starved or -over <= max(16, limit // 100):
+                break
+            lower = bundle_part + over * 9 // 8 if over_at is None else (over_at + bundle_part) // 2
+            if lower >= bundle_part or (over_at is not None and lower <= over_at) or lower < 0:
+                break
+            bundle_part = lower
+            continue
+        over_at = bundle_part
+        if best is not None:  # between a reserve that fit and this one: halve the interval
+            halfway = (over_at + best[0] + 1) // 2
+            if halfway >= best[0]:
+                break
+            bundle_part = halfway
+            continue
         # JSON escaping grows with the content, so reserve a little more than the excess.
         grown = bundle_part + over + max(16, over // 8)
         if too_small(len(requests), config.total_budget, config.margin, reserved + grown, floor):
             # The bundle's fixed part alone is over the total.
-            longest = max((len(r.extra.get("files", ())) for r in records), default=0)
+            longest = max((len(r.files or ()) for r in records), default=0)
             if longest == 0:
                 break  # nothing left to shorten: `check` reports the written size
             listed = longest // 2  # list fewer files per record (the digest still lists 100)
             continue
         bundle_part = grown
+    if best is not None and best[1] is not records:  # (the last try was over: the best fit stands)
+        _, records, text, used = best
     return Result(
-        records, artifacts, source, capacity(requests, config.total_budget, config.margin, reserved, floor), text, used
+        records,
+        artifacts,
+        source,
+        capacity(requests, config.total_budget, config.margin, reserved, floor),
+        text,
+        used,
+        _kept_texts(records, artifacts, kept),
     )
+
+
+def _kept_texts(
+    records: list[Record], artifacts: list[Artifact], kept: dict[str, tuple[Path, Offload]]
+) -> tuple[tuple[Path, str], ...]:
+    """The full texts the records name offloads for: (where, text)."""
+    return tuple(
+        (kept[r.artifact_name][0], a.text)
+        for r, a in zip(records, artifacts)
+        if r.offload is not None and a.text is not None
+    )
+
+
+def _offloaded(
+    record: Record, artifact: Artifact, directory: Path, relative_to: Path | None, kept: dict[str, tuple[Path, Offload]]
+) -> Record:
+    """The record naming where its full text is kept, when it left something out (tier 2 or 3)."""
+    if record.tier < 2 or artifact.text is None:
+        return record
+    if record.artifact_name not in kept:
+        kept[record.artifact_name] = offload_for(artifact.text, record.type, directory, relative_to)
+    return replace(record, offload=kept[record.artifact_name][1])
 
 
 def _options(config: Config, artifact: Artifact, missed: bool = False) -> Options:
@@ -196,15 +262,19 @@ def _referenced(artifact: Artifact, found: reference.Described, kind: str, budge
     return _attach(reference.record(found, budget, tokenizer, kind), artifact)
 
 
-def _attach(record: Record, artifact: Artifact, more: dict[str, Any] | None = None) -> Record:
-    """The record with what collection knew of its artifact: its notes first, its fields, its
-    entry when the record is one of several, whether it is missing; then `more`."""
-    extra = {**record.extra, **artifact.extra}
-    if artifact.entry != artifact.name:
-        extra["entry"] = artifact.entry
-    if artifact.missing:
-        extra["missing"] = True
-    return replace(record, notes=artifact.notes + record.notes, extra={**extra, **(more or {})})
+def _attach(record: Record, artifact: Artifact) -> Record:
+    """The record with what collection knew of its artifact: its notes first, its diff mode and
+    excluded files, the secrets redacted, its entry when the record is one of several, whether
+    it is missing."""
+    return replace(
+        record,
+        notes=artifact.notes + record.notes,
+        entry=artifact.entry if artifact.entry != artifact.name else None,
+        missing=artifact.missing,
+        diff=artifact.diff,
+        excluded_files=artifact.excluded_files,
+        redacted=artifact.redacted or record.redacted,
+    )
 
 
 def _redacted(artifact: Artifact) -> Artifact:
@@ -214,10 +284,7 @@ def _redacted(artifact: Artifact) -> Artifact:
     if not found.counts:
         return artifact
     return replace(
-        artifact,
-        text=found.text,
-        extra={**artifact.extra, "redacted": found.counts},
-        notes=(*artifact.notes, note(found.counts)),
+        artifact, text=found.text, redacted=tuple(found.counts.items()), notes=(*artifact.notes, note(found.counts))
     )
 
 
@@ -247,15 +314,21 @@ def _record(
             tokenizer=tokenizer,
             name=artifact.name,
             artifact_type=kind,
-            options=_options(config, artifact, missed),
+            # (a diff record lists its files itself: its content need not start with them too)
+            options=replace(_options(config, artifact, missed), listing=not isinstance(doc, DiffDoc)),
             encoded=tokens,
             doc=doc,
         )
-    files: dict[str, Any] = {}
+        if preview.useless(record):
+            record = preview.preview(record, artifact.text, tokenizer)
     if isinstance(doc, DiffDoc) and kind == "diff" and artifact.text is not None:
         stats = doc.files
         shown = file_coverage(doc, record.content) if record.tier > 1 else {}
-        files["files"] = [{**s.to_dict(), "shown": shown.get(s.path, "whole")} for s in stats[:listed]]
-        if listed is not None and len(stats) > listed:
-            files["files_not_listed"] = len(stats) - listed
-    return _attach(record, artifact, files)
+        record = replace(
+            record,
+            files=tuple(
+                Listed(s.path, s.added, s.removed, s.status, shown.get(s.path, "whole")) for s in stats[:listed]
+            ),
+            files_not_listed=len(stats) - listed if listed is not None and len(stats) > listed else 0,
+        )
+    return _attach(record, artifact)

@@ -20,11 +20,11 @@ def failures(records: Sequence[Record], config: Config, written: int | None = No
     }
     problems = []
     for record in records:
-        entry = record.extra.get("entry", record.artifact_name)
+        entry = record.entry_name
         limit = limits.get(entry)
         floor = floors.get(entry)
         kept = record.retention or {}
-        if record.extra.get("missing"):  # optional unless required: reported in the bundle only
+        if record.missing:  # optional unless required: reported in the bundle only
             if entry in required or "missing" in config.fail_on:
                 why = "required: true" if entry in required else "fail_on: missing"
                 problems.append(
@@ -57,7 +57,7 @@ def _over_budget(records: Sequence[Record], config: Config, written: int | None)
     """Entries whose raw text is over their configured budget, caps or a total not met."""
     problems = []
     for spec in config.artifacts:
-        mine = [r for r in records if r.extra.get("entry", r.artifact_name) == spec.name and not r.error]
+        mine = [r for r in records if r.entry_name == spec.name and not r.error]
         if not mine:
             continue
         cap = math.floor(spec.budget * config.margin)

@@ -3,10 +3,64 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 CONTRACT_FIELDS = ("artifact_name", "raw_tokens", "compacted_tokens", "truncated", "content")
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A changed file as a diff record lists it: its +/- counts, its status, and how much of it
+    the content shows (`whole`, `cut` or `omitted`; None when not known: a streamed cut)."""
+
+    path: str
+    added: int
+    removed: int
+    status: str  # added | deleted | renamed | modified | binary
+    shown: str | None = None
+
+    def to_dict(self) -> dict[str, str | int]:
+        data: dict[str, str | int] = {
+            "path": self.path,
+            "added": self.added,
+            "removed": self.removed,
+            "status": self.status,
+        }
+        if self.shown is not None:
+            data["shown"] = self.shown
+        return data
+
+
+@dataclass(frozen=True)
+class Offload:
+    """Where a record's full text is kept: a path relative to the bundle's folder, its sha256."""
+
+    path: str
+    sha256: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "sha256": self.sha256}
+
+
+@dataclass(frozen=True)
+class Referenced:
+    """A reference record's file (`reference: true`): what the agent needs to open it."""
+
+    path: str
+    bytes: int
+    tokens: int | None  # None for binary data
+    lines: int | None
+    sha256: str
+
+    def to_dict(self) -> dict[str, str | int | None]:
+        return {
+            "path": self.path,
+            "bytes": self.bytes,
+            "tokens": self.tokens,
+            "lines": self.lines,
+            "sha256": self.sha256,
+        }
 
 
 @dataclass(frozen=True)
@@ -27,10 +81,19 @@ class Record:
     error: str | None = None
     read: str = "required"  # or "reference": the content only describes a file to read on demand
     retention: dict[str, Any] | None = None  # {"probes": N, "kept": K[, "missed": [...]]}
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    entry: str | None = None  # the config entry, when the record is one of its several
+    missing: bool = False  # a configured file that does not exist, or a glob that matched nothing
+    diff: str | None = None  # a git entry's diff mode
+    excluded_files: tuple[str, ...] = ()  # left out of the diff (generated or lock files)
+    redacted: tuple[tuple[str, int], ...] = ()  # secrets replaced, by kind
+    files: tuple[Listed, ...] | None = None  # a diff's changed files
+    files_not_listed: int = 0
+    reference: Referenced | None = None
+    offload: Offload | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """The record as JSON-ready data, contract fields first, stable key order."""
+    def to_dict(self, in_bundle: bool = False) -> dict[str, Any]:
+        """The record as JSON-ready data, contract fields first, stable key order. In a bundle
+        the encoding is the bundle's, and `read` is said only when it is not "required"."""
         data: dict[str, Any] = {
             "artifact_name": self.artifact_name,
             "raw_tokens": self.raw_tokens,
@@ -40,19 +103,65 @@ class Record:
             "type": self.type,
             "tier": self.tier,
             "budget": self.budget,
-            "encoding": self.encoding,
-            "read": self.read,
         }
-        if self.task is not None:
-            data["task"] = self.task
-        if self.notes:
-            data["notes"] = list(self.notes)
-        if self.retention is not None:
-            data["retention"] = self.retention
-        if self.error is not None:
-            data["error"] = self.error
-        data.update(self.extra)
+        if not in_bundle:
+            data["encoding"] = self.encoding
+        if not in_bundle or self.read != "required":
+            data["read"] = self.read
+        optional: dict[str, Any] = {
+            "task": self.task,
+            "notes": list(self.notes) or None,
+            "retention": self.retention,
+            "error": self.error,
+            "entry": self.entry,
+            "missing": self.missing or None,
+            "diff": self.diff,
+            "excluded_files": list(self.excluded_files) or None,
+            "redacted": dict(self.redacted) or None,
+            "files": None if self.files is None else [f.to_dict() for f in self.files],
+            "files_not_listed": self.files_not_listed or None,
+            "reference": self.reference.to_dict() if self.reference else None,
+            "offload": self.offload.to_dict() if self.offload else None,
+        }
+        data.update((key, value) for key, value in optional.items() if value is not None)
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], encoding: str) -> Record:
+        """A record read back from a bundle (whose encoding it has)."""
+        files = data.get("files")
+        reference = data.get("reference")
+        offload = data.get("offload")
+        return cls(
+            artifact_name=data["artifact_name"],
+            raw_tokens=data["raw_tokens"],
+            compacted_tokens=data["compacted_tokens"],
+            truncated=data["truncated"],
+            content=data["content"],
+            type=data["type"],
+            tier=data["tier"],
+            budget=data["budget"],
+            encoding=data.get("encoding", encoding),
+            task=data.get("task"),
+            notes=tuple(data.get("notes", ())),
+            error=data.get("error"),
+            read=data.get("read", "required"),
+            retention=data.get("retention"),
+            entry=data.get("entry"),
+            missing=bool(data.get("missing")),
+            diff=data.get("diff"),
+            excluded_files=tuple(data.get("excluded_files", ())),
+            redacted=tuple(data.get("redacted", {}).items()),
+            files=None if files is None else tuple(Listed(**f) for f in files),
+            files_not_listed=data.get("files_not_listed", 0),
+            reference=Referenced(**reference) if reference else None,
+            offload=Offload(**offload) if offload else None,
+        )
+
+    @property
+    def entry_name(self) -> str:
+        """The config entry this record came from."""
+        return self.entry or self.artifact_name
 
 
 def error_record(name: str, reason: str, *, artifact_type: str, budget: int, encoding: str) -> Record:

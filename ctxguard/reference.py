@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxguard.read import decode, not_regular
-from ctxguard.record import Record
+from ctxguard.record import Record, Referenced
 from ctxguard.redact import note, redact
 from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer
 from ctxguard.words import clip
@@ -36,15 +36,9 @@ class Described:
     preview: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
-    def fields(self) -> dict[str, object]:
+    def fields(self) -> Referenced:
         """The record's `reference` field."""
-        return {
-            "path": self.path,
-            "bytes": self.size,
-            "tokens": self.tokens,
-            "lines": self.lines,
-            "sha256": self.sha256,
-        }
+        return Referenced(self.path, self.size, self.tokens, self.lines, self.sha256)
 
 
 def describe(path: Path, name: str, tokenizer: Tokenizer, secrets: bool = True) -> Described | str:
@@ -148,5 +142,5 @@ def record(found: Described, budget: int, tokenizer: Tokenizer, artifact_type: s
         encoding=tokenizer.name,
         notes=found.notes,
         read="reference",
-        extra={"reference": found.fields()},
+        reference=found.fields(),
     )

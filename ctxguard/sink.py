@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from ctxguard.kinds.base import Probe
 from ctxguard.plan import MAX_LINE
+from ctxguard.record import Listed
 from ctxguard.tokens import Tokenizer
 from ctxguard.words import clip
 
@@ -38,8 +39,8 @@ class Sink(Taker, Protocol):
     def notes(self) -> list[str]:
         """What the record says about what the pass could not keep."""
 
-    def extra(self) -> dict[str, Any]:
-        """The record's extra fields (a diff's files)."""
+    def files(self) -> tuple[Listed, ...] | None:
+        """The record's `files` (a diff's), or None."""
 
 
 def clip_streamed(line: str) -> str:

@@ -212,8 +212,6 @@ def finish(
     notes += sink.notes()
     if state.redacted:
         notes.append(note(state.redacted))
-    extra: dict[str, object] = {"redacted": state.redacted} if state.redacted else {}
-    extra.update(sink.extra())
     return Record(
         artifact_name=name,
         raw_tokens=state.tokens,
@@ -226,7 +224,8 @@ def finish(
         encoding=tokenizer.name,
         notes=tuple(notes),
         retention=kept.to_dict(options.missed),
-        extra=extra,
+        redacted=tuple(state.redacted.items()),
+        files=sink.files(),
     )
 
 

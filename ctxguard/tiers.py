@@ -9,6 +9,7 @@ or a token-exact head cut.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from ctxguard import probes
@@ -68,8 +69,9 @@ def compress(
         doc = reader.read(text, name)  # read once: the plan and the probes both come from it
     tier, content = 1, text
     if raw > room:
+        plan = reader.plan(doc, encoded, tokenizer, task_words(options.task))
         tier, content = _packed(
-            reader.plan(doc, encoded, tokenizer, task_words(options.task)),
+            plan if options.listing else replace(plan, listing=None),
             encoded,
             room,
             raw <= options.tier2_ratio * budget,

@@ -157,7 +157,10 @@ def test_action_bundle_step_on_a_pull_request(pull_request: tuple[Repo, dict[str
     assert diff["truncated"] and diff["compacted_tokens"] <= 400
     assert outputs["artifacts"] == "2"
     assert outputs["truncated"] == str(bundle["totals"]["truncated"]) == "2"
-    assert outputs["total-tokens"] == str(bundle["totals"]["compacted_tokens"] + bundle["digest"]["tokens"])
+    assert outputs["total-tokens"] == str(bundle["totals"]["bundle_tokens"])
+    assert outputs["level"] == bundle["usage"]["level"]
+    prompt = Path(outputs["prompt-path"]).read_text()
+    assert prompt.startswith("# Material to review") and "## Coverage" in prompt and "## Digest" in prompt
     summary = (tmp_path / "summary").read_text()
     assert "| artifact | type | tier |" in summary and "`diff`" in summary and "`reports/test.log`" in summary
     warnings = [line for line in done.stdout.splitlines() if line.startswith("::warning")]
@@ -188,7 +191,7 @@ def test_action_inputs_override_and_fail_on_fails_the_step(
     outputs = _outputs(tmp_path / "output")
     assert outputs["bundle-path"] == "out/bundle.md"
     text = (repo.path / "out/bundle.md").read_text()
-    assert text.startswith("# ctxguard bundle") and f"base `{base}`" in text and "(cl100k_base)" in text
+    assert text.startswith("# ctxguard bundle") and f"base `{base[:12]}`" in text and "(cl100k_base)" in text
 
 
 def test_a_hostile_input_stays_data(pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path) -> None:
@@ -309,6 +312,9 @@ def test_upload_takes_the_bundle_and_its_offloads_hidden_files_included() -> Non
         "${{",
         "steps.bundle.outputs.offload-path",
         "}}",
+        "${{",
+        "steps.bundle.outputs.prompt-path",
+        "}}",
     ]
 
 
@@ -360,14 +366,14 @@ def test_the_task_comes_from_the_input_or_the_pull_request_and_args_stay_data(
     assert done.returncode == 0, done.stderr
     outputs = _outputs(tmp_path / "output")
     bundle = json.loads(Path(outputs["bundle-path"]).read_text())
-    assert bundle["artifacts"][0]["task"] == "Fix the handler for request 42\n\nHandlers must return ints."
+    assert bundle["task"] == "Fix the handler for request 42\n\nHandlers must return ints."
     assert "missed" in bundle["artifacts"][0]["retention"]  # --missed reached the command
     assert json.loads(outputs["over-budget"]) == ["diff", "reports/test.log"]
     done = _run_bundle_step(repo, tmp_path, event, task="review the handlers", args="$(touch pwned) ;")
     assert done.returncode == 2 and not (repo.path / "pwned").exists()  # an unknown argument, not a command
     done = _run_bundle_step(repo, tmp_path, event, task="review the handlers", **{"task-from-pr": "true"})
     bundle = json.loads(Path(_outputs(tmp_path / "output")["bundle-path"]).read_text())
-    assert bundle["artifacts"][0]["task"] == "review the handlers"  # the input wins
+    assert bundle["task"] == "review the handlers"  # the input wins
 
 
 def test_inner_actions_are_pinned_by_full_sha() -> None:

@@ -54,9 +54,26 @@ def test_total_caps_and_priority_scales() -> None:
 
 
 def test_high_priority_capped_at_its_ask_rest_shared() -> None:
-    # Weights are budget x priority (4 high, 2 normal): 8000 each, so 2500 each before capping.
+    # Shares are by priority (4 high, 2 normal): 3333 and 1666; the high one is capped at its
+    # budget, and what it leaves goes to the other.
     requests = [Request(2000, 10**6, "high"), Request(4000, 10**6, "normal")]
     assert allocate(requests, total=5000) == [2000, 3000]
+
+
+def test_small_artifacts_are_kept_whole_before_big_ones_are_cut() -> None:
+    # A 404-token plan (high) and ten logs of 3,000 tokens sharing one entry, in a total of 8,000.
+    requests = [Request(6000, 404, "high", group="plan")] + [Request(1200, 3000, group="logs")] * 10
+    out = allocate(requests, total=8000)
+    assert out[0] == 404 and sum(out) <= 8000
+    assert len(set(out[1:])) == 1  # the logs share what is left alike
+
+
+def test_high_priority_is_never_cut_while_a_normal_one_keeps_more_than_its_share() -> None:
+    requests = [Request(10_000, 6000, "high"), Request(10_000, 500), Request(10_000, 6000)]
+    out = allocate(requests, total=6000)
+    assert out[1] == 500  # within its share: whole
+    high, normal = out[0], out[2]
+    assert high < 6000 and high == 2 * normal  # both cut: shares 4 : 2
 
 
 def test_margin_scales_every_budget_and_the_total() -> None:

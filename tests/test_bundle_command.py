@@ -9,8 +9,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from ctxguard.bundle import level
 from ctxguard.main import main
-from ctxguard.report import level
 from tests.generate import log_of
 from tests.gitrepo import Repo, configured
 from tests.helpers import independent_count
@@ -74,19 +74,27 @@ def test_bundle_is_written_inside_the_git_dir_and_validates(repo: Repo, capsys: 
     serialized = (repo.path / ".git/ctxguard/bundle.json").read_text()
     assert data["totals"]["bundle_tokens"] == independent_count(serialized)
     err = capsys.readouterr().err
-    used = data["totals"]["compacted_tokens"] + data["digest"]["tokens"]
-    cap = data["totals"]["capacity"]
-    # The configured budgets plus the digest's reserve, under total_budget 6000.
-    assert 3000 + 600 + 1000 + 500 + data["digest"]["tokens"] <= cap <= 6000
+    usage = data["usage"]
+    assert usage["tokens"] == data["totals"]["bundle_tokens"] and usage["window"] == 128_000
+    assert (usage["level"], usage["action"]) == level(usage["tokens"], 128_000)
     assert "reports/unit/run.log" in err
-    assert f"bundle: {used} / {cap} tokens ({used / cap:.0%}) {level(used, cap)}" in err
+    assert f"context: {usage['tokens']} of a 128000-token window ({usage['share']:.0%}) {usage['level']}: " in err
 
 
 @pytest.mark.parametrize(
     ("used", "expected"), [(0, "GREEN"), (25, "YELLOW"), (50, "ORANGE"), (80, "RED"), (85, "CRITICAL")]
 )
-def test_usage_levels(used: int, expected: str) -> None:
-    assert level(used, 100) == expected
+def test_usage_levels_are_shares_of_the_readers_window(used: int, expected: str) -> None:
+    name, action = level(used * 1000, 100_000)
+    assert name == expected and action
+
+
+def test_context_window_sets_the_level(repo: Repo) -> None:
+    data = _bundle(repo, "--context-window", "8000")
+    tokens = data["usage"]["tokens"]
+    assert data["usage"]["window"] == 8000 and data["usage"]["level"] == level(tokens, 8000)[0]
+    repo.write(".ctxguard.yaml", "context_window: 4000\n" + CONFIG)
+    assert _bundle(repo)["usage"]["window"] == 4000
 
 
 def test_bundle_is_byte_identical_across_runs(repo: Repo) -> None:
@@ -111,9 +119,11 @@ def test_truncated_artifact_is_offloaded(repo: Repo) -> None:
     data = _bundle(repo)
     log = data["artifacts"][1]
     assert log["truncated"] is True
-    offloaded = Path(log["offload"]["path"])
+    offloaded = repo.path / ".git/ctxguard" / log["offload"]["path"]  # (relative to the bundle)
     assert offloaded.read_text() == (repo.path / "reports/unit/run.log").read_text()
     assert offloaded.parent == repo.path / ".git/ctxguard/offload"
+    assert "reports/unit/run.log: tier 3, TRUNCATED (cut)" in data["digest"]
+    assert f"full text: {log['offload']['path']}" in data["digest"]
 
 
 def test_markdown_format_and_split(repo: Repo, tmp_path: Path) -> None:
@@ -240,10 +250,10 @@ def test_digest_comes_first_is_paid_for_and_never_cut(repo: Repo) -> None:
     data = _bundle(repo)
     jsonschema.validate(data, SCHEMA)
     assert list(data)[list(data).index("artifacts") - 1] == "digest"
-    digest = data["digest"]["content"]
-    assert independent_count(digest) == data["digest"]["tokens"]
-    assert data["totals"]["compacted_tokens"] + data["digest"]["tokens"] <= data["total_budget"]
-    assert "- app.py (+1 -1, modified)" in digest
+    digest = data["digest"]
+    assert independent_count(digest) == data["totals"]["digest_tokens"]
+    assert data["totals"]["compacted_tokens"] + data["totals"]["digest_tokens"] <= data["total_budget"]
+    assert "1 file changed (+1 -1)." in digest  # (each file is listed once: in the diff record's files)
     assert "ZeroDivisionError: division by zero" in digest  # from the log, though the log is cut
     assert "- [ ] migrate the invoices table (docs/plan.md)" in digest and "write the spec" not in digest
     log = next(a for a in data["artifacts"] if a["artifact_name"] == "reports/unit/run.log")
@@ -278,7 +288,7 @@ def test_config_output_is_confined_to_the_repository(
     assert not (repo.path.parent / "outside.json").exists() and not (tmp_path / "bundle.json").exists()
     explicit = tmp_path / "chosen.json"  # named on the command line: the user's choice
     assert main(["bundle", "--repo", str(repo.path), "--output", str(explicit)]) == 0
-    assert json.loads(explicit.read_text())["schema"] == "ctxguard.bundle/v1"
+    assert json.loads(explicit.read_text())["schema"] == "ctxguard.bundle/v2"
 
 
 def test_config_output_inside_the_repository_must_be_ignored_by_git(
@@ -318,35 +328,34 @@ def test_total_budget_bounds_the_written_bundle_with_many_files_and_artifacts(tm
     assert code == 1  # the entries' raw text is over their budgets: over_budget says so, not the total
     if fmt == "json":
         diff = json.loads(out.read_text())["artifacts"][0]
-        assert diff["files_not_listed"] + len(diff["files"]) == 40
+        assert diff.get("files_not_listed", 0) + len(diff["files"]) == 40
         assert {f["shown"] for f in diff["files"]} <= {"whole", "cut", "omitted"}
 
 
 def test_offloads_named_in_a_run_are_never_pruned_and_markdown_names_them(tmp_path: Path) -> None:
-    from ctxguard import bundle
+    from ctxguard import bundle, output, render
+    from ctxguard.collect import Source
     from ctxguard.record import Record
 
     folder = tmp_path / "offload"
-    records = [
-        bundle.offload_reference(
-            Record(f"f{i}.log", 900, 32, True, "[TRUNCATED: …]", "log", 3, 32, "o200k_base"), f"raw text {i}\n", folder
-        )
-        for i in range(250)
-    ]
-    bundle.write_offloads([(r, f"raw text {i}\n") for i, r in enumerate(records)], folder)
-    assert all(Path(r.extra["offload"]["path"]).exists() for r in records)  # 250 > the 200 kept
-    page = bundle.to_markdown(
-        {
-            "source": {"repository": "r", "diff": "staged", "head": "h", "base": None},
-            "totals": {"artifacts": 1, "compacted_tokens": 32, "raw_tokens": 900, "truncated": 1},
-            "encoding": "o200k_base",
-            "digest": {"content": ""},
-            "usage": {"tokens": 32, "capacity": 32, "level": "CRITICAL"},
-            "artifacts": [records[0].to_dict()],
-        }
+    named = [bundle.offload_for(f"raw text {i}\n", "log", folder, tmp_path) for i in range(250)]
+    output.write_offloads([(target, f"raw text {i}\n") for i, (target, _) in enumerate(named)], folder)
+    assert all((tmp_path / offload.path).exists() for _, offload in named)  # 250 > the 200 kept
+    record = Record("f0.log", 900, 32, True, "[TRUNCATED: …]", "log", 3, 32, "o200k_base", offload=named[0][1])
+    page = render.render(
+        bundle.build(
+            [record],
+            source=Source("r", "h", None, "staged"),
+            encoding="o200k_base",
+            total_budget=None,
+            digest="",
+            digest_tokens=0,
+        ),
+        "markdown",
     )
-    sha = records[0].extra["offload"]["sha256"]
-    assert f"> full text: `{records[0].extra['offload']['path']}` (sha256 `{sha}`)" in page
+    sha = named[0][1].sha256
+    assert named[0][1].path == f"offload/{sha[:16]}.log"
+    assert f"> full text: `{named[0][1].path}` (sha256 `{sha[:16]}…`)" in page
 
 
 def test_check_and_bundle_check_allocate_alike_under_a_total(
@@ -362,7 +371,7 @@ def test_check_and_bundle_check_allocate_alike_under_a_total(
     repo.add("quotes.py")
     assert main(["bundle", "--repo", str(repo.path), "--stdout"]) == 0
     raw = json.loads(capsys.readouterr().out)
-    content_and_digest = raw["artifacts"][0]["raw_tokens"] + raw["digest"]["tokens"]
+    content_and_digest = raw["artifacts"][0]["raw_tokens"] + raw["totals"]["digest_tokens"]
     repo.write(
         ".ctxguard.yaml",
         f"version: 1\ntotal_budget: {content_and_digest + 40}\nfail_on: truncated\n"
@@ -392,3 +401,37 @@ def test_a_repository_without_a_config_runs_with_the_defaults_and_says_so(
     assert main(["check", "--repo", str(repo.path)]) == 0
     missing = tmp_path / "nowhere.yaml"
     assert main(["bundle", "--repo", str(repo.path), "--config", str(missing)]) == 2  # named: must exist
+
+
+def test_every_cut_is_recoverable_from_its_offload_and_show_prints_a_gap(
+    repo: Repo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.test_gaps import GAP, check_gaps
+
+    repo.write(".ctxguard.yaml", CONFIG.replace("total_budget: 6000", "total_budget: 1500"))
+    capsys.readouterr()
+    assert main(["bundle", "--repo", str(repo.path), "--stdout"]) == 0
+    streamed = json.loads(capsys.readouterr().out)
+    log = next(a for a in streamed["artifacts"] if a["artifact_name"] == "reports/unit/run.log")
+    assert (Path.cwd() / log["offload"]["path"]).is_file()  # written with --stdout too, named from here
+    data = _bundle(repo)
+    capsys.readouterr()
+    folder = repo.path / ".git/ctxguard"
+    log = next(a for a in data["artifacts"] if a["artifact_name"] == "reports/unit/run.log")
+    assert log["tier"] > 1 and log["offload"]["path"].startswith("offload/")
+    full = (folder / log["offload"]["path"]).read_text()
+    assert full == (repo.path / "reports/unit/run.log").read_text()
+    assert check_gaps(full, log["content"]) > 0  # each gap names exactly the lines it leaves out
+    first = next(m for m in map(GAP.search, log["content"].splitlines()) if m)
+    lines = f"{first.group(1)}-{first.group(2) or first.group(1)}"
+    bundle_path = folder / "bundle.json"
+    assert main(["show", str(bundle_path), "reports/unit/run.log", "--lines", lines]) == 0
+    a, b = int(first.group(1)), int(first.group(2) or first.group(1))
+    assert capsys.readouterr().out == "".join(full.splitlines(keepends=True)[a - 1 : b])
+    assert main(["show", str(bundle_path), "--format", "prompt"]) == 0
+    prompt = capsys.readouterr().out
+    assert prompt.startswith("# Material to review") and log["content"].rstrip("\n") in prompt
+    assert main(["show", str(bundle_path), "nope"]) == 2
+    (folder / log["offload"]["path"]).write_text("changed\n")
+    assert main(["show", str(bundle_path), "reports/unit/run.log", "--lines", "1"]) == 2
+    assert "its sha256 differs" in capsys.readouterr().err

@@ -95,7 +95,7 @@ def test_lockfiles_excluded_by_default_and_listed(repo: Repo) -> None:
     repo.add()
     artifact = _collect(repo, "staged")[0]
     assert "package-lock.json" not in artifact.text and "app.py" in artifact.text
-    assert artifact.extra["excluded_files"] == ["package-lock.json", "src/app.min.js"]
+    assert artifact.excluded_files == ("package-lock.json", "src/app.min.js")
     included = _collect(repo, "staged", "    include_generated: true\n")[0]
     assert "package-lock.json" in included.text
 

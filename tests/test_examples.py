@@ -21,7 +21,6 @@ EXAMPLES = ROOT / "examples"
 SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
 COVERED = {
     "demo.py",
-    "bundle_to_prompt.py",
     "pre-commit-config.yaml",
     "workflows/review.yml",
     "workflows/monorepo.yml",
@@ -56,25 +55,25 @@ def test_demo_shows_all_three_tiers(demo: tuple[subprocess.CompletedProcess[str]
     assert {a["tier"] for a in bundle["artifacts"]} == {1, 2, 3}
     assert '+    return Decimal(raw.replace(",", ""))' in done.stdout
     assert "[TRUNCATED: content exceeds budget, remaining" in done.stdout
-    assert "bundle: " in done.stderr and "GREEN" not in done.stderr  # the small total is nearly used
+    assert "context: " in done.stderr and "written bundle: " in done.stderr
+    assert bundle["totals"]["bundle_tokens"] >= 0.95 * 2200  # the small total is used, while artifacts are cut
 
 
-def test_bundle_to_prompt(demo: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+def test_the_demo_writes_a_prompt_an_agent_can_take(demo: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, repo = demo
-    bundle_path = repo / ".git/ctxguard/bundle.json"
     done = subprocess.run(
-        [sys.executable, str(EXAMPLES / "bundle_to_prompt.py"), str(bundle_path)], capture_output=True, text=True
+        [sys.executable, "-m", "ctxguard", "show", str(repo / ".git/ctxguard/bundle.json"), "--format", "prompt"],
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
-    bundle = json.loads(bundle_path.read_text())
+    bundle = json.loads((repo / ".git/ctxguard/bundle.json").read_text())
     cut = next(a for a in bundle["artifacts"] if a["truncated"])
-    assert f"## {cut['artifact_name']} ({cut['type']}, TRUNCATED:" in done.stdout
-    assert f"full text at {cut['offload']['path']}" in done.stdout
+    assert done.stdout.startswith("# Material to review") and "## Task" in done.stdout
+    said = next(line for line in done.stdout.splitlines() if line.startswith("  - cut: "))
+    assert f"`{cut['artifact_name']}`" in said
+    assert f"> full text: `{cut['offload']['path']}`" in done.stdout
     assert done.stdout.count("```") % 2 == 0  # every fence closed
-    missing = subprocess.run(
-        [sys.executable, str(EXAMPLES / "bundle_to_prompt.py"), str(repo / "nope.json")], capture_output=True, text=True
-    )
-    assert missing.returncode == 2 and "cannot read" in missing.stderr
 
 
 def _layout(repo: Repo) -> None:
@@ -137,9 +136,10 @@ def test_workflow_is_valid_and_uses_the_action_as_declared() -> None:
     ours = next(s for s in steps if s.get("uses", "").startswith("ctxguard/ctxguard"))
     assert set(ours["with"]) <= set(action["inputs"])
     text = workflow_path.read_text()
-    for output in ("bundle-path", "truncated"):
+    for output in ("bundle-path", "truncated", "prompt-path"):
         assert f"steps.ctxguard.outputs.{output}" in text and output in action["outputs"]
-    assert "scripts/bundle_to_prompt.py" in text
+    agent = next(s for s in steps if s.get("uses", "").startswith("openai/codex-action@"))
+    assert agent["with"]["prompt-file"] == "${{ steps.ctxguard.outputs.prompt-path }}"
 
 
 def test_the_repository_gates_its_own_style_before_the_suite() -> None:

@@ -2,36 +2,31 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ctxguard import github
+from ctxguard.bundle import Bundle, build
+from ctxguard.collect import Source
+from ctxguard.record import Record
 
 
-def _bundle(truncated: int, total: int) -> dict:  # type: ignore[type-arg]
-    artifacts = [
-        {
-            "artifact_name": f"logs/run-{i}.log",
-            "type": "log",
-            "tier": 3 if i < truncated else 1,
-            "raw_tokens": 900,
-            "compacted_tokens": 100,
-            "budget": 100,
-            "truncated": i < truncated,
-        }
+def _bundle(truncated: int, total: int, **changes: dict[str, object]) -> Bundle:
+    """A bundle of `total` logs, the first `truncated` of them cut; `changes` by record index."""
+    records = [
+        Record(f"logs/run-{i}.log", 900, 100, i < truncated, "…", "log", 3 if i < truncated else 1, 100, "o200k_base")
         for i in range(total)
     ]
-    return {
-        "encoding": "o200k_base",
-        "total_budget": None,
-        "artifacts": artifacts,
-        "digest": {"content": "## Digest\n", "tokens": 3},
-        "totals": {
-            "artifacts": total,
-            "compacted_tokens": 100 * total,
-            "capacity": 100 * total,
-            "truncated": truncated,
-        },
-    }
+    for i, fields in changes.items():
+        records[int(i[1:])] = replace(records[int(i[1:])], **fields)  # type: ignore[arg-type]
+    return build(
+        records,
+        source=Source("r", None, None, "staged"),
+        encoding="o200k_base",
+        total_budget=None,
+        digest="## Digest\n",
+        digest_tokens=3,
+    )
 
 
 def test_at_most_ten_warnings_and_the_rest_counted() -> None:
@@ -43,10 +38,13 @@ def test_at_most_ten_warnings_and_the_rest_counted() -> None:
 
 
 def test_statuses_are_told_apart_and_a_failed_check_is_an_error() -> None:
-    bundle = _bundle(truncated=1, total=4)
-    bundle["artifacts"][1].update(missing=True, error="artifact not found at docs/plan.md", truncated=True)
-    bundle["artifacts"][2].update(error="binary data (NUL bytes); not a text artifact", truncated=True)
-    bundle["artifacts"][3].update(read="reference", truncated=True)
+    bundle = _bundle(
+        truncated=1,
+        total=4,
+        r1={"missing": True, "error": "artifact not found at docs/plan.md", "truncated": True},
+        r2={"error": "binary data (NUL bytes); not a text artifact", "truncated": True},
+        r3={"read": "reference", "truncated": True},
+    )
     lines = github.commands(bundle, ["logs/run-0.log was truncated: 900 raw tokens for a budget of 100"])
     assert lines == [
         "::error title=ctxguard check failed::logs/run-0.log was truncated: 900 raw tokens for a budget of 100",
@@ -75,8 +73,8 @@ def test_statuses_are_told_apart_and_a_failed_check_is_an_error() -> None:
     line = github.outputs(bundle, None, ["a", "b"])["summary"]
     assert line == (
         "ctxguard check failed: 4 artifacts (1 ERROR, 1 MISSING, 1 REFERENCE, 1 TRUNCATED), "
-        "403 / 400 tokens (CRITICAL); a (and 1 more)"
-    )  # with the digest
+        "0 tokens (0% of a 128000-token window, GREEN); a (and 1 more)"
+    )  # (a bundle not yet written: its size is settled as it is rendered)
 
 
 def test_workflow_command_escaping() -> None:

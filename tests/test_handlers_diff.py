@@ -358,4 +358,4 @@ def test_one_reading_gives_one_path_to_the_plan_probes_digest_coverage_and_strea
     path = tmp_path / "odd.diff"
     path.write_text(_ODD, encoding="utf-8")
     _, sink = stream.prepare(path, tokenizer, "diff")
-    assert tuple(f.path for f in sink.files) == _ODD_PATHS  # type: ignore[union-attr]
+    assert tuple(f.path for f in sink.stats) == _ODD_PATHS  # type: ignore[union-attr]

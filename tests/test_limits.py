@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 import tiktoken
 
-from ctxguard.bundle import remove_stale, write_atomic
 from ctxguard.config import parse_config
 from ctxguard.diffpath import header_path, unquote
 from ctxguard.errors import ConfigError
 from ctxguard.main import main
+from ctxguard.output import remove_stale, write_atomic
 from ctxguard.read import BINARY, read_artifact, spool
 from ctxguard.tokens import exact_pieces, get_tokenizer
 from tests.conftest import ROOT
@@ -277,7 +277,7 @@ def test_files_the_digest_and_the_listing_show_utf8_paths_whatever_quotepath_say
     bundle = json.loads(out.read_text())
     record = bundle["artifacts"][0]
     assert {f["path"] for f in record["files"]} == {"docs/über uns.md", 'odd "name".py'}
-    assert "docs/über uns.md" in bundle["digest"]["content"] and "\\303" not in bundle["digest"]["content"]
+    assert "2 files changed" in bundle["digest"] and "\\303" not in bundle["digest"]
     assert "\\303" not in json.dumps(record["files"])
 
 
@@ -327,6 +327,6 @@ def test_split_file_keeps_the_digest_short(tmp_path: Path) -> None:
     repo.add()
     out = tmp_path / "bundle.json"
     assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) == 0
-    digest = json.loads(out.read_text())["digest"]["content"]
+    digest = json.loads(out.read_text())["digest"]
     status = [line for line in digest.splitlines() if line.startswith("- diff/") or line.startswith("- pkg/")]
     assert len(status) <= MAX_ARTIFACTS + 100 and "more artifacts, each in its own record" in digest

@@ -188,7 +188,7 @@ def test_a_staged_env_file_stays_a_diff_with_its_file_list(tmp_path: Path) -> No
     assert "abcdefgh12345678" not in out.read_text()
     assert "+API_TOKEN=[REDACTED:token]\r\n+PORT=8080" in record["content"]
     assert [f["path"] for f in record["files"]] == [".env"]
-    assert "Files changed (1)" in bundle["digest"]["content"]
+    assert "1 file changed (+3 -0)." in bundle["digest"]
     assert "redacted 1 secret value (1 token)" in record["notes"]
 
 

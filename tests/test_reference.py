@@ -78,9 +78,9 @@ def test_reference_lists_the_file_instead_of_its_content(repo: Repo) -> None:
     assert shown and 5 <= int(shown.group(1)) <= reference.PREVIEW_LINES  # 200 tokens of preview
     assert ref["content"].endswith("\n" + "".join(lines[: int(shown.group(1))]))
     assert ref["compacted_tokens"] == independent_count(ref["content"]) <= ref["budget"]
-    assert _by_name(bundle, "diff")["read"] == "required"
+    assert "read" not in _by_name(bundle, "diff")  # (said only when not "required")
     assert bundle["totals"]["references"] == 1 and bundle["totals"]["truncated"] == 0
-    assert "logs/build.log: tier 0, REFERENCE (not included: read on demand)" in bundle["digest"]["content"]
+    assert "logs/build.log: tier 0, REFERENCE (not included: read on demand)" in bundle["digest"]
 
 
 def test_reference_tokens_are_counted_after_redaction(repo: Repo) -> None:
@@ -150,7 +150,7 @@ def test_reference_content_fits_any_budget(tmp_path: Path, budget: int) -> None:
     record = reference.record(found, budget, tokenizer, "log")
     assert record.compacted_tokens == independent_count(record.content) <= budget
     assert record.content.startswith("[REFERENCE:")
-    assert record.extra["reference"]["path"] == name
+    assert record.reference is not None and record.reference.path == name
 
 
 def test_reference_is_only_for_files_artifacts() -> None:
@@ -161,4 +161,4 @@ def test_reference_is_only_for_files_artifacts() -> None:
 def test_markdown_bundle_says_reference_not_included(repo: Repo) -> None:
     main(["bundle", "--repo", str(repo.path), "--format", "markdown"])
     text = (repo.path / ".git/ctxguard/bundle.md").read_text()
-    assert "| logs/build.log | log | 0 |" in text and "| reference: not included |" in text
+    assert "  - omitted: `logs/build.log`" in text and "### logs/build.log\n\nlog, omitted," in text

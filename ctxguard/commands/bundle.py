@@ -15,7 +15,8 @@ from ctxguard.errors import EXIT_OK, EXIT_POLICY
 from ctxguard.options import TIER3_MODES
 from ctxguard.tokens import ENCODINGS
 
-FORMATS = ("json", "markdown")
+FORMATS = ("json", "markdown", "prompt")
+_SUFFIX = {"json": "json", "markdown": "md", "prompt": "prompt.md"}
 
 
 def _fail_on(value: str) -> tuple[str, ...]:
@@ -50,6 +51,12 @@ def add_parser(sub: Any) -> None:
         parser.add_argument("--strict", action="store_true", help="fail instead of estimating tokens offline")
         parser.add_argument("--encoding", choices=ENCODINGS, help="override the config's encoding")
         parser.add_argument("--total-budget", type=positive_int, help="override the config's total_budget")
+        parser.add_argument(
+            "--context-window",
+            type=positive_int,
+            metavar="TOKENS",
+            help="the reader's context window (default 128000): usage levels are the bundle's share of it",
+        )
         parser.add_argument(
             "--fail-on",
             type=_fail_on,
@@ -93,7 +100,13 @@ def add_parser(sub: Any) -> None:
                 "--format",
                 choices=FORMATS,
                 default="json",
-                help="json (the bundle agents read; default) or markdown (for people and step summaries)",
+                help="json (the bundle agents read; default), markdown (for people and step summaries) or "
+                "prompt (one file to hand an agent: instructions, the task, coverage, the digest, the artifacts)",
+            )
+            parser.add_argument(
+                "--prompt",
+                metavar="PATH",
+                help="also write the prompt form here (what the Action's prompt-path output names)",
             )
             parser.add_argument(
                 "--split", metavar="DIR", help="also write one five-field JSON file per artifact to DIR"
@@ -166,14 +179,16 @@ def _output(args: argparse.Namespace, config: Any, repo: Any, fmt: str) -> Path:
                 "output unset (the default is inside the git directory)"
             )
         return path
-    return Path(git.git_path(repo, "ctxguard")) / ("bundle.md" if fmt == "markdown" else "bundle.json")
+    return Path(git.git_path(repo, "ctxguard")) / f"bundle.{_SUFFIX[fmt]}"
 
 
 def _run(
-    args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str, offloads: Path | None
+    args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str, output: Path, stdout: bool = False
 ) -> tuple[Any, Any]:
     """The pipeline's result, with total_budget bounding the bundle as written in fmt, and that
-    bundle (the one last measured, or assembled now when none was)."""
+    bundle (the one last measured, or assembled now when none was). Cut records name their full
+    text in the offload folder beside output: relative to output's folder, or with stdout (no
+    file to be beside) to the current directory."""
     from ctxguard import bundle, pipeline
 
     last: list[bundle.Written] = []
@@ -183,10 +198,10 @@ def _run(
             bundle.assemble(
                 result,
                 fmt=fmt,
-                offloads=offloads,
                 total_budget=config.total_budget,
-                margin=config.margin,
                 tokenizer=tokenizer,
+                window=config.context_window,
+                task=getattr(args, "task", None) or _one_task(config),
             )
         ]
         return last[0].tokens
@@ -200,10 +215,18 @@ def _run(
         missed=args.missed,
         written=measure,
         reason=chosen.why if chosen else None,
+        offloads=output.parent / "offload",
+        relative_to=Path.cwd() if stdout else output.parent,
     )
     if not last or last[0].source_records is not result.records:
         measure(result)
     return result, last[0]
+
+
+def _one_task(config: Any) -> str | None:
+    """The task every entry has, if they share one."""
+    tasks = {spec.task for spec in config.artifacts}
+    return tasks.pop() if len(tasks) == 1 else None
 
 
 def run_bundle(args: argparse.Namespace) -> int:
@@ -220,23 +243,24 @@ def run_bundle(args: argparse.Namespace) -> int:
 
 
 def _bundle(args: argparse.Namespace) -> int:
-    from ctxguard import bundle, report
+    from ctxguard import output, render, report
     from ctxguard.policy import failures
 
     repo, config, tokenizer = prepare(args)
-    output = _output(args, config, repo, args.format)
-    offloads = None if args.stdout else output.parent / "offload"
-    result, out = _run(args, repo, config, tokenizer, args.format, offloads)
+    path = _output(args, config, repo, args.format)
+    result, out = _run(args, repo, config, tokenizer, args.format, path, stdout=args.stdout)
+    output.write_offloads(out.offloads, path.parent / "offload")
     if args.stdout:
         sys.stdout.write(out.text)
     else:
-        if offloads is not None:
-            bundle.write_offloads(out.offloads, offloads)
-        bundle.write_atomic(output, out.text)
+        output.write_atomic(path, out.text)
+    prompt = Path(args.prompt) if args.prompt else None
+    if prompt is not None:
+        output.write_atomic(prompt, out.text if args.format == "prompt" else render.render(out.bundle, "prompt"))
     if args.split:
-        bundle.split_records(result.records, Path(args.split))
-    print(report.table(out.data), file=sys.stderr)
-    print(report.written_line(out.tokens, args.format, config.total_budget, out.data), file=sys.stderr)
+        output.split_records(result.records, Path(args.split))
+    print(report.table(out.bundle), file=sys.stderr)
+    print(report.written_line(args.format, config.total_budget, out.bundle), file=sys.stderr)
     for record in result.records:
         if record.content.startswith(("[NO CHANGES", "[EMPTY RANGE")):
             print(
@@ -244,16 +268,17 @@ def _bundle(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     if not args.stdout:
-        print(f"ctxguard: wrote {output}", file=sys.stderr)
+        print(f"ctxguard: wrote {path}", file=sys.stderr)
     problems = failures(result.records, config, out.tokens) if args.check else None
     if args.github:
         from ctxguard import github
 
         github.publish(
-            out.data,
-            None if args.stdout else output,
+            out.bundle,
+            None if args.stdout else path,
             problems=problems,
             comment_file=Path(args.comment_file) if args.comment_file else None,
+            prompt=prompt,
         )
     return _report_failures(problems, args.hook) if problems is not None else EXIT_OK
 
@@ -264,8 +289,7 @@ def run_check(args: argparse.Namespace) -> int:
     repo, config, tokenizer = prepare(args)
     # Allocated and measured as `ctxguard bundle` writes its default (JSON) bundle, so both
     # commands give the same verdict; nothing is written.
-    output = _output(args, config, repo, "json")
-    result, out = _run(args, repo, config, tokenizer, "json", output.parent / "offload")
+    result, out = _run(args, repo, config, tokenizer, "json", _output(args, config, repo, "json"))
     code = _report_failures(failures(result.records, config, out.tokens), args.hook)
     if code == EXIT_OK:
         print(f"ctxguard: check passed ({len(result.records)} artifacts)", file=sys.stderr)

@@ -76,6 +76,7 @@ def prepare(args: argparse.Namespace) -> tuple[Any, Any, Any]:
         for key, value in (
             ("encoding", args.encoding),
             ("total_budget", args.total_budget),
+            ("context_window", getattr(args, "context_window", None)),
             ("fail_on", args.fail_on),
             ("tier3", args.tier3),
             ("redact", args.redact),

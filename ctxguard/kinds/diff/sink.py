@@ -4,12 +4,12 @@ added or removed definitions and error lines, and the first changed lines of eac
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ctxguard.kinds.base import Probe
 from ctxguard.kinds.diff.lines import DiffReader
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.diff.plan import file_listing
+from ctxguard.record import Listed
 from ctxguard.sink import Offered, offer
 from ctxguard.sink import clip_streamed as _clip
 from ctxguard.tokens import Tokenizer
@@ -31,7 +31,7 @@ class DiffSink:
     """Diffs: file stats and headers, definitions and error lines, the first changes of each file."""
 
     def __init__(self) -> None:
-        self.files: list[FileStat] = []
+        self.stats: list[FileStat] = []
         self.more_files = 0
         self.out: Offered = {}
         self.found: dict[Probe, None] = {}
@@ -53,9 +53,9 @@ class DiffSink:
     def close(self) -> None:
         """The last file's stats are final: call after the pass."""
         if self.stat is not None:
-            if len(self.files) < MAX_FILES:
+            if len(self.stats) < MAX_FILES:
                 s = self.stat
-                self.files.append(FileStat(s.path, s.added, s.removed, s.status))
+                self.stats.append(FileStat(s.path, s.added, s.removed, s.status))
             else:
                 self.more_files += 1
         self.stat = None
@@ -119,7 +119,7 @@ class DiffSink:
         """The file list, with the share of the room the packer gives a plan's list."""
         if mode != "salient":
             return ""
-        return file_listing(self.files, tokenizer, room // 3) or file_listing(self.files, tokenizer, room // 2)
+        return file_listing(self.stats, tokenizer, room // 3) or file_listing(self.stats, tokenizer, room // 2)
 
-    def extra(self) -> dict[str, Any]:
-        return {"files": [s.to_dict() for s in self.files[:1000]]}
+    def files(self) -> tuple[Listed, ...] | None:
+        return tuple(Listed(s.path, s.added, s.removed, s.status) for s in self.stats[:1000])

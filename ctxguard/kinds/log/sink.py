@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from ctxguard.kinds.base import Probe
 from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, REST, TRACE, end_level, occurrences, template_level
 from ctxguard.plan import filled
+from ctxguard.record import Listed
 from ctxguard.sink import Offered, offer
 from ctxguard.sink import clip_streamed as _clip
 from ctxguard.tokens import Tokenizer
@@ -121,5 +121,5 @@ class LogSink:
     def prefix(self, room: int, tokenizer: Tokenizer, mode: str) -> str:
         return ""
 
-    def extra(self) -> dict[str, Any]:
-        return {}
+    def files(self) -> tuple[Listed, ...] | None:
+        return None

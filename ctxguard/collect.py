@@ -31,6 +31,7 @@ class Artifact:
     priority: str = "normal"
     max_raw_tokens: int | None = None
     shares: bool = False  # share_surplus: may take other entries' unused budget
+    line_numbers: bool = False  # a diff's hunk lines show their new-file line numbers
     notes: tuple[str, ...] = ()
     diff: str | None = None  # a git entry's diff mode
     excluded_files: tuple[str, ...] = ()  # left out of the diff (generated or lock files)
@@ -135,6 +136,7 @@ def _git_artifacts(
         priority=spec.priority,
         max_raw_tokens=spec.max_raw_tokens,
         shares=spec.share_surplus,
+        line_numbers=spec.line_numbers,
         notes=tuple(notes),
     )
     if not kept and elsewhere and not excluded:  # a monorepo package the change does not touch
@@ -167,6 +169,7 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
         priority=spec.priority,
         max_raw_tokens=spec.max_raw_tokens,
         shares=spec.share_surplus,
+        line_numbers=spec.line_numbers,
     )
     matches: list[Path] = []
     problems: list[str] = []

@@ -41,6 +41,7 @@ class ArtifactSpec:
     share_surplus: bool = False  # may take other entries' unused budget beyond its own
     reference: bool = False  # list each file (path, size, tokens, sha256, preview), not its content
     required: bool = False  # a missing file fails `check` (else it is reported only)
+    line_numbers: bool = False  # a diff's hunk lines show their new-file line numbers
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,7 @@ _ENTRY = {
     "share_surplus",
     "reference",
     "required",
+    "line_numbers",
 }
 
 

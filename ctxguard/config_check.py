@@ -123,6 +123,7 @@ class Validator:
         shares = self.boolean(entry, "share_surplus", f"{path}.share_surplus")
         reference = self.boolean(entry, "reference", f"{path}.reference")
         required = self.boolean(entry, "required", f"{path}.required")
+        numbers = self.boolean(entry, "line_numbers", f"{path}.line_numbers")
         if reference and source != "files":
             self._err(f"{path}.reference", "applies to files artifacts (`paths:`); a git diff is always read")
         max_raw = self.integer(entry, "max_raw_tokens", f"{path}.max_raw_tokens", None, minimum=1)
@@ -144,5 +145,6 @@ class Validator:
             share_surplus=shares,
             reference=reference,
             required=required,
+            line_numbers=numbers,
         )
         return spec

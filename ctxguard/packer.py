@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ctxguard.plan import Plan, Unit
+from ctxguard.plan import Plan, Unit, shown_listing
 
 _TRIES = 6
 _UNUSED = 0.03  # a share of the room left unused that is not worth packing again for
@@ -27,9 +27,9 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
     tokens not shown, ends the content.
     """
     if marker is not None and plan.listing is not None:  # (e.g. a cut diff's file list)
-        # A third of the room (the rest for what the list cannot say), or half when a third
-        # holds not one row: at a tiny room the list is what says most.
-        plan = replace(plan, prefix=plan.prefix + (plan.listing(room // 3) or plan.listing(room // 2)), listing=None)
+        # A third of the room (the rest for what the list cannot say), or up to half when a
+        # third holds not one row: at a tiny room the list is what says most.
+        plan = replace(plan, prefix=plan.prefix + shown_listing(plan.listing, room), listing=None)
     units = plan.units
     order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
     lines = max(2, sum(u.omits for u in units))

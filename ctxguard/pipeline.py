@@ -16,6 +16,7 @@ from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config import Config
 from ctxguard.kinds import KINDS
 from ctxguard.kinds.diff import DiffDoc, file_coverage
+from ctxguard.kinds.diff.numbers import numbered
 from ctxguard.options import Options
 from ctxguard.read import BinaryData
 from ctxguard.record import Listed, Offload, Record, error_record
@@ -95,12 +96,7 @@ def run(
     }
     found = digest.facts([(artifacts[i].name, kinds[i], doc) for i, doc in docs.items()])
     found = digest.merge(found, [(artifacts[i].name, sink) for i, (_, sink) in streams.items()])
-    extra_tokens = overhead(tokenizer)
-    needs = [e.count + extra_tokens if e is not None else 0 for e in encoded]
-    for i, (state, _) in streams.items():
-        needs[i] = state.tokens + extra_tokens
-    for i, ref in refs.items():
-        needs[i] = reference.need(ref, tokenizer)
+    needs = _needs(artifacts, encoded, {i: state.tokens for i, (state, _) in streams.items()}, refs, docs, tokenizer)
     requests = [Request(a.budget, need, a.priority, a.entry, a.shares) for a, need in zip(artifacts, needs)]
     # The digest's widest possible status lines, to reserve its room before the budgets exist.
     placeholders = [
@@ -190,6 +186,28 @@ def run(
         used,
         _kept_texts(records, artifacts, kept),
     )
+
+
+def _needs(
+    artifacts: list[Artifact],
+    encoded: list[Encoded | None],
+    streamed: dict[int, int],
+    refs: dict[int, reference.Described],
+    docs: dict[int, Any],
+    tokenizer: Tokenizer,
+) -> list[int]:
+    """The tokens each artifact's record takes whole: its text (a streamed file's count), a
+    reference's content with its whole preview, a numbered diff with its numbers."""
+    extra = overhead(tokenizer)
+    needs = [e.count + extra if e is not None else 0 for e in encoded]
+    for i, tokens in streamed.items():
+        needs[i] = tokens + extra
+    for i, ref in refs.items():
+        needs[i] = reference.need(ref, tokenizer)
+    for i, a in enumerate(artifacts):
+        if a.line_numbers and a.text is not None and isinstance(docs.get(i), DiffDoc):
+            needs[i] = tokenizer.count(numbered(a.text, a.text)) + extra
+    return needs
 
 
 def _kept_texts(
@@ -308,17 +326,33 @@ def _record(
         if artifact.reference is not None:
             record = replace(record, read="reference")
     else:
-        record = compress(
-            artifact.text,
-            budget,
-            tokenizer=tokenizer,
-            name=artifact.name,
-            artifact_type=kind,
-            # (a diff record lists its files itself: its content need not start with them too)
-            options=replace(_options(config, artifact, missed), listing=not isinstance(doc, DiffDoc)),
-            encoded=tokens,
-            doc=doc,
-        )
+        options = _options(config, artifact, missed)
+        # (a diff record lists its files itself: its content need not start with them too)
+        options = replace(options, listing=not isinstance(doc, DiffDoc))
+        numbers = artifact.line_numbers and isinstance(doc, DiffDoc)
+        room = budget
+        for _ in range(6):  # with line numbers, cut to a smaller room until the numbered content fits
+            record = compress(
+                artifact.text,
+                room,
+                tokenizer=tokenizer,
+                name=artifact.name,
+                artifact_type=kind,
+                options=options,
+                encoded=tokens,
+                doc=doc,
+            )
+            if not numbers:
+                break
+            content = numbered(record.content, artifact.text)
+            over = tokenizer.count(content) - budget
+            if over <= 0:
+                record = replace(record, content=content, compacted_tokens=tokenizer.count(content), budget=budget)
+                break
+            if room - over - 8 < min_budget(tokenizer):
+                record = replace(record, budget=budget, notes=(*record.notes, "line numbers left out: no room"))
+                break
+            room -= over + 8
         if preview.useless(record):
             record = preview.preview(record, artifact.text, tokenizer)
     if isinstance(doc, DiffDoc) and kind == "diff" and artifact.text is not None:

@@ -97,6 +97,25 @@ def units(
     ]
 
 
+def shown_listing(listing: Callable[[int], str], room: int) -> str:
+    """What a tier-3 cut shows first (a diff's file list): within a third of the room, or, when a
+    third holds not one row, within the least room that holds one (at most half). A bigger room
+    never lists less: the share grows with the room."""
+    third = listing(room // 3)
+    if third:
+        return third
+    low, high = room // 3 + 1, room // 2
+    if low > high or not listing(high):
+        return ""
+    while low < high:  # the least room that lists a row
+        middle = (low + high) // 2
+        if listing(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return listing(low)
+
+
 def ended(lines: list[str]) -> list[str]:
     """The lines, the last one given a line break when it has none (units end their lines)."""
     if lines and not lines[-1].endswith(("\n", "\r")):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -53,8 +54,12 @@ def total(lines: list[str]) -> Decimal:
 '''
 
 
+# A fixed date: the same commit id at every run, so the demo's bundle is the same too.
+_DATES = {"GIT_AUTHOR_DATE": "2024-05-01T10:00:00Z", "GIT_COMMITTER_DATE": "2024-05-01T10:00:00Z"}
+
+
 def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env={**os.environ, **_DATES})
 
 
 def build(repo: Path) -> None:

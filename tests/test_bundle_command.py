@@ -435,3 +435,29 @@ def test_every_cut_is_recoverable_from_its_offload_and_show_prints_a_gap(
     (folder / log["offload"]["path"]).write_text("changed\n")
     assert main(["show", str(bundle_path), "reports/unit/run.log", "--lines", "1"]) == 2
     assert "its sha256 differs" in capsys.readouterr().err
+
+
+def test_line_numbers_show_new_file_lines_within_the_budget(tmp_path: Path) -> None:
+    from ctxguard.kinds.diff.numbers import new_numbers
+
+    repo = configured(tmp_path / "repo", "version: 1\nartifacts:\n  - {name: diff, budget: 400, line_numbers: true}\n")
+    repo.write("app.py", "".join(f"def f{i}():\n    return {i}\n" for i in range(60)))
+    repo.commit("more")
+    repo.write("app.py", "".join(f"def f{i}():\n    return {i * (2 if i in (5, 40) else 1)}\n" for i in range(60)))
+    repo.add("app.py")
+    data = _bundle(repo)
+    diff = data["artifacts"][0]
+    assert independent_count(diff["content"]) == diff["compacted_tokens"] <= diff["budget"] <= 400
+    assert diff["tier"] == 1  # its need counted its numbers: whole, numbered
+    assert "  12 +    return 10\n" in diff["content"] and "     -    return 5\n" in diff["content"]
+    assert new_numbers("@@ -1,2 +7,3 @@\n a\n-b\n+c\n+d\n") == [None, 7, None, 8, 9, None]
+    new = (repo.path / "app.py").read_text().splitlines()
+    repo.write(".ctxguard.yaml", "version: 1\nartifacts:\n  - {name: diff, budget: 120, line_numbers: true}\n")
+    cut = _bundle(repo)["artifacts"][0]
+    assert cut["tier"] > 1 and independent_count(cut["content"]) <= cut["budget"]
+    shown = [m for m in map(re.compile(r"^ *(\d+) [ +](.*)$").match, cut["content"].splitlines()) if m]
+    assert shown and all(new[int(m.group(1)) - 1] == m.group(2) for m in shown)  # the right numbers, past gaps
+    assert re.search(r"^\.\.\. \(lines \d+-\d+ omitted\)$", cut["content"], re.M)
+    repo.write(".ctxguard.yaml", "version: 1\nartifacts:\n  - {name: diff, budget: 400}\n")
+    assert "  12 +" not in _bundle(repo)["artifacts"][0]["content"]
+    assert "  12 +    return 10\n" in _bundle(repo, "--line-numbers")["artifacts"][0]["content"]

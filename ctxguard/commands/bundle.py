@@ -82,6 +82,11 @@ def add_parser(sub: Any) -> None:
         )
         parser.add_argument("--missed", action="store_true", help="list each record's missed probes")
         parser.add_argument(
+            "--line-numbers",
+            action="store_true",
+            help="show new-file line numbers on every diff's hunk lines (as line_numbers: true does)",
+        )
+        parser.add_argument(
             "--no-redact",
             dest="redact",
             action="store_const",

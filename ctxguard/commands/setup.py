@@ -86,6 +86,8 @@ def prepare(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     config = replace(config, **overrides)
     if getattr(args, "only", None):
         config = _only(config, args.only)
+    if getattr(args, "line_numbers", False):
+        config = replace(config, artifacts=tuple(replace(s, line_numbers=True) for s in config.artifacts))
     task = _task(args)
     if task:
         config = replace(config, artifacts=tuple(replace(s, task=s.task or task) for s in config.artifacts))

@@ -9,6 +9,7 @@ from ctxguard.kinds.base import Probe
 from ctxguard.kinds.diff.lines import DiffReader
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.diff.plan import file_listing
+from ctxguard.plan import shown_listing
 from ctxguard.record import Listed
 from ctxguard.sink import Offered, offer
 from ctxguard.sink import clip_streamed as _clip
@@ -119,7 +120,7 @@ class DiffSink:
         """The file list, with the share of the room the packer gives a plan's list."""
         if mode != "salient":
             return ""
-        return file_listing(self.stats, tokenizer, room // 3) or file_listing(self.stats, tokenizer, room // 2)
+        return shown_listing(lambda share: file_listing(self.stats, tokenizer, share), room)
 
     def files(self) -> tuple[Listed, ...] | None:
         return tuple(Listed(s.path, s.added, s.removed, s.status) for s in self.stats[:1000])

@@ -374,7 +374,8 @@ def test_check_and_bundle_check_allocate_alike_under_a_total(
     content_and_digest = raw["artifacts"][0]["raw_tokens"] + raw["totals"]["digest_tokens"]
     repo.write(
         ".ctxguard.yaml",
-        f"version: 1\ntotal_budget: {content_and_digest + 40}\nfail_on: truncated\n"
+        # (tier2_ratio 1.0: any cut is a tier-3 cut, which fail_on: truncated fails)
+        f"version: 1\ntotal_budget: {content_and_digest + 40}\nfail_on: truncated\ntier2_ratio: 1.0\n"
         "artifacts:\n  - {name: diff, budget: 9000}\n",
     )
     bundled = main(["bundle", "--repo", str(repo.path), "--check"])

@@ -1,0 +1,160 @@
+"""One artifact's record, from its kind's reading and its budget: compressed (or streamed, or
+described when it is a reference), with what collection knew of it, and its full text named
+when the cut left something out. (ctxguard.pipeline decides the budgets.)"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ctxguard import preview, reference, stream
+from ctxguard.bundle import offload_for
+from ctxguard.collect import Artifact
+from ctxguard.config import Config
+from ctxguard.kinds import KINDS
+from ctxguard.kinds.diff import DiffDoc, file_coverage
+from ctxguard.kinds.diff.numbers import numbered
+from ctxguard.options import Options
+from ctxguard.record import Listed, Offload, Record, error_record
+from ctxguard.redact import note, redact
+from ctxguard.sink import Sink
+from ctxguard.tiers import compress, min_budget
+from ctxguard.tokens import Encoded, Tokenizer
+
+
+def offloaded(
+    record: Record, artifact: Artifact, directory: Path, relative_to: Path | None, kept: dict[str, tuple[Path, Offload]]
+) -> Record:
+    """The record naming where its full text is kept, when it left something out (tier 2 or 3)."""
+    if record.tier < 2 or artifact.text is None:
+        return record
+    if record.artifact_name not in kept:
+        kept[record.artifact_name] = offload_for(artifact.text, record.type, directory, relative_to)
+    return replace(record, offload=kept[record.artifact_name][1])
+
+
+def options(config: Config, artifact: Artifact, missed: bool = False) -> Options:
+    """How the artifact is cut: its entry's task and tier-3 mode, else the config's."""
+    spec = config.spec(artifact.entry)
+    return Options(
+        task=artifact.task,
+        tier2_ratio=config.tier2_ratio,
+        tier3=(spec.tier3 if spec else None) or config.tier3,
+        missed=missed,
+    )
+
+
+def streamed(
+    config: Config,
+    artifact: Artifact,
+    kind: str,
+    budget: int,
+    prepared: tuple[stream.Scan, Sink],
+    tokenizer: Tokenizer,
+    missed: bool,
+) -> Record:
+    assert artifact.stream is not None
+    record = stream.finish(
+        *prepared, artifact.stream, artifact.name, budget, tokenizer, kind, options(config, artifact, missed)
+    )
+    if record is None:  # it fits after all: read it whole
+        from ctxguard.read import read_artifact
+
+        loaded = read_artifact(artifact.stream)
+        whole = redacted(replace(artifact, text=loaded.text, stream=None))
+        encoded = tokenizer.encode(whole.text) if whole.text is not None else None
+        doc = KINDS[kind].read(whole.text, whole.name) if whole.text is not None else None
+        return compressed(config, whole, kind, budget, encoded, tokenizer, missed, doc)
+    return attach(record, artifact)
+
+
+def referenced(artifact: Artifact, found: reference.Described, kind: str, budget: int, tokenizer: Tokenizer) -> Record:
+    return attach(reference.record(found, budget, tokenizer, kind), artifact)
+
+
+def attach(record: Record, artifact: Artifact) -> Record:
+    """The record with what collection knew of its artifact: its notes first, its diff mode and
+    excluded files, the secrets redacted, its entry when the record is one of several, whether
+    it is missing."""
+    return replace(
+        record,
+        notes=artifact.notes + record.notes,
+        entry=artifact.entry if artifact.entry != artifact.name else None,
+        missing=artifact.missing,
+        diff=artifact.diff,
+        excluded_files=artifact.excluded_files,
+        redacted=artifact.redacted or record.redacted,
+    )
+
+
+def redacted(artifact: Artifact) -> Artifact:
+    if artifact.text is None:
+        return artifact
+    found = redact(artifact.text)
+    if not found.counts:
+        return artifact
+    return replace(
+        artifact, text=found.text, redacted=tuple(found.counts.items()), notes=(*artifact.notes, note(found.counts))
+    )
+
+
+def compressed(
+    config: Config,
+    artifact: Artifact,
+    kind: str,
+    budget: int,
+    tokens: Encoded | None,
+    tokenizer: Tokenizer,
+    missed: bool,
+    doc: Any,
+    listed: int | None = None,
+) -> Record:
+    """The artifact compressed from its kind's reading (`doc`); a diff's record lists its files
+    with how much of each the content shows."""
+    if artifact.text is None or tokens is None:
+        record = error_record(
+            artifact.name, artifact.error or "unreadable", artifact_type=kind, budget=budget, encoding=tokenizer.name
+        )
+        if artifact.reference is not None:
+            record = replace(record, read="reference")
+    else:
+        # (a diff record lists its files itself: its content need not start with them too)
+        how = replace(options(config, artifact, missed), listing=not isinstance(doc, DiffDoc))
+        numbers = artifact.line_numbers and isinstance(doc, DiffDoc)
+        room = budget
+        for _ in range(6):  # with line numbers, cut to a smaller room until the numbered content fits
+            record = compress(
+                artifact.text,
+                room,
+                tokenizer=tokenizer,
+                name=artifact.name,
+                artifact_type=kind,
+                options=how,
+                encoded=tokens,
+                doc=doc,
+            )
+            if not numbers:
+                break
+            content = numbered(record.content, artifact.text)
+            over = tokenizer.count(content) - budget
+            if over <= 0:
+                record = replace(record, content=content, compacted_tokens=tokenizer.count(content), budget=budget)
+                break
+            if room - over - 8 < min_budget(tokenizer):
+                record = replace(record, budget=budget, notes=(*record.notes, "line numbers left out: no room"))
+                break
+            room -= over + 8
+        if preview.useless(record):
+            record = preview.preview(record, artifact.text, tokenizer)
+    if isinstance(doc, DiffDoc) and kind == "diff" and artifact.text is not None:
+        stats = doc.files
+        shown = file_coverage(doc, record.content) if record.tier > 1 else {}
+        record = replace(
+            record,
+            files=tuple(
+                Listed(s.path, s.added, s.removed, s.status, shown.get(s.path, "whole")) for s in stats[:listed]
+            ),
+            files_not_listed=len(stats) - listed if listed is not None and len(stats) > listed else 0,
+        )
+    return attach(record, artifact)

@@ -78,6 +78,14 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class Chunk:
+    """Which of a change's bundles this is (`split: chunks`): `index` of `of`, from 1."""
+
+    index: int
+    of: int
+
+
+@dataclass(frozen=True)
 class Bundle:
     """What an agent reads: the digest, then every record; with where the change came from."""
 
@@ -89,6 +97,7 @@ class Bundle:
     totals: Totals
     usage: Usage
     task: str | None = None  # what the reviewer is asked (--task, or the entries' one task)
+    chunk: Chunk | None = None  # one of several bundles of a change (split: chunks)
     version: str = __version__
 
     def to_dict(self) -> dict[str, Any]:
@@ -98,6 +107,7 @@ class Bundle:
             "encoding": self.encoding,
             "total_budget": self.total_budget,
             "task": self.task,
+            "chunk": vars(self.chunk) if self.chunk else None,
             "totals": vars(self.totals),
             "usage": vars(self.usage),
             "source": vars(self.source),
@@ -132,6 +142,7 @@ class Bundle:
             totals=Totals(**data["totals"]),
             usage=Usage(**data["usage"]),
             task=data.get("task"),
+            chunk=Chunk(**data["chunk"]) if data.get("chunk") else None,
             version=data["ctxguard"],
         )
 
@@ -158,6 +169,7 @@ def build(
     digest_tokens: int,
     window: int = CONTEXT_WINDOW,
     task: str | None = None,
+    chunk: Chunk | None = None,
 ) -> Bundle:
     """The bundle of records, before it is written (its size and usage are settled by `written`)."""
     totals = Totals(
@@ -171,7 +183,7 @@ def build(
         digest_tokens=digest_tokens,
         bundle_tokens=0,
     )
-    return Bundle(encoding, total_budget, source, digest, tuple(records), totals, Usage.of(0, window), task)
+    return Bundle(encoding, total_budget, source, digest, tuple(records), totals, Usage.of(0, window), task, chunk)
 
 
 def written(bundle: Bundle, fmt: str, tokenizer: Tokenizer) -> tuple[Bundle, str]:
@@ -216,6 +228,7 @@ def assemble(
     tokenizer: Tokenizer,
     window: int = CONTEXT_WINDOW,
     task: str | None = None,
+    chunk: Chunk | None = None,
 ) -> Written:
     """A pipeline result as the bundle file: built, rendered in fmt and counted (the offloads
     the records name are written by the caller)."""
@@ -228,6 +241,7 @@ def assemble(
         digest_tokens=result.digest_tokens,
         window=window,
         task=task,
+        chunk=chunk,
     )
     bundle, text = written(bundle, fmt, tokenizer)
     return Written(bundle, text, list(result.offloads), result.records)

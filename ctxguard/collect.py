@@ -151,7 +151,7 @@ def _git_artifacts(
             empty = f"[EMPTY RANGE: {mode} has no changes{' (' + reason + ')' if reason else ''}]"
             common["notes"] = (*notes, f"the range {mode} is empty: check that it is the one meant")
         return [Artifact(name=spec.name, budget=spec.budget, text=empty, **common)], result  # type: ignore[arg-type]
-    if spec.split == "file":
+    if spec.split in ("file", "chunks"):  # (chunks: the files are grouped into bundles later)
         share = max(MIN_BUDGET, spec.budget // len(kept))
         return [
             Artifact(name=f"{spec.name}:{path}", budget=share, text=part, **common)  # type: ignore[arg-type]

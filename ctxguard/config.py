@@ -15,7 +15,7 @@ from ctxguard.tokens import DEFAULT_ENCODING, ENCODINGS
 CONFIG_NAME = ".ctxguard.yaml"
 PRIORITIES = ("low", "normal", "high")
 FAIL_ON = ("truncated", "over_budget", "missing", "never")
-SPLITS = ("none", "file")
+SPLITS = ("none", "file", "chunks")
 CONTEXT_WINDOW = 128_000  # the reader's context window when none is configured (GPT-4o's)
 SCHEMA_URL = "https://raw.githubusercontent.com/ctxguard/ctxguard/main/ctxguard/schemas/config.schema.json"
 
@@ -183,6 +183,13 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
                     )
                 names.add(spec.name)
                 specs.append(spec)
+    chunked = [i for i, spec in enumerate(specs) if spec.split == "chunks"]
+    for i in chunked[1:]:
+        where = f"artifacts[{i}].split"
+        errors.add(lines.get(where, 1), where, "only one entry may have split: chunks")
+    if chunked and total is None:
+        where = f"artifacts[{chunked[0]}].split"
+        errors.add(lines.get(where, 1), where, "split: chunks needs a total_budget (each chunk's bundle keeps to it)")
     errors.raise_if_any()
     return Config(
         artifacts=tuple(specs),

@@ -124,6 +124,8 @@ class Validator:
         reference = self.boolean(entry, "reference", f"{path}.reference")
         required = self.boolean(entry, "required", f"{path}.required")
         numbers = self.boolean(entry, "line_numbers", f"{path}.line_numbers")
+        if entry.get("split") == "chunks" and source != "git":
+            self._err(f"{path}.split", "chunks applies to a git diff: its files are grouped into bundles")
         if reference and source != "files":
             self._err(f"{path}.reference", "applies to files artifacts (`paths:`); a git diff is always read")
         max_raw = self.integer(entry, "max_raw_tokens", f"{path}.max_raw_tokens", None, minimum=1)

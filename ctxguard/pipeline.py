@@ -50,6 +50,7 @@ def run(
     reason: str | None = None,
     offloads: Path | None = None,
     relative_to: Path | None = None,
+    collected: tuple[list[Artifact], Source] | None = None,
 ) -> Result:
     """Collect every artifact, reserve the digest, allocate budgets, compress each one.
 
@@ -59,9 +60,10 @@ def run(
 
     With `offloads` (a folder), every record that leaves something out names where its full text
     will be kept there (a path relative to `relative_to`, and its sha256); the result lists the
-    texts to write. A streamed record's full text is its file.
+    texts to write. A streamed record's full text is its file. `collected`: the artifacts (and
+    source) to use instead of collecting them (one chunk of a split change, ctxguard.chunks).
     """
-    artifacts, source = collect(config, repo, diff_override, reason)
+    artifacts, source = collected if collected is not None else collect(config, repo, diff_override, reason)
     if config.redact:  # before anything is counted, compressed, summarised or offloaded
         artifacts = [make.redacted(a) for a in artifacts]
     described = _described(artifacts, tokenizer, config.redact)

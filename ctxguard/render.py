@@ -46,7 +46,14 @@ def _about(bundle: Bundle) -> list[str]:
     where = f"Repository `{source.repository}`" + (f", diff `{source.diff}`" if source.diff else "")
     if source.head:
         where += f", head `{source.head[:12]}`" + (f", base `{source.base[:12]}`" if source.base else "")
+    part = []
+    if bundle.chunk:
+        part = [
+            f"Part {bundle.chunk.index} of {bundle.chunk.of} of this change: its changed files are split "
+            "across that many bundles (split: chunks), each with the other artifacts."
+        ]
     return [
+        *part,
         f"{where}. {totals.artifacts} artifacts, {totals.compacted_tokens:,} of {totals.raw_tokens:,} raw "
         f"tokens shown ({bundle.encoding}).",
         f"This bundle: {usage.tokens:,} tokens, {usage.share:.0%} of a {usage.window:,}-token context "

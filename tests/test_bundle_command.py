@@ -462,3 +462,43 @@ def test_line_numbers_show_new_file_lines_within_the_budget(tmp_path: Path) -> N
     repo.write(".ctxguard.yaml", "version: 1\nartifacts:\n  - {name: diff, budget: 400}\n")
     assert "  12 +" not in _bundle(repo)["artifacts"][0]["content"]
     assert "  12 +    return 10\n" in _bundle(repo, "--line-numbers")["artifacts"][0]["content"]
+
+
+def test_split_chunks_reviews_a_big_change_in_several_bundles_each_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxguard.config import parse_config
+    from ctxguard.errors import ConfigError
+
+    repo = configured(
+        tmp_path / "repo",
+        "version: 1\ntotal_budget: 2500\nartifacts:\n  - {name: diff, budget: 6000, split: chunks}\n"
+        "  - {name: plan, paths: [docs/plan.md], budget: 400}\n",
+    )
+    repo.write("docs/plan.md", "# Plan\n\n- [ ] split the handlers\n")
+    for i in range(12):
+        repo.write(f"src/m{i:02}.py", "".join(f"def handler_{i}_{j}(request):\n    return {j}\n" for j in range(40)))
+    repo.add("src")
+    assert main(["bundle", "--repo", str(repo.path)]) == 0
+    err = capsys.readouterr().err
+    folder = repo.path / ".git/ctxguard"
+    parts = sorted(folder.glob("bundle-*.json"))
+    assert len(parts) >= 3 and f"part 1 of {len(parts)} of the change" in err
+    seen = []
+    for k, part in enumerate(parts, 1):
+        text = part.read_text()
+        data = json.loads(text)
+        jsonschema.validate(data, SCHEMA)
+        assert data["chunk"] == {"index": k, "of": len(parts)}
+        assert independent_count(text) <= 2500  # each bundle within the total
+        files = [a for a in data["artifacts"] if a["artifact_name"].startswith("diff:")]
+        assert files and all(a["tier"] == 1 for a in files)  # whole files, not cut
+        assert any(a["artifact_name"] == "docs/plan.md" for a in data["artifacts"])  # the context, in each
+        seen += [a["artifact_name"] for a in files]
+    assert seen == [f"diff:src/m{i:02}.py" for i in range(12)]  # every file once, in order
+    assert main(["check", "--repo", str(repo.path)]) == 0
+    with pytest.raises(ConfigError, match="split: chunks needs a total_budget"):
+        parse_config("artifacts:\n  - {name: d, budget: 900, split: chunks}\n")
+    with pytest.raises(ConfigError, match="chunks applies to a git diff"):
+        parse_config("total_budget: 900\nartifacts:\n  - {name: d, paths: [a], budget: 900, split: chunks}\n")
+    assert main(["bundle", "--repo", str(repo.path), "--stdout"]) == 2

@@ -31,6 +31,7 @@ def test_the_schema_names_exactly_the_models_fields() -> None:
     assert _fields(bundle.Totals) == set(top["totals"]["properties"]) == set(top["totals"]["required"])
     assert _fields(bundle.Usage) == set(top["usage"]["properties"]) == set(top["usage"]["required"])
     assert _fields(Source) == set(top["source"]["properties"])
+    assert _fields(bundle.Chunk) == set(top["chunk"]["properties"])
     record = SCHEMA["$defs"]["record"]["properties"]
     assert _fields(Record) == set(record)
     assert _fields(Listed) == set(record["files"]["items"]["properties"])

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxguard.commands.common import positive_int
-from ctxguard.commands.setup import diff_range, prepare
+from ctxguard.commands.setup import prepare
 from ctxguard.config import FAIL_ON, parse_fail_on
 from ctxguard.errors import EXIT_OK, EXIT_POLICY
 from ctxguard.options import TIER3_MODES
@@ -187,53 +187,6 @@ def _output(args: argparse.Namespace, config: Any, repo: Any, fmt: str) -> Path:
     return Path(git.git_path(repo, "ctxguard")) / f"bundle.{_SUFFIX[fmt]}"
 
 
-def _run(
-    args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str, output: Path, stdout: bool = False
-) -> tuple[Any, Any]:
-    """The pipeline's result, with total_budget bounding the bundle as written in fmt, and that
-    bundle (the one last measured, or assembled now when none was). Cut records name their full
-    text in the offload folder beside output: relative to output's folder, or with stdout (no
-    file to be beside) to the current directory."""
-    from ctxguard import bundle, pipeline
-
-    last: list[bundle.Written] = []
-
-    def measure(result: pipeline.Result) -> int:
-        last[:] = [
-            bundle.assemble(
-                result,
-                fmt=fmt,
-                total_budget=config.total_budget,
-                tokenizer=tokenizer,
-                window=config.context_window,
-                task=getattr(args, "task", None) or _one_task(config),
-            )
-        ]
-        return last[0].tokens
-
-    chosen = diff_range(args, repo)
-    result = pipeline.run(
-        config,
-        repo,
-        tokenizer,
-        chosen.mode if chosen else None,
-        missed=args.missed,
-        written=measure,
-        reason=chosen.why if chosen else None,
-        offloads=output.parent / "offload",
-        relative_to=Path.cwd() if stdout else output.parent,
-    )
-    if not last or last[0].source_records is not result.records:
-        measure(result)
-    return result, last[0]
-
-
-def _one_task(config: Any) -> str | None:
-    """The task every entry has, if they share one."""
-    tasks = {spec.task for spec in config.artifacts}
-    return tasks.pop() if len(tasks) == 1 else None
-
-
 def run_bundle(args: argparse.Namespace) -> int:
     from ctxguard.errors import CtxguardError
 
@@ -249,53 +202,69 @@ def run_bundle(args: argparse.Namespace) -> int:
 
 def _bundle(args: argparse.Namespace) -> int:
     from ctxguard import output, render, report
-    from ctxguard.policy import failures
+    from ctxguard.commands.runs import bundles, numbered
 
     repo, config, tokenizer = prepare(args)
     path = _output(args, config, repo, args.format)
-    result, out = _run(args, repo, config, tokenizer, args.format, path, stdout=args.stdout)
-    output.write_offloads(out.offloads, path.parent / "offload")
-    if args.stdout:
-        sys.stdout.write(out.text)
-    else:
-        output.write_atomic(path, out.text)
+    made = bundles(args, repo, config, tokenizer, args.format, path, stdout=args.stdout)
     prompt = Path(args.prompt) if args.prompt else None
-    if prompt is not None:
-        output.write_atomic(prompt, out.text if args.format == "prompt" else render.render(out.bundle, "prompt"))
-    if args.split:
-        output.split_records(result.records, Path(args.split))
-    print(report.table(out.bundle), file=sys.stderr)
-    print(report.written_line(args.format, config.total_budget, out.bundle), file=sys.stderr)
-    for record in result.records:
-        if record.content.startswith(("[NO CHANGES", "[EMPTY RANGE")):
-            print(
-                f"ctxguard: note: {record.artifact_name} has nothing to review: {record.content.strip()}",
-                file=sys.stderr,
-            )
-    if not args.stdout:
-        print(f"ctxguard: wrote {path}", file=sys.stderr)
-    problems = failures(result.records, config, out.tokens) if args.check else None
+    for k, (result, out) in enumerate(made, 1):
+        where = path if len(made) == 1 else numbered(path, k)
+        output.write_offloads(out.offloads, path.parent / "offload")
+        if args.stdout:
+            sys.stdout.write(out.text)
+        else:
+            output.write_atomic(where, out.text)
+        if prompt is not None:
+            text = out.text if args.format == "prompt" else render.render(out.bundle, "prompt")
+            output.write_atomic(prompt if len(made) == 1 else numbered(prompt, k), text)
+        if args.split:
+            output.split_records(result.records, Path(args.split) / (f"{k}" if len(made) > 1 else ""))
+        if len(made) > 1:
+            print(f"ctxguard: part {k} of {len(made)} of the change", file=sys.stderr)
+        print(report.table(out.bundle), file=sys.stderr)
+        print(report.written_line(args.format, config.total_budget, out.bundle), file=sys.stderr)
+        for record in result.records:
+            if record.content.startswith(("[NO CHANGES", "[EMPTY RANGE")):
+                print(
+                    f"ctxguard: note: {record.artifact_name} has nothing to review: {record.content.strip()}",
+                    file=sys.stderr,
+                )
+        if not args.stdout:
+            print(f"ctxguard: wrote {where}", file=sys.stderr)
+    problems = _failures(made, config) if args.check else None
     if args.github:
         from ctxguard import github
 
+        first = path if len(made) == 1 else numbered(path, 1)
         github.publish(
-            out.bundle,
-            None if args.stdout else path,
+            made[0][1].bundle,
+            None if args.stdout else first,
             problems=problems,
             comment_file=Path(args.comment_file) if args.comment_file else None,
-            prompt=prompt,
+            prompt=prompt if prompt is None or len(made) == 1 else numbered(prompt, 1),
         )
     return _report_failures(problems, args.hook) if problems is not None else EXIT_OK
 
 
-def run_check(args: argparse.Namespace) -> int:
+def _failures(made: list[tuple[Any, Any]], config: Any) -> list[str]:
+    """The policies every bundle of the change fails, each said once."""
     from ctxguard.policy import failures
+
+    said: list[str] = []
+    for result, out in made:
+        said += [problem for problem in failures(result.records, config, out.tokens) if problem not in said]
+    return said
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from ctxguard.commands.runs import bundles
 
     repo, config, tokenizer = prepare(args)
     # Allocated and measured as `ctxguard bundle` writes its default (JSON) bundle, so both
     # commands give the same verdict; nothing is written.
-    result, out = _run(args, repo, config, tokenizer, "json", _output(args, config, repo, "json"))
-    code = _report_failures(failures(result.records, config, out.tokens), args.hook)
+    made = bundles(args, repo, config, tokenizer, "json", _output(args, config, repo, "json"))
+    code = _report_failures(_failures(made, config), args.hook)
     if code == EXIT_OK:
-        print(f"ctxguard: check passed ({len(result.records)} artifacts)", file=sys.stderr)
+        print(f"ctxguard: check passed ({sum(len(r.records) for r, _ in made)} artifacts)", file=sys.stderr)
     return code

@@ -1,0 +1,102 @@
+"""The bundles `ctxguard bundle` and `check` make: one, or with `split: chunks` one per chunk of
+the change (ctxguard.chunks), each measured as it is written in its form."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ctxguard.commands.setup import diff_range
+
+
+def _one_task(config: Any) -> str | None:
+    """The task every entry has, if they share one."""
+    tasks = {spec.task for spec in config.artifacts}
+    return tasks.pop() if len(tasks) == 1 else None
+
+
+def bundles(
+    args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str, output: Path, stdout: bool = False
+) -> list[tuple[Any, Any]]:
+    """(pipeline result, written bundle) for each bundle to write, in order: total_budget bounds
+    each as written in fmt. Cut records name their full text in the offload folder beside
+    output: relative to output's folder, or with stdout (no file to be beside) to the current
+    directory."""
+    from ctxguard import bundle, chunks, pipeline
+    from ctxguard.collect import collect
+
+    chosen = diff_range(args, repo)
+    mode, why = (chosen.mode, chosen.why) if chosen else (None, None)
+    task = getattr(args, "task", None) or _one_task(config)
+
+    def build(collected: Any = None, chunk: Any = None) -> tuple[Any, Any]:
+        last: list[bundle.Written] = []
+
+        def measure(result: pipeline.Result) -> int:
+            last[:] = [
+                bundle.assemble(
+                    result,
+                    fmt=fmt,
+                    total_budget=config.total_budget,
+                    tokenizer=tokenizer,
+                    window=config.context_window,
+                    task=task,
+                    chunk=chunk,
+                )
+            ]
+            return last[0].tokens
+
+        result = pipeline.run(
+            config,
+            repo,
+            tokenizer,
+            mode,
+            missed=args.missed,
+            written=measure,
+            reason=why,
+            offloads=output.parent / "offload",
+            relative_to=Path.cwd() if stdout else output.parent,
+            collected=collected,
+        )
+        if not last or last[0].source_records is not result.records:
+            measure(result)
+        return result, last[0]
+
+    if chunks.chunked_entry(config) is None:
+        return [build()]
+    if stdout:
+        from ctxguard.errors import UsageError
+
+        raise UsageError("split: chunks writes one file per chunk; --stdout prints one bundle (use --output)")
+    collected = collect(config, repo, mode, why)
+    widest = bundle.Chunk(99, 99)  # (measured with the widest numbers it will have, or wider)
+
+    def measured(artifacts: list[Any]) -> tuple[Any, int]:
+        result, written = build((artifacts, collected[1]), widest)
+        return result, written.tokens
+
+    parts = chunks.split(config, collected, tokenizer, measured)
+    if len(parts) == 1:
+        return [build((parts[0][1].artifacts, collected[1]))]
+    return [
+        (
+            result,
+            bundle.assemble(
+                result,
+                fmt=fmt,
+                total_budget=config.total_budget,
+                tokenizer=tokenizer,
+                window=config.context_window,
+                task=task,
+                chunk=bundle.Chunk(k, len(parts)),
+            ),
+        )
+        for k, (result, _) in enumerate(parts, 1)
+    ]
+
+
+def numbered(path: Path, index: int) -> Path:
+    """bundle.json -> bundle-2.json (bundle.prompt.md -> bundle-2.prompt.md)."""
+    stem, dot, rest = path.name.partition(".")
+    return path.with_name(f"{stem}-{index}{dot}{rest}")

@@ -30,21 +30,22 @@ def bundles(
     mode, why = (chosen.mode, chosen.why) if chosen else (None, None)
     task = getattr(args, "task", None) or _one_task(config)
 
+    def assemble(result: pipeline.Result, chunk: Any) -> bundle.Written:
+        return bundle.assemble(
+            result,
+            fmt=fmt,
+            total_budget=config.total_budget,
+            tokenizer=tokenizer,
+            window=config.context_window,
+            task=task,
+            chunk=chunk,
+        )
+
     def build(collected: Any = None, chunk: Any = None) -> tuple[Any, Any]:
         last: list[bundle.Written] = []
 
         def measure(result: pipeline.Result) -> int:
-            last[:] = [
-                bundle.assemble(
-                    result,
-                    fmt=fmt,
-                    total_budget=config.total_budget,
-                    tokenizer=tokenizer,
-                    window=config.context_window,
-                    task=task,
-                    chunk=chunk,
-                )
-            ]
+            last[:] = [assemble(result, chunk)]
             return last[0].tokens
 
         result = pipeline.run(
@@ -79,21 +80,7 @@ def bundles(
     parts = chunks.split(config, collected, tokenizer, measured)
     if len(parts) == 1:
         return [build((parts[0][1].artifacts, collected[1]))]
-    return [
-        (
-            result,
-            bundle.assemble(
-                result,
-                fmt=fmt,
-                total_budget=config.total_budget,
-                tokenizer=tokenizer,
-                window=config.context_window,
-                task=task,
-                chunk=bundle.Chunk(k, len(parts)),
-            ),
-        )
-        for k, (result, _) in enumerate(parts, 1)
-    ]
+    return [(result, assemble(result, bundle.Chunk(k, len(parts)))) for k, (result, _) in enumerate(parts, 1)]
 
 
 def numbered(path: Path, index: int) -> Path:

@@ -25,8 +25,8 @@ _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 _MARKER = re.compile(r"[ \t]*\d+[.)]")  # a numbered item's `2.`, alone before a cut: no sentence ends there
 _ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (before a list item)
 # A `#`/`##` heading is the document's skeleton, taken first; a deeper one comes after the MUST
-# sentences, each of which takes its section's heading with it.
-HEADING = 1.35
+# and SHOULD sentences (as the README says), each of which takes its section's heading with it.
+HEADING = 1.42
 CODE = 1.45  # a code block's fences and first line: after the rules, before the bodies
 MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
 

@@ -132,8 +132,10 @@ def _quiet(record: Record) -> bool:
 _EMPTY = ("[NO CHANGES", "[NO FILES MATCHED", "[EMPTY RANGE")
 
 
-def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
-    """The digest as markdown; worst=True renders the widest status lines (for reserving)."""
+def render(found: Facts, records: Sequence[Record], worst: bool = False, rows: int = MAX_ERRORS) -> str:
+    """The digest as markdown; worst=True renders the widest status lines (for reserving).
+    `rows`: the most causes and error lines listed (tasks: 5/3 as many), the rest counted."""
+    tasks = rows * MAX_TASKS // MAX_ERRORS
     out = ["## Digest\n"]
     if found.files:  # (each file is listed once: in its diff record's `files`, and the coverage)
         added, removed = sum(s.added for s in found.files), sum(s.removed for s in found.files)
@@ -144,30 +146,30 @@ def render(found: Facts, records: Sequence[Record], worst: bool = False) -> str:
             f"\nFailing tests in logs ({tests}, {plural(len(found.failures), 'cause')}):\n\n"
             "| log | tests | first error line | where |\n|---|---|---|---|\n"
         )
-        for name, failure in found.failures[:MAX_ERRORS]:
+        for name, failure in found.failures[:rows]:
             out.append(
                 f"| {_cell(name)} | {_cell(_tests(failure.tests))} | {_cell(_clip(failure.cause))} "
                 f"| {_cell(failure.where or '')} |\n"
             )
-        if len(found.failures) > MAX_ERRORS:
-            out.append(f"\n… and {len(found.failures) - MAX_ERRORS} more causes\n")
+        if len(found.failures) > rows:
+            out.append(f"\n… and {len(found.failures) - rows} more causes\n")
     if found.errors:
         other = "Other error" if found.failures else "Distinct error"
         out.append(f"\n{other} and warning lines in logs ({len(found.errors)}):\n")
         current = None
-        for name, line, count in found.errors[:MAX_ERRORS]:
+        for name, line, count in found.errors[:rows]:
             if name != current:
                 out.append(f"- {name}:\n")
                 current = name
             times = f" (x{count})" if count > 1 else ""
             out.append(f"  - {_clip(line)}{times}\n")
-        if len(found.errors) > MAX_ERRORS:
-            out.append(f"- … and {len(found.errors) - MAX_ERRORS} more distinct lines\n")
+        if len(found.errors) > rows:
+            out.append(f"- … and {len(found.errors) - rows} more distinct lines\n")
     if found.tasks:
         out.append(f"\nOpen task items ({len(found.tasks)}):\n")
-        out += [f"- [ ] {_clip(task)} ({name})\n" for name, task in found.tasks[:MAX_TASKS]]
-        if len(found.tasks) > MAX_TASKS:
-            out.append(f"- … and {len(found.tasks) - MAX_TASKS} more open items\n")
+        out += [f"- [ ] {_clip(task)} ({name})\n" for name, task in found.tasks[:tasks]]
+        if len(found.tasks) > tasks:
+            out.append(f"- … and {len(found.tasks) - tasks} more open items\n")
     out.append(f"\nArtifacts ({len(records)}):\n")
     lines = [_status(r, worst) for r in records]
     if len(lines) <= MAX_ARTIFACTS:

@@ -105,7 +105,13 @@ def run(
         )
         for a in artifacts
     ]
-    reserved = tokenizer.count(digest.render(found, placeholders, worst=True))
+    # A digest of at most a third of the total: fewer rows (the rest counted) when it would be more.
+    rows = digest.MAX_ERRORS
+    reserved = tokenizer.count(digest.render(found, placeholders, worst=True, rows=rows))
+    third = math.floor(config.total_budget * config.margin) // 3 if config.total_budget is not None else None
+    while third is not None and reserved > third and rows > 1:
+        rows //= 2
+        reserved = tokenizer.count(digest.render(found, placeholders, worst=True, rows=rows))
     floor = min_budget(tokenizer)
     kept: dict[str, tuple[Path, Offload]] = {}  # offloads named, by artifact
 
@@ -129,7 +135,7 @@ def run(
         ]
         if offloads is not None:
             records = [make.offloaded(r, a, offloads, relative_to, kept) for r, a in zip(records, artifacts)]
-        text = digest.render(found, records)
+        text = digest.render(found, records, rows=rows)
         used = tokenizer.count(text)
         if used > reserved:  # the real digest outgrew its reserve: again, with more room
             reserved = used + 16

@@ -502,3 +502,21 @@ def test_split_chunks_reviews_a_big_change_in_several_bundles_each_whole(
     with pytest.raises(ConfigError, match="chunks applies to a git diff"):
         parse_config("total_budget: 900\nartifacts:\n  - {name: d, paths: [a], budget: 900, split: chunks}\n")
     assert main(["bundle", "--repo", str(repo.path), "--stdout"]) == 2
+
+
+def test_the_digest_keeps_to_a_third_of_a_small_total(tmp_path: Path) -> None:
+    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november".split()
+    lines = [
+        f"2024-05-01 10:00:{i % 60:02} ERROR {words[i % 14]} {words[(i * 5) % 14]} failed: {w}\n"
+        for i, w in enumerate(words * 4)
+    ]
+    repo = configured(
+        tmp_path / "repo",
+        "version: 1\ntotal_budget: 1200\nartifacts:\n  - {name: logs, paths: ['*.log'], budget: 800}\n",
+    )
+    repo.write("a.log", "".join(lines))
+    data = _bundle(repo)
+    assert data["totals"]["digest_tokens"] <= 1200 // 3
+    assert "more distinct lines" in data["digest"]  # the rest counted
+    roomy = _bundle(repo, "--total-budget", "20000")
+    assert roomy["totals"]["digest_tokens"] > data["totals"]["digest_tokens"]  # all 30 rows there

@@ -188,21 +188,32 @@ def build(
 
 def written(bundle: Bundle, fmt: str, tokenizer: Tokenizer) -> tuple[Bundle, str]:
     """The bundle with its written size and usage, and its text in fmt (json, markdown or
-    prompt). The size is part of what it counts: settled in two passes, at most a few."""
+    prompt). The size is part of what it counts: settled in two passes, at most a few. When the
+    count of N is N + 1 and that of N + 1 is N (the digits merge differently), a few spaces at
+    the end of the text settle it: the size said is always the size written."""
     from ctxguard import render
+
+    def sized(tokens: int) -> Bundle:
+        totals = replace(bundle.totals, bundle_tokens=tokens)
+        return replace(bundle, totals=totals, usage=Usage.of(tokens, bundle.usage.window))
+
+    def text_of(sized_bundle: Bundle) -> str:
+        return dumps(sized_bundle) if fmt == "json" else render.render(sized_bundle, fmt)
 
     text = ""
     for _ in range(4):
-        text = dumps(bundle) if fmt == "json" else render.render(bundle, fmt)
+        text = text_of(bundle)
         count = tokenizer.count(text)
         if count == bundle.totals.bundle_tokens:
-            break
-        bundle = replace(
-            bundle,
-            totals=replace(bundle.totals, bundle_tokens=count),
-            usage=Usage.of(count, bundle.usage.window),
-        )
-    return bundle, text
+            return bundle, text
+        bundle = sized(count)
+    for pad in range(1, 8):  # (no fixed point: the count oscillates)
+        for tokens in (count, count + 1, count + 2):
+            candidate = sized(tokens)
+            padded = text_of(candidate).removesuffix("\n") + " " * pad + "\n"
+            if tokenizer.count(padded) == tokens:
+                return candidate, padded
+    return bundle, text_of(bundle)
 
 
 @dataclass(frozen=True)

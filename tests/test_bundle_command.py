@@ -66,7 +66,10 @@ def test_bundle_is_written_inside_the_git_dir_and_validates(repo: Repo, capsys: 
     names = [a["artifact_name"] for a in data["artifacts"]]
     assert names == ["diff", "reports/unit/run.log", "docs/plan.md", "build/outcomes.json"]
     diff = data["artifacts"][0]
-    assert diff["files"] == [{"path": "app.py", "added": 1, "removed": 1, "status": "modified", "shown": "whole"}]
+    assert diff["files"] == {
+        "columns": ["path", "added", "removed", "status", "shown"],
+        "rows": [["app.py", 1, 1, "modified", "whole"]],
+    }
     assert data["source"]["diff"] == "staged" and data["source"]["head"] == repo.git.head.commit.hexsha
     for record in data["artifacts"]:
         assert independent_count(record["content"]) == record["compacted_tokens"] <= record["budget"]
@@ -328,8 +331,8 @@ def test_total_budget_bounds_the_written_bundle_with_many_files_and_artifacts(tm
     assert code == 1  # the entries' raw text is over their budgets: over_budget says so, not the total
     if fmt == "json":
         diff = json.loads(out.read_text())["artifacts"][0]
-        assert diff.get("files_not_listed", 0) + len(diff["files"]) == 40
-        assert {f["shown"] for f in diff["files"]} <= {"whole", "cut", "omitted"}
+        assert diff.get("files_not_listed", 0) + len(diff["files"]["rows"]) == 40
+        assert {row[4] for row in diff["files"]["rows"]} <= {"whole", "cut", "omitted"}
 
 
 def test_offloads_named_in_a_run_are_never_pruned_and_markdown_names_them(tmp_path: Path) -> None:

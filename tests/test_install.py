@@ -30,7 +30,7 @@ def test_alias_runs_the_bundle_and_uninstall_removes_it(repo: Repo) -> None:
     repo.add("app.py")
     done = _git(repo, "ctx", "--stdout")
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["artifacts"][0]["files"][0]["path"] == "app.py"
+    assert json.loads(done.stdout)["artifacts"][0]["files"]["rows"][0][0] == "app.py"
     assert main(["uninstall", "alias", "--repo", str(repo.path)]) == 0
     assert _git(repo, "config", "--get", "alias.ctx").returncode == 1
 

@@ -276,7 +276,7 @@ def test_files_the_digest_and_the_listing_show_utf8_paths_whatever_quotepath_say
     assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) == 0
     bundle = json.loads(out.read_text())
     record = bundle["artifacts"][0]
-    assert {f["path"] for f in record["files"]} == {"docs/über uns.md", 'odd "name".py'}
+    assert {row[0] for row in record["files"]["rows"]} == {"docs/über uns.md", 'odd "name".py'}
     assert "2 files changed" in bundle["digest"] and "\\303" not in bundle["digest"]
     assert "\\303" not in json.dumps(record["files"])
 

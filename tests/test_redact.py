@@ -187,7 +187,7 @@ def test_a_staged_env_file_stays_a_diff_with_its_file_list(tmp_path: Path) -> No
     record = bundle["artifacts"][0]
     assert "abcdefgh12345678" not in out.read_text()
     assert "+API_TOKEN=[REDACTED:token]\r\n+PORT=8080" in record["content"]
-    assert [f["path"] for f in record["files"]] == [".env"]
+    assert [row[0] for row in record["files"]["rows"]] == [".env"]
     assert "1 file changed (+3 -0)." in bundle["digest"]
     assert "redacted 1 secret value (1 token)" in record["notes"]
 

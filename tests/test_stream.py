@@ -104,7 +104,7 @@ def test_stream_diff_lists_files_definitions_and_errors(small_stream: None, tmp_
 
     assert not _orphans(content)  # every changed line under its file and hunk header
     assert record["retention"]["kept"] == record["retention"]["probes"]
-    assert record["files"][0] == {"path": "pkg/module_0.py", "added": 41, "removed": 0, "status": "modified"}
+    assert record["files"]["rows"][0] == ["pkg/module_0.py", 41, 0, "modified", None]  # (streamed: shown unknown)
 
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402

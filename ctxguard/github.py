@@ -34,12 +34,18 @@ def escape_property(text: str) -> str:
 
 
 def outputs(
-    bundle: Bundle, path: Path | None, problems: list[str] | None = None, prompt: Path | None = None
+    bundle: Bundle,
+    path: Path | None,
+    problems: list[str] | None = None,
+    prompt: Path | None = None,
+    parts: list[Path] | None = None,
 ) -> dict[str, str]:
-    """The action's outputs. `passed` is empty when no check ran."""
+    """The action's outputs. `passed` is empty when no check ran; `parts` are every bundle of a
+    change split into chunks (the first is `path`)."""
     totals = bundle.totals
     return {
         "bundle-path": str(path) if path is not None else "",
+        "bundle-paths": "\n".join(str(p) for p in (parts or ([path] if path is not None else []))),
         "offload-path": str(path.parent / "offload") if path is not None else "",
         "prompt-path": str(prompt) if prompt is not None else "",
         "total-tokens": str(totals.bundle_tokens),
@@ -167,6 +173,7 @@ def publish(
     problems: list[str] | None = None,
     comment_file: Path | None = None,
     prompt: Path | None = None,
+    parts: list[Path] | None = None,
 ) -> None:
     """Write outputs and summary where the runner says, and print the annotations. `problems`
     are the check's failures (None when no check ran); comment_file gets the summary as the
@@ -176,7 +183,7 @@ def publish(
         comment_file.write_text(comment_body(summary(bundle, problems)), encoding="utf-8")
     if environ.get("GITHUB_OUTPUT"):
         chunks = []
-        for key, value in outputs(bundle, path, problems, prompt).items():
+        for key, value in outputs(bundle, path, problems, prompt, parts).items():
             delimiter = f"ctxguard_{uuid.uuid4().hex}"
             chunks.append(f"{key}<<{delimiter}\n{value}\n{delimiter}\n")
         _append(environ["GITHUB_OUTPUT"], "".join(chunks))

@@ -307,7 +307,7 @@ def test_upload_takes_the_bundle_and_its_offloads_hidden_files_included() -> Non
     assert step["with"]["include-hidden-files"] is True and "inputs.upload == 'true'" in step["if"]
     assert step["with"]["path"].split() == [
         "${{",
-        "steps.bundle.outputs.bundle-path",
+        "steps.bundle.outputs.bundle-paths",
         "}}",
         "${{",
         "steps.bundle.outputs.offload-path",

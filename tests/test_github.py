@@ -89,3 +89,13 @@ def test_publish_writes_outputs_and_summary(tmp_path: Path) -> None:
     assert "bundle-path<<ctxguard_" in out and "\nb.json\n" in out and "\n1\n" in out
     assert "| `logs/run-0.log` | log | 3 | 900 | 100 | 100 | **TRUNCATED** |" in (tmp_path / "sum").read_text()
     assert "| `logs/run-1.log` | log | 1 | 900 | 100 | 100 | OK |" in (tmp_path / "sum").read_text()
+
+
+def test_every_part_of_a_split_change_is_an_output(tmp_path: Path) -> None:
+    env = {"GITHUB_OUTPUT": str(tmp_path / "out")}
+    parts = [Path("b/bundle-1.json"), Path("b/bundle-2.json")]
+    github.publish(_bundle(truncated=0, total=1), parts[0], env, parts=parts)
+    out = (tmp_path / "out").read_text()
+    assert "bundle-paths<<ctxguard_" in out and "\nb/bundle-1.json\nb/bundle-2.json\n" in out
+    single = github.outputs(_bundle(truncated=0, total=1), Path("b/bundle.json"))
+    assert single["bundle-paths"] == "b/bundle.json"

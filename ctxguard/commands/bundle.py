@@ -243,6 +243,7 @@ def _bundle(args: argparse.Namespace) -> int:
             problems=problems,
             comment_file=Path(args.comment_file) if args.comment_file else None,
             prompt=prompt if prompt is None or len(made) == 1 else numbered(prompt, 1),
+            parts=None if args.stdout or len(made) == 1 else [numbered(path, k) for k in range(1, len(made) + 1)],
         )
     return _report_failures(problems, args.hook) if problems is not None else EXIT_OK
 

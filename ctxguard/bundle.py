@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -264,8 +265,6 @@ _SUFFIX = {"diff": "diff", "json": "json", "log": "log", "markdown": "md"}
 def offload_for(raw: str, kind: str, directory: Path, relative_to: Path | None) -> tuple[Path, Offload]:
     """Where a cut artifact's full text will be kept (nothing written), and how a record names
     it: a path relative to `relative_to` (the bundle's folder) and the text's sha256."""
-    import os
-
     digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
     target = directory / f"{digest[:16]}.{_SUFFIX.get(kind, 'txt')}"
     shown = os.path.relpath(target, relative_to) if relative_to is not None else str(target)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from ctxguard.collect import Artifact, Source
@@ -21,14 +21,6 @@ from ctxguard.tokens import Tokenizer
 
 ESCAPE = 1.15  # a content string's tokens as JSON, about, over its own
 RECORD = 60  # a record's fields, about
-
-
-@dataclass(frozen=True)
-class Part:
-    """One chunk: its artifacts (the other entries' and its own files)."""
-
-    artifacts: list[Artifact]
-    files: int  # how many of them are the chunked entry's files
 
 
 def chunked_entry(config: Config) -> str | None:
@@ -46,27 +38,27 @@ def split(
     collected: tuple[list[Artifact], Source],
     tokenizer: Tokenizer,
     build: Callable[[list[Artifact]], tuple[Any, int]],
-) -> list[tuple[Any, Part]]:
-    """The change's bundles, one per chunk, in order: `build` makes a bundle of some artifacts
-    and says the records' tiers (its result) and its written tokens."""
+) -> list[tuple[Any, list[Artifact]]]:
+    """The change's bundles, one per chunk, in order, each with its artifacts: `build` makes a
+    bundle of some artifacts and says the records' tiers (its result) and its written tokens."""
     entry = chunked_entry(config)
     artifacts, _ = collected
     files = [a for a in artifacts if entry is not None and is_file_of(a, entry)]
     others = [a for a in artifacts if entry is None or not is_file_of(a, entry)]
     spec = config.spec(entry) if entry is not None else None
     if not files or spec is None or config.total_budget is None:
-        return [(build(artifacts)[0], Part(artifacts, len(files)))]
+        return [(build(artifacts)[0], artifacts)]
     total = math.floor(config.total_budget * config.margin)
     _, fixed = build(others)  # what the other artifacts take, the digest and the fields
     room = max(total - fixed, total // 3)
     costs = [math.ceil(tokenizer.count(a.text or "") * ESCAPE) + RECORD for a in files]
     pending = _groups(costs, room)[::-1]
-    done: list[tuple[Any, Part]] = []
+    done: list[tuple[Any, list[Artifact]]] = []
     while pending:
         group = pending.pop()
         chosen = [replace(a, budget=max(MIN_BUDGET, spec.budget // len(group))) for a in (files[i] for i in group)]
-        part = Part(others + chosen, len(chosen))
-        result, _ = build(part.artifacts)
+        part = others + chosen
+        result, _ = build(part)
         cut = any(r.tier > 1 for r in result.records if r.entry == entry and r.artifact_name != entry)
         if cut and len(group) > 1:  # (the estimate was short: two halves instead)
             half = len(group) // 2

@@ -80,6 +80,7 @@ def summary(bundle: Bundle, problems: list[str] | None = None) -> str:
     """The markdown for $GITHUB_STEP_SUMMARY: the verdict and its reasons, each artifact with its
     status, the coverage, the largest artifacts and changed files, and the digest."""
     from ctxguard.render import coverage
+    from ctxguard.render import fence as render_fence
 
     lines = ["### ctxguard bundle", ""]
     if problems is not None:
@@ -100,7 +101,7 @@ def summary(bundle: Bundle, problems: list[str] | None = None) -> str:
         lines.append(
             f"| `{name}` | {r.type} | {r.tier} | {r.raw_tokens} | {r.compacted_tokens} | {r.budget} | {mark} |"
         )
-    lines += ["", *coverage(bundle)[2:]]
+    lines += ["", *coverage(bundle)]
     largest = sorted(bundle.records, key=lambda r: -r.raw_tokens)[:TOP]
     lines += [
         "",
@@ -111,7 +112,7 @@ def summary(bundle: Bundle, problems: list[str] | None = None) -> str:
         lines.append("Most changed files: " + ", ".join(f"`{f.path}` (+{f.added} -{f.removed})" for f in files))
     digest = bundle.digest.strip()
     if digest:
-        fence = "`" * max(3, 1 + max((len(run) for run in digest.split() if set(run) == {"`"}), default=0))
+        fence = render_fence(digest)
         lines += ["", "<details><summary>Digest</summary>", "", f"{fence}markdown", digest, fence, "", "</details>"]
     return "\n".join(lines) + "\n"
 

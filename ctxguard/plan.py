@@ -8,6 +8,7 @@ their tokens.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -41,6 +42,10 @@ HOLE_COST = 1 << 40  # a unit of this cost is never shown: raw lines a plan does
 def hole(lines: int) -> Unit:
     """Raw lines the plan does not hold (a streamed file's lines not kept): always a gap."""
     return Unit("", HOLE_COST, 0, (float("inf"), 0), lines=lines)
+
+
+# A gap line as omitted_lines writes it: its first raw line, and its last when it stands for more.
+GAP_LINE = re.compile(r"^\.\.\. \(lines? (\d+)(?:-(\d+))? omitted\)$", re.M)
 
 
 def omitted_lines(n: int, first: int) -> str:

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ctxguard.plan import GAP_LINE
+
 CONTRACT_FIELDS = ("artifact_name", "raw_tokens", "compacted_tokens", "truncated", "content")
 
 
@@ -180,14 +182,13 @@ def error_record(name: str, reason: str, *, artifact_type: str, budget: int, enc
 
 
 _OMITTED = re.compile(r"\b(\d[\d,]*) (line|item|key|char)s? omitted\b")
-_LINES = re.compile(r"^\.\.\. \(lines? (\d+)(?:-(\d+))? omitted\)$", re.M)  # a gap line with its range
 
 
 def omissions(content: str) -> str:
     """What a tier-2 content left out, from its gap lines and notes: `compressed: 120 lines,
     3 keys omitted` (never "nothing cut": tier 2 keeps what must be seen, not everything)."""
     totals: dict[str, int] = {}
-    for first, last in _LINES.findall(content):
+    for first, last in GAP_LINE.findall(content):
         totals["line"] = totals.get("line", 0) + int(last or first) - int(first) + 1
     for number, unit in _OMITTED.findall(content):
         totals[unit] = totals.get(unit, 0) + int(number.replace(",", ""))

@@ -137,9 +137,10 @@ def compressed(
             if not numbers:
                 break
             content = numbered(record.content, artifact.text)
-            over = tokenizer.count(content) - budget
+            cost = tokenizer.count(content)
+            over = cost - budget
             if over <= 0:
-                record = replace(record, content=content, compacted_tokens=tokenizer.count(content), budget=budget)
+                record = replace(record, content=content, compacted_tokens=cost, budget=budget)
                 break
             if room - over - 8 < min_budget(tokenizer):
                 record = replace(record, budget=budget, notes=(*record.notes, "line numbers left out: no room"))

@@ -15,7 +15,7 @@ from pathlib import Path
 from ctxguard.read import decode, not_regular
 from ctxguard.record import Record, Referenced
 from ctxguard.redact import note, redact
-from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer
+from ctxguard.tokens import Tokenizer, warning_line
 from ctxguard.words import clip
 
 PREVIEW_LINES = 10  # first lines shown at most
@@ -103,7 +103,7 @@ def header(found: Described, tokenizer: Tokenizer) -> str:
 
 def content(found: Described, budget: int, tokenizer: Tokenizer) -> str:
     """The header and as much preview as fits in budget (at most PREVIEW_TOKENS of it)."""
-    warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
+    warning = warning_line(tokenizer)
     top = warning + header(found, tokenizer)
     room = budget - tokenizer.count(top)
     if room < 0:

@@ -33,7 +33,7 @@ def render(bundle: Bundle, fmt: str) -> str:
         top = [PROMPT_FRAME, "", "## Task", "", bundle.task or DEFAULT_TASK, *_tasks(bundle), ""]
     else:
         top = ["# ctxguard bundle", ""]
-    lines = [*top, *_about(bundle, fmt), "", *coverage(bundle), ""]
+    lines = [*top, *_about(bundle, fmt), "", "## Coverage", "", *coverage(bundle), ""]
     lines.append(bundle.digest.rstrip("\n"))
     lines += ["", "## Artifacts"]
     for record in bundle.records:
@@ -78,7 +78,7 @@ def coverage(bundle: Bundle) -> list[str]:
     """Each artifact and each changed file by how much of it is shown, names only where
     something is missing: `whole` ones are counted, `cut` and `omitted` ones named (the digest
     and each artifact's section say where its full text is)."""
-    lines = ["## Coverage", ""]
+    lines: list[str] = []
     by: dict[str, list[str]] = {"whole": [], "cut": [], "omitted": []}
     for record in bundle.records:
         tier = " (compressed)" if record.tier == 2 else ""
@@ -121,9 +121,9 @@ def fence(content: str) -> str:
 
 
 def _artifact(record: Record) -> list[str]:
-    how = {"whole": "whole", "omitted": "omitted"}.get(state(record)) or (
-        "compressed (tier 2)" if record.tier == 2 else "cut (tier 3)"
-    )
+    how = state(record)
+    if how == "cut":
+        how = "compressed (tier 2)" if record.tier == 2 else "cut (tier 3)"
     out = [f"### {record.artifact_name}", "", f"{record.type}, {how}, {record.compacted_tokens:,} tokens"]
     out += [f"> {note}" for note in record.notes]
     if record.offload:

@@ -33,7 +33,7 @@ from ctxguard.record import Record
 from ctxguard.redact import note, redact
 from ctxguard.sink import Offered, Sink, Taker
 from ctxguard.tiers import marker
-from ctxguard.tokens import HEURISTIC_WARNING, Tokenizer, last_clean_break
+from ctxguard.tokens import Tokenizer, last_clean_break, warning_line
 from ctxguard.words import cut_line
 
 STREAM_BYTES = 32 * 1024 * 1024  # files larger than this are streamed
@@ -194,7 +194,7 @@ def finish(
     options: Options = Options(),
 ) -> Record | None:
     """The Tier 3 record of a prepared file, or None when it fits its budget after all."""
-    warning = "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
+    warning = warning_line(tokenizer)
     room = budget - tokenizer.count(warning)
     if state.tokens <= room:
         return None

@@ -19,7 +19,7 @@ from ctxguard.options import Options
 from ctxguard.packer import pack
 from ctxguard.plan import Plan
 from ctxguard.record import Record
-from ctxguard.tokens import HEURISTIC_WARNING, Encoded, Tokenizer
+from ctxguard.tokens import Encoded, Tokenizer, warning_line
 from ctxguard.words import task_words
 
 MIN_BUDGET = 32  # room for the marker and some content
@@ -58,7 +58,7 @@ def compress(
         )
     kind = classify(name, text, artifact_type)
     notes: list[str] = []
-    warning = _warning(tokenizer)
+    warning = warning_line(tokenizer)
     room = budget - tokenizer.count(warning)
     if encoded is None:
         encoded = tokenizer.encode(text)
@@ -139,13 +139,9 @@ def min_budget(tokenizer: Tokenizer) -> int:
     return MIN_BUDGET if tokenizer.exact else OFFLINE_MIN_BUDGET
 
 
-def _warning(tokenizer: Tokenizer) -> str:
-    return "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
-
-
 def overhead(tokenizer: Tokenizer) -> int:
     """Tokens every record's content carries besides the artifact (the offline warning line)."""
-    return tokenizer.count(_warning(tokenizer))
+    return tokenizer.count(warning_line(tokenizer))
 
 
 def head_cut(encoded: Encoded, budget: int, tokenizer: Tokenizer) -> str:

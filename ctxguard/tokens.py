@@ -173,6 +173,11 @@ def _tiktoken_bundled(name: str) -> Any:
                 os.environ["TIKTOKEN_CACHE_DIR"] = before
 
 
+def warning_line(tokenizer: Tokenizer) -> str:
+    """The line every content starts with when its tokens are only estimated (else nothing)."""
+    return "" if tokenizer.exact else HEURISTIC_WARNING + "\n"
+
+
 def get_tokenizer(encoding: str | None = None) -> Tokenizer:
     """The tokenizer for an encoding name (default o200k_base), loaded once per process."""
     name = encoding or DEFAULT_ENCODING
@@ -189,6 +194,7 @@ __all__ = [
     "HeuristicTokenizer",
     "TiktokenTokenizer",
     "Tokenizer",
+    "warning_line",
     "clean_segments",
     "exact_pieces",
     "get_tokenizer",

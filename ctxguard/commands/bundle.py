@@ -202,14 +202,15 @@ def run_bundle(args: argparse.Namespace) -> int:
 
 def _bundle(args: argparse.Namespace) -> int:
     from ctxguard import output, render, report
-    from ctxguard.commands.runs import bundles, numbered
+    from ctxguard.commands.runs import bundles, part_path
 
     repo, config, tokenizer = prepare(args)
     path = _output(args, config, repo, args.format)
     made = bundles(args, repo, config, tokenizer, args.format, path, stdout=args.stdout)
     prompt = Path(args.prompt) if args.prompt else None
+    paths = [part_path(path, k, len(made)) for k in range(1, len(made) + 1)]
     for k, (result, out) in enumerate(made, 1):
-        where = path if len(made) == 1 else numbered(path, k)
+        where = paths[k - 1]
         output.write_offloads(out.offloads, path.parent / "offload")
         if args.stdout:
             sys.stdout.write(out.text)
@@ -217,7 +218,7 @@ def _bundle(args: argparse.Namespace) -> int:
             output.write_atomic(where, out.text)
         if prompt is not None:
             text = out.text if args.format == "prompt" else render.render(out.bundle, "prompt")
-            output.write_atomic(prompt if len(made) == 1 else numbered(prompt, k), text)
+            output.write_atomic(part_path(prompt, k, len(made)), text)
         if args.split:
             output.split_records(result.records, Path(args.split) / (f"{k}" if len(made) > 1 else ""))
         if len(made) > 1:
@@ -236,14 +237,13 @@ def _bundle(args: argparse.Namespace) -> int:
     if args.github:
         from ctxguard import github
 
-        first = path if len(made) == 1 else numbered(path, 1)
         github.publish(
             made[0][1].bundle,
-            None if args.stdout else first,
+            None if args.stdout else paths[0],
             problems=problems,
             comment_file=Path(args.comment_file) if args.comment_file else None,
-            prompt=prompt if prompt is None or len(made) == 1 else numbered(prompt, 1),
-            parts=None if args.stdout or len(made) == 1 else [numbered(path, k) for k in range(1, len(made) + 1)],
+            prompt=None if prompt is None else part_path(prompt, 1, len(made)),
+            parts=None if args.stdout or len(made) == 1 else paths,
         )
     return _report_failures(problems, args.hook) if problems is not None else EXIT_OK
 

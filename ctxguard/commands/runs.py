@@ -79,11 +79,14 @@ def bundles(
 
     parts = chunks.split(config, collected, tokenizer, measured)
     if len(parts) == 1:
-        return [build((parts[0][1].artifacts, collected[1]))]
+        return [build((parts[0][1], collected[1]))]
     return [(result, assemble(result, bundle.Chunk(k, len(parts)))) for k, (result, _) in enumerate(parts, 1)]
 
 
-def numbered(path: Path, index: int) -> Path:
-    """bundle.json -> bundle-2.json (bundle.prompt.md -> bundle-2.prompt.md)."""
+def part_path(path: Path, index: int, parts: int) -> Path:
+    """Where part `index` of `parts` bundles goes: path itself for one, else bundle.json ->
+    bundle-2.json (bundle.prompt.md -> bundle-2.prompt.md)."""
+    if parts == 1:
+        return path
     stem, dot, rest = path.name.partition(".")
     return path.with_name(f"{stem}-{index}{dot}{rest}")

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 
+from ctxguard.plan import GAP_LINE
+
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
-_GAP = re.compile(r"^\.\.\. \(lines? (\d+)(?:-(\d+))? omitted\)$")
 WIDTH = 5  # digits and a space before each hunk line
 
 
@@ -42,7 +43,7 @@ def numbered(content: str, raw: str) -> str:
     out = []
     at = 0  # the raw line (from 0) the next shown line stands for
     for line in content.split("\n"):
-        gap = _GAP.match(line)
+        gap = GAP_LINE.match(line)
         if gap:
             at = int(gap.group(2) or gap.group(1))
             out.append(line)

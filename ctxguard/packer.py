@@ -12,11 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
 from ctxguard.plan import Plan, Unit, shown_listing
 
 _TRIES = 6
 _UNUSED = 0.03  # a share of the room left unused that is not worth packing again for
+
+
+class Fit(NamedTuple):
+    """A content that fits, the units it shows, and the limit they were chosen at."""
+
+    content: str
+    chosen: list[bool]
+    limit: int
 
 
 def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[int], str] | None = None) -> str | None:
@@ -36,7 +45,7 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
     gap = count(plan.gap(lines, lines))  # about the widest gap line
     limit = room - count(plan.prefix) - (count("\n" + marker(plan.total)) if marker else 0)
     if marker is not None:
-        return _fit(plan, order, [u.must for u in units], gap, limit, room, count, marker)
+        return _tier3(plan, order, gap, limit, room, count, marker)
     whole = plan.lossless(room) if plan.lossless is not None else None
     if whole is not None and count(whole) <= room:
         return whole
@@ -45,10 +54,32 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
         must = list(base) if level is None else [m or u.priority[0] < level for u, m in zip(units, base)]
         if sum(u.cost for u, m in zip(units, must) if m) > limit:
             continue  # (sure not to fit, without choosing)
-        content = _fit(plan, order, must, gap, limit, room, count, None)
-        if content is not None:
-            return content
+        found = _fit(plan, order, must, gap, limit, room, count, None)
+        if found is not None:
+            return found.content
     return None
+
+
+def _tier3(
+    plan: Plan,
+    order: list[int],
+    gap: int,
+    limit: int,
+    room: int,
+    count: Callable[[str], int],
+    marker: Callable[[int], str],
+) -> str | None:
+    """A tier-3 cut in two steps. First the longest run of must units, in order, that fits
+    shown alone (what the probes are made of); then, around those, the other units that fit.
+    The first step does not depend on what the second takes, so a bigger room never keeps fewer
+    must units than a smaller one: a filler taken at one limit cannot crowd a must unit out."""
+    must = [u.must for u in plan.units]
+    found = _fit(plan, order, must, gap, limit, room, count, marker, fill=False)
+    if found is None:
+        return None
+    fixed = [m and c for m, c in zip(must, found.chosen)]  # the must units kept; the others left out
+    filled = _fit(plan, order, fixed, gap, found.limit, room, count, marker, skip=must)
+    return (filled or found).content
 
 
 def _fit(
@@ -60,39 +91,43 @@ def _fit(
     room: int,
     count: Callable[[str], int],
     marker: Callable[[int], str] | None,
-) -> str | None:
+    fill: bool = True,
+    skip: Sequence[bool] | None = None,
+) -> Fit | None:
     """Choose and render, packing again into a smaller limit while the content is over room,
     and into a bigger one while the room left unused could hold a unit left out (the gaps' cost
     is estimated: a plan's gap lines vary), keeping the content of the biggest limit that fit.
     When a bigger limit goes over, the limits between the last that fit and it are bisected: a
     bigger room must not keep less than a smaller one did (its first limit can fall one token
     short of a unit the smaller room's second limit took)."""
-    fitted, fits, over_at = None, None, None  # the best content, its limit, the least limit over
+    fitted: Fit | None = None  # the best content
+    over_at = None  # the least limit over
+    strict = marker is None or skip is not None  # (tier 2, or the must units of a tier-3 cut fixed)
     for _ in range(_TRIES):
-        chosen = _choose(plan.units, order, must, gap, limit, strict=marker is None)
+        chosen = _choose(plan.units, order, must, gap, limit, strict, fill, skip)
         if chosen is None:
             return fitted
         content = render(plan, chosen, marker)
         over = count(content) - room
         if over > 0:
             over_at = limit if over_at is None else min(over_at, limit)
-            if fitted is not None and fits is not None:
-                if over_at - fits <= 1:
+            if fitted is not None:
+                if over_at - fitted.limit <= 1:
                     return fitted  # (no limit between the last fit and this one)
-                limit = (fits + over_at) // 2
+                limit = (fitted.limit + over_at) // 2
                 continue
-            trimmed = _trim(plan, order, must, chosen, marker, room, count)
+            trimmed = _trim(plan, order, must, chosen, marker, room, count, limit)
             if trimmed is not None:
                 return trimmed  # (the fillers cost more than estimated: the must units stand)
             limit -= over + 2
         elif -over <= room * _UNUSED or -over < min(
-            (u.cost for u, kept in zip(plan.units, chosen) if not kept), default=room + 1
+            (u.cost for u, kept, m in zip(plan.units, chosen, must) if not kept and (fill or m)), default=room + 1
         ):
-            return content  # (little is left, or no unit left out would fit there)
+            return Fit(content, chosen, limit)  # (little is left, or no unit left out would fit there)
         else:
-            fitted, fits = content, limit
+            fitted = Fit(content, chosen, limit)
             limit = limit - over if over_at is None else (limit + over_at) // 2
-            if over_at is not None and over_at - fits <= 1:
+            if over_at is not None and over_at - fitted.limit <= 1:
                 return fitted
     return fitted
 
@@ -105,7 +140,8 @@ def _trim(
     marker: Callable[[int], str] | None,
     room: int,
     count: Callable[[str], int],
-) -> str | None:
+    limit: int,
+) -> Fit | None:
     """The content without the last few units taken after the must units (an inline gap, a join,
     made it longer than estimated), if that fits: packing again into a smaller limit could lose a
     must unit that fits, and a bigger room would then keep less than a smaller one."""
@@ -115,26 +151,37 @@ def _trim(
         kept[i] = False
         content = render(plan, kept, marker)
         if count(content) <= room:
-            return content
+            return Fit(content, kept, limit)
     return None
 
 
 def _choose(
-    units: Sequence[Unit], order: list[int], must: Sequence[bool], gap: int, limit: int, strict: bool
+    units: Sequence[Unit],
+    order: list[int],
+    must: Sequence[bool],
+    gap: int,
+    limit: int,
+    strict: bool,
+    fill: bool = True,
+    skip: Sequence[bool] | None = None,
 ) -> list[bool] | None:
+    """The units kept at limit: the must units in order (all of them, or None, when strict; else
+    until one does not fit), then, with fill, the others that fit, except those skipped. Given
+    skip (a tier-3 cut's second step), the must units are those its first step found to fit:
+    they are taken whatever the limit, which bounds only what is added around them."""
     n = len(units)
     chosen = [False] * n
     used = [gap if n else 0]  # everything left out is one gap
     sealed = [False]  # once a must unit did not fit, no must unit is taken after it
 
-    def take(i: int) -> bool:
-        """Choose i and what it anchors to, if they fit; else change nothing."""
-        if units[i].cost - gap > limit - used[0]:
+    def take(i: int, force: bool = False) -> bool:
+        """Choose i and what it anchors to, if they fit (or forced); else change nothing."""
+        if not force and units[i].cost - gap > limit - used[0]:
             return False  # (sure not to fit: at best it closes a gap)
         anchors = units[i].anchors
         group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen)
-        if sealed[0] and any(must[j] for j in group):
-            return False
+        if sealed[0] and any(must[j] for j in group) or skip and any(skip[j] and not must[j] for j in group):
+            return False  # (a must unit past the seal: never taken, not even as an anchor)
         before = used[0]
         for j in group:
             left = j == 0 or chosen[j - 1]
@@ -142,7 +189,7 @@ def _choose(
             # Choosing j closes a gap (both sides kept), shortens one (one side) or splits one.
             used[0] += units[j].cost + (-gap if left and right else 0 if left or right else gap)
             chosen[j] = True
-        if used[0] <= limit:
+        if force or used[0] <= limit:
             return True
         for j in group:
             chosen[j] = False
@@ -150,7 +197,7 @@ def _choose(
         return False
 
     for i in order:
-        if must[i] and not chosen[i] and not take(i):
+        if must[i] and not chosen[i] and not take(i, force=skip is not None):
             if strict:
                 return None
             # Tier 3: no must unit is passed over for a later one, nor taken later as another's
@@ -158,19 +205,46 @@ def _choose(
             # carry the probes).
             sealed[0] = True
             break
-    for i in order:
-        if not chosen[i] and not must[i] and (units[i].text.strip() or _beside(chosen, i)):
-            take(i)  # (a blank line is never worth a gap of its own)
-    for i in range(n):  # a gap line that costs as much as the one unit it hides: show the unit
-        if (
-            not chosen[i]
-            and not must[i]
-            and units[i].cost <= gap
-            and (i == 0 or chosen[i - 1])
-            and (i == n - 1 or chosen[i + 1])
-        ):
-            take(i)
+    if fill:
+        for i in order:
+            if (
+                not chosen[i]
+                and not must[i]
+                and not (skip and skip[i])
+                and (units[i].text.strip() or _beside(chosen, i))
+            ):
+                take(i)  # (a blank line is never worth a gap of its own)
+    used[0] += _close_cheap_gaps(units, chosen, must, skip, gap)
     return chosen
+
+
+def _close_cheap_gaps(
+    units: Sequence[Unit], chosen: list[bool], must: Sequence[bool], skip: Sequence[bool] | None, gap: int
+) -> int:
+    """Show each run left out between two units shown (or an end) that costs no more than the
+    gap line standing for it: a blank line, a short sentence. Returns the change in cost.
+    (Never a must unit left out, nor a unit skipped: they are not the packer's to add here.)"""
+    n, change, i = len(units), 0, 0
+    if not any(chosen):
+        return 0
+    while i < n:
+        if chosen[i]:
+            i += 1
+            continue
+        end = i
+        while end < n and not chosen[end]:
+            end += 1
+        run = range(i, end)
+        cost = sum(units[j].cost for j in run)
+        if cost <= gap and all(
+            not must[j] and not (skip and skip[j]) and all(chosen[a] or i <= a < end for a in units[j].anchors)
+            for j in run
+        ):
+            for j in run:
+                chosen[j] = True
+            change += cost - gap
+        i = end
+    return change
 
 
 def _beside(chosen: Sequence[bool], i: int) -> bool:

@@ -82,8 +82,10 @@ def build(repo: Path) -> None:
     config = (HERE / "configs/reviewer.yaml").read_text()
     # A small total, so the demo shows all three tiers on small artifacts.
     config = config.replace("total_budget: 60000", "total_budget: 2180")
-    # The plan is background here: the smallest share, so the failing tests get more.
-    config = config.replace('    paths: ["docs/plan.md"]\n', '    paths: ["docs/plan.md"]\n    priority: low\n')
+    # The plan is background here: a small budget, so the failing tests get more.
+    config = config.replace(
+        '    paths: ["docs/plan.md"]\n    budget: 6000\n', '    paths: ["docs/plan.md"]\n    budget: 190\n'
+    )
     # The log may take what the others leave unused (budgets are otherwise caps).
     config = config.replace("    type: log\n", "    type: log\n    share_surplus: true\n")
     config += '  - name: results\n    paths: ["build/*.json"]\n    budget: 1000\n'

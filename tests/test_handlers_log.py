@@ -294,3 +294,48 @@ def test_a_compilers_errors_come_before_its_last_note_and_gutter(sample) -> None
         "last": "src/parser.c:493:1: warning: missing initializer for field 'tp_is_gc' of "
         "'TypeObject' [-Wmissing-field-initializers]",
     }
+
+
+def _pytest_run(failures: int, goes_on: int) -> str:
+    """A pytest run whose failures each print a long `E` message (a diff of two lists), then
+    the short test summary and the summary line."""
+    out = ["============================= test session starts ==============================\n"]
+    out += [f"tests/test_mod{i}.py ........................................ [{i:3d}%]\n" for i in range(40)]
+    out.append("\n=================================== FAILURES ===================================\n")
+    for k in range(failures):
+        out.append(f"_____________________________ test_case_{k} _____________________________\n\n")
+        out.append(f"    def test_case_{k}():\n>       assert compute({k}) == expected({k})\n")
+        out.append(f"E       AssertionError: Lists differ: [{k}] != [{k}, {k + 1}]\n")
+        out += [f"E         element {j}: ({k}, {j}) != ({k + 1}, {j + 1}) in the longer list\n" for j in range(goes_on)]
+        out.append(f"\ntests/test_case.py:{10 + k}: AssertionError\n")
+    out.append("=========================== short test summary info ============================\n")
+    out += [
+        f"FAILED tests/test_case.py::test_case_{k} - AssertionError: Lists differ: [{k}]...\n" for k in range(failures)
+    ]
+    out.append(f"================= {failures} failed, 400 passed, 2 warnings in 3.21s =================\n")
+    return "".join(out)
+
+
+def test_a_tight_cut_keeps_the_summary_and_the_failed_tests_before_messages_that_go_on() -> None:
+    text = _pytest_run(failures=5, goes_on=8)
+    total = compress_text(text, 100_000, name="pytest.log")["raw_tokens"]
+    record = compress_text(text, total // 8, name="pytest.log")
+    content = record["content"]
+    assert record["tier"] == 3
+    assert "5 failed, 400 passed, 2 warnings" in content  # how the run ended, always
+    for k in range(5):  # each failed test named, with its message's first line
+        assert f"FAILED tests/test_case.py::test_case_{k} - AssertionError" in content
+    assert "E         element 7:" not in content  # what goes on after the message's first line
+
+
+def test_a_streamed_log_ranks_its_lines_as_the_plan_does() -> None:
+    from ctxguard.kinds.log.plan import ERROR, GOES_ON, NAMED, SUMMARY_LEVEL, goes_on, template_level
+
+    assert template_level("===== 2 failed, 9 passed in 0.1s =====") == SUMMARY_LEVEL
+    assert template_level("2024-05-14T09:12:31.1234567Z Tests:       1 failed, 3 total") == SUMMARY_LEVEL
+    assert template_level("FAILED tests/x.py::test_y - ValueError: no") == NAMED
+    assert template_level("  ● options › rejects a missing value") == NAMED
+    assert template_level("--- FAIL: TestParse (0.00s)") == NAMED
+    first, then = "E       AssertionError: x", "E         + [1]"
+    assert template_level(first, goes_on(first, "    def f():")) == ERROR
+    assert template_level(then, goes_on(then, first)) == GOES_ON

@@ -120,3 +120,27 @@ def test_a_numbered_items_marker_is_not_a_sentence() -> None:
 
     pieces = [piece for piece, _ in _prose([b for b in doc.blocks if b.kind == "item"])]
     assert pieces == ["1. First rule here. ", "It has two sentences.\n", "2. A client SHOULD retry.\n"]
+
+
+def test_a_cut_keeps_rules_from_the_whole_document_and_a_repeated_rule_once() -> None:
+    """Rules of one level are taken the shorter first, so a tight cut keeps as many as fit,
+    wherever they are; a rule said again word for word goes last."""
+    long_rules = "".join(
+        f"\n### Part {i}\n\nEach part {i} handler MUST validate the whole of its input against the schema given "
+        "in the appendix before it does anything else with it, and reject what does not match.\n"
+        for i in range(8)
+    )
+    fields = "".join(f"\n### Field {i}\n\n- id (string) - REQUIRED.\n- name{i} MUST NOT be empty.\n" for i in range(8))
+    text = "# Spec\n" + long_rules + fields
+    budget = independent_count(text) // 3
+    content = compress_text(text, budget, name="spec.md")["content"]
+    assert sum(f"name{i} MUST NOT be empty." in content for i in range(8)) >= 4  # the short rules first
+    assert "Each part 0 handler MUST" not in content  # (a head-first cut would keep the long ones)
+    from ctxguard.kinds.markdown import KIND
+    from ctxguard.tokens import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    plan = KIND.plan(KIND.read(text, "spec.md"), tokenizer.encode(text), tokenizer, frozenset())
+    copies = [u for u in plan.units if u.text == "- id (string) - REQUIRED.\n"]
+    assert len(copies) == 8 and [u.must for u in copies] == [True] + [False] * 7
+    assert all(u.priority > copies[0].priority for u in copies[1:])

@@ -116,3 +116,16 @@ def test_a_blank_line_never_costs_a_gap_of_its_own() -> None:
     content = pack(_plan(lines, priorities), 60, TOKENIZER.count, marker)
     assert content is not None and "line 21 says" in content
     assert "omitted)\n\n..." not in content  # no blank line between two gaps
+
+
+def test_a_filler_never_crowds_out_a_must_unit_a_smaller_room_kept() -> None:
+    # Found by the probes property: at 73 tokens the list items (not must) took the room the
+    # table's header row (must) had at 65. The must units are chosen first, on their own.
+    from tests.helpers import probes_kept
+
+    text = (
+        "# Title 0\n# Title 0\n\n| col 0 | b |\n|---|---|\n| x0 | y |\n# Title 0\n# Title 0\n# Title 0\n"
+        "| col 0 | b |\n|---|---|\n| x0 | y |\n- a list item 0\n- a list item 0\n"
+    )
+    smaller, bigger = probes_kept(text, "markdown", "x.md", (0.875, 0.984375))
+    assert smaller and smaller <= bigger

@@ -52,6 +52,23 @@ _FAILING = re.compile(r"^\s*(?:● \S|\d+ failing\b)|^\S+:\d+: (?:\w+\.)*\w*(?:E
 _OTHER_HINT = re.compile(
     r":\d+:\d+: [A-Z]{1,4}\d{2,4}\b|● \S|\d failing\b|:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b"
 )
+# A run's summary: `5 failed, 623 passed` (pytest), `2 failing` (mocha), `Found 3 errors` (mypy,
+# tsc, ruff), `3 problems` (eslint), `2 errors generated.` (clang), `FAILED (failures=2)`
+# (unittest), `Failures: 2` (maven surefire), `test result: FAILED.` (cargo), `Tests: 1 failed` (jest).
+SUMMARY = re.compile(
+    r"\b\d+ (?:failed|failing|passed|passing|errors?|problems?)\b|\bfailures=\d|\bFailures: \d"
+    r"|^\s*(?:test result: |Tests?:\s+\d)"
+)
+# A line naming a failed test: pytest's `FAILED id - message` and `id FAILED`, unittest's
+# `FAIL: test (module.Class)`, jest's `● Suite › test`, go's `--- FAIL: TestX`, cargo's
+# `test name ... FAILED`.
+NAMES_FAILURE = re.compile(
+    r"^(?:(?:FAILED|ERROR|SUBFAILED|SUBERROR)(?:\([^)]*\))? \S+?(?:::|\.py\b)|\S+::\S+ (?:FAILED|ERROR)\b"
+    r"|(?:FAIL|ERROR): \w+ \(|\s*● \S|\s*--- FAIL: |test \S+ \.\.\. FAILED$)"
+)
+# pytest's error lines under a failure (`E   …`): the first of a run says what failed, the rest
+# go on (a diff of two values, a long message).
+PYTEST_E = re.compile(r"^E\s")
 # Inside a failure: pytest's `>` line (the failing statement), jest's Expected/Received.
 FAILURE_DETAIL = re.compile(r"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: )")
 

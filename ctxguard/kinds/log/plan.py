@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxguard.kinds.log.lines import FAILURE_DETAIL, says, template
+from ctxguard.kinds.log.lines import CI_STAMP, FAILURE_DETAIL, NAMES_FAILURE, PYTEST_E, SUMMARY, says, template
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
@@ -10,8 +10,11 @@ from ctxguard.words import clip
 
 CONTEXT = 2  # lines shown before the first occurrence of each error template
 # How early a log's cut takes a line (lowest first), for the plan and the streaming pass alike.
-ENDS = 0.0  # the last line, when it is an error line: how the run ended
+ENDS = 0.0  # the last line, when it is an error or a summary line: how the run ended
+SUMMARY_LEVEL = 0.5  # a run's summary (`5 failed, 623 passed`) …
+NAMED = 0.8  # … a line naming a failed test (`FAILED tests/x.py::test_y - Error: …`) …
 ERROR = 1.0  # the first occurrence of an error template …
+GOES_ON = 1.1  # … (pytest's `E` lines after a failure's first one)
 LAST = 1.2  # the last line, when it is not an error line
 WARNING = 1.5  # … or of a warning template
 TRACE = 2.0  # a traceback's start and last frames
@@ -23,16 +26,32 @@ LATER = 4.0  # repeats of a template, the rest of a traceback
 REST = 6.0  # everything else, from the end backwards
 
 
-def template_level(line: str) -> float:
-    """WARNING for a warning line, else ERROR."""
+def template_level(line: str, goes_on: bool = False) -> float:
+    """How early the first line of an error or warning template is taken: a run's summary, then
+    the lines naming a failed test, then the other error lines (pytest's `E` lines that go on
+    from the one before them after the rest), then warnings."""
+    if line[:1].isdigit() and (stamp := CI_STAMP.match(line)):
+        line = line[stamp.end() :]
+    if SUMMARY.search(line):
+        return SUMMARY_LEVEL
+    if NAMES_FAILURE.match(line):
+        return NAMED
     lowered = line.lower()
-    return WARNING if "warn" in lowered and "error" not in lowered else ERROR
+    if "warn" in lowered and "error" not in lowered:
+        return WARNING
+    return GOES_ON if goes_on else ERROR
 
 
-def end_level(first: bool, error: bool) -> float:
+def goes_on(line: str, before: str | None) -> bool:
+    """A pytest `E` line right after another: the failure's message goes on."""
+    return before is not None and PYTEST_E.match(line) is not None and PYTEST_E.match(before) is not None
+
+
+def end_level(first: bool, error: bool, line: str = "") -> float:
     """How early a log's first or last line is taken: the last first when it is an error line
-    (how the run ended), else after the errors; the first after the failures' details."""
-    return FIRST if first else ENDS if error else LAST
+    or a run's summary (how the run ended), else after the errors; the first after the
+    failures' details."""
+    return FIRST if first else ENDS if error or SUMMARY.search(line) else LAST
 
 
 def occurrences(line: str, count: int) -> str:
@@ -78,14 +97,15 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
             for depth, j in enumerate(reversed(trace)):  # never shown without their end
                 lift(j, TRACE if depth < 3 or j == trace[0] else LATER, i)
             trace = []
-        key = template(lines[i])
+        # Each failed test is named on its own line: never one template for `test_case_1` … `_9`.
+        key = lines[i] if NAMES_FAILURE.match(lines[i]) else template(lines[i])
         counts[key] = counts.get(key, 0) + 1
         every[i] = True  # tier 2 keeps every error and warning line, or it is not tier 2
         if key in firsts:
             lift(i, LATER)
             continue
         firsts[key] = i
-        lift(i, template_level(lines[i]))
+        lift(i, template_level(lines[i], goes_on(lines[i], lines[i - 1] if i else None)))
         must[i] = True
         for j in range(max(0, i - CONTEXT), i):
             if j not in read.kinds:  # (an error line before another is not its context)
@@ -105,11 +125,13 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         lift(i, EDGES + 0.5)  # bigger budget to keep every probe a smaller one kept)
         must[i] = True
     for i in range(max(0, n - EDGE), n):  # its end: the summary, the short test summary
-        lift(i, EDGES)
+        lift(i, SUMMARY_LEVEL if SUMMARY.search(lines[i]) else EDGES)
         must[i] = True
     for order, i in enumerate(ends(lines, says)):  # the last, then the first
         level = end_level(
-            first=order == 1, error=read.kinds.get(i) in ("end", "error") and template_level(lines[i]) == ERROR
+            first=order == 1,
+            error=read.kinds.get(i) in ("end", "error") and template_level(lines[i]) <= ERROR,
+            line=lines[i],
         )
         rank[i], must[i] = min(rank[i], (level, order)), True
         anchors.pop(i, None)  # the first and the last line stand alone

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxguard.kinds.base import Probe
-from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
+from ctxguard.kinds.log.lines import NAMES_FAILURE, Lines, is_important, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
-from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, REST, TRACE, end_level, occurrences, template_level
+from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, REST, TRACE, end_level, goes_on, occurrences, template_level
 from ctxguard.plan import filled
 from ctxguard.record import Listed
 from ctxguard.sink import Offered, offer
@@ -27,6 +27,7 @@ class _Seen:
 
     number: int
     text: str
+    goes_on: bool  # (a pytest `E` line after another)
     count: int = 1
 
 
@@ -64,12 +65,14 @@ class LogSink:
         if kind == "end" and len(self.traces) < 4 * MAX_TEMPLATES:
             self.traces.update(self.recent)  # the traceback's last lines
         if kind in ("end", "error"):
-            key = template(shown)
+            key = shown if NAMES_FAILURE.match(shown) else template(shown)  # (as the plan keys it)
             seen = self.templates.get(key)
             if seen is not None:
                 seen.count += 1
             elif len(self.templates) < MAX_TEMPLATES:
-                self.templates[key] = _Seen(number, shown)
+                self.templates[key] = _Seen(
+                    number, shown, goes_on(shown, self.recent[-2][1] if len(self.recent) > 1 else None)
+                )
             else:
                 self.untracked += 1
 
@@ -90,14 +93,14 @@ class LogSink:
             offer(out, number, TRACE, number, _clip(text))
         for seen in self.templates.values():
             line = occurrences(_clip(seen.text), seen.count)
-            offer(out, seen.number, template_level(seen.text), seen.number, line)
+            offer(out, seen.number, template_level(seen.text, seen.goes_on), seen.number, line)
         if self.first is not None:
             offer(out, self.first[0], end_level(True, False) if self.log else ENDS, 0, _clip(self.first[1]))
         last_filled = self._last()
         if last_filled is not None:
             number, text = last_filled
-            error = is_important(text) and template_level(text) == ERROR
-            offer(out, number, end_level(False, error) if self.log else ENDS, 1, _clip(text))
+            error = is_important(text) and template_level(text) <= ERROR
+            offer(out, number, end_level(False, error, text) if self.log else ENDS, 1, _clip(text))
         return out
 
     def _last(self) -> tuple[int, str] | None:
@@ -108,7 +111,8 @@ class LogSink:
         last = self._last()
         if last is not None:
             found.append(Probe("last", last[1].strip()))
-        return found + [Probe("template", key) for key in self.templates]
+        keys = dict.fromkeys(template(seen.text) for seen in self.templates.values())  # (a named failure: its template)
+        return found + [Probe("template", key) for key in keys]
 
     def notes(self) -> list[str]:
         if not self.untracked:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, TOP_HEADING, Block, MarkdownDoc
-from ctxguard.plan import Plan, units
+from ctxguard.plan import Plan, Unit, units
 from ctxguard.tokens import Encoded, Tokenizer
 from ctxguard.words import mentions
 
@@ -33,19 +33,20 @@ MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.
 
 def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
     """A markdown document as units: lines, and the sentences of prose and list items. Kept by tier 2
-    whatever the room: headings, task items, tables, code blocks (a code block that repeats an
-    earlier one is not) and sentences with RFC 2119 words in capitals. Taken first: headings, open
-    task items, tables (their header rows before other rows), code (never without its fences); then
-    sentences with RFC 2119 words in capitals (MUST, SHALL, REQUIRED, then SHOULD), decisions,
-    numbered rules, MAY; front matter, lines naming the task, the first sentence of each paragraph
-    and list item; then the rest in document order, examples and repeated code blocks last. Prose is
-    never shown without its section's heading."""
+    whatever the room: headings, task items, tables, code blocks and sentences with RFC 2119 words in
+    capitals (a code block or a rule that repeats an earlier one is not). Taken first: headings,
+    open task items, tables (their header rows before other rows), code (never without its fences);
+    then sentences with RFC 2119 words in capitals (MUST, SHALL, REQUIRED, then SHOULD; the shorter
+    first), decisions, numbered rules, MAY; front matter, lines naming the task, the first sentence
+    of each paragraph and list item; then the rest in document order, examples, repeated rules and
+    repeated code blocks last. Prose is never shown without its section's heading."""
     pieces: list[str] = []
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
     anchors: list[tuple[int, ...]] = []
     heading: tuple[int, ...] = ()
     seen_code: set[str] = set()
+    seen_rules: set[str] = set()
 
     def add(text: str, level: float, keep: bool = False, to: tuple[int, ...] = ()) -> int:
         if task_words and level > 1.8 and mentions(text, task_words):
@@ -67,6 +68,10 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
             while end < len(blocks) and blocks[end].kind in ("prose", "item"):
                 end += 1
             for piece, level in _prose(blocks[b:end]):  # a rule is kept like the structure (tier 2 or 3)
+                if level in (MUST, SHOULD):
+                    said = " ".join(piece.split())
+                    level = REPEATED if said in seen_rules else level  # (said again word for word)
+                    seen_rules.add(said)
                 add(piece, level, level in (MUST, SHOULD), to=heading)
             b = end
             continue
@@ -96,7 +101,18 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                 add(line, 2.5)
     if pieces and not pieces[-1].endswith("\n"):
         pieces[-1] += "\n"
-    return Plan(units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer), encoded.count)
+    return Plan(
+        _shorter_rules_first(units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer)), encoded.count
+    )
+
+
+def _shorter_rules_first(planned: list[Unit]) -> list[Unit]:
+    """Rules of one level taken the shorter first (then in document order), so a cut keeps as
+    many rules as its room holds, from the whole document rather than its first sections."""
+    return [
+        u._replace(priority=(u.priority[0], u.cost << 32 | u.priority[1])) if u.priority[0] in (MUST, SHOULD) else u
+        for u in planned
+    ]
 
 
 def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float]]:

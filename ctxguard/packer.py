@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import NamedTuple
 
+from ctxguard.choose import choose
 from ctxguard.plan import Plan, Unit, shown_listing
 
 _TRIES = 6
@@ -26,6 +27,8 @@ class Fit(NamedTuple):
     content: str
     chosen: list[bool]
     limit: int
+    estimated: int  # the units' estimated cost (at most limit)
+    size: int  # the content's tokens
 
 
 def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[int], str] | None = None) -> str | None:
@@ -78,7 +81,9 @@ def _tier3(
     if found is None:
         return None
     fixed = [m and c for m, c in zip(must, found.chosen)]  # the must units kept; the others left out
-    filled = _fit(plan, order, fixed, gap, found.limit, room, count, marker, skip=must)
+    # Around them, the room their content left: from their estimated cost on.
+    start = found.estimated + room - found.size
+    filled = _fit(plan, order, fixed, gap, start, room, count, marker, skip=must)
     return (filled or found).content
 
 
@@ -97,39 +102,59 @@ def _fit(
     """Choose and render, packing again into a smaller limit while the content is over room,
     and into a bigger one while the room left unused could hold a unit left out (the gaps' cost
     is estimated: a plan's gap lines vary), keeping the content of the biggest limit that fit.
-    When a bigger limit goes over, the limits between the last that fit and it are bisected: a
-    bigger room must not keep less than a smaller one did (its first limit can fall one token
-    short of a unit the smaller room's second limit took)."""
+    Once a limit that fits and one over are known, the next lies between them: for the must
+    units alone (fill False) halfway, so a bigger room never keeps fewer of them than a smaller
+    one did (its first limit can fall one token short of a unit the smaller room's second limit
+    took); around fixed must units, where the written size grows about as the limit does, where
+    the line between the two sizes meets the room (but not in the outer quarters of the interval:
+    sizes jump where a big unit comes in)."""
     fitted: Fit | None = None  # the best content
-    over_at = None  # the least limit over
+    over_at, over_size = None, 0  # the least limit over, and its size
     strict = marker is None or skip is not None  # (tier 2, or the must units of a tier-3 cut fixed)
+
+    def between(fits: Fit, over: int) -> int:
+        if not fill or over_size <= fits.size:
+            return (fits.limit + over) // 2
+        guess = fits.limit + (room - fits.size) * (over - fits.limit) // (over_size - fits.size)
+        quarter = max(1, (over - fits.limit) // 4)  # (never near an end: the sizes can jump)
+        return min(max(guess, fits.limit + quarter), over - quarter)
+
     for _ in range(_TRIES):
-        chosen = _choose(plan.units, order, must, gap, limit, strict, fill, skip)
-        if chosen is None:
+        found = choose(plan.units, order, must, gap, limit, strict, fill, skip)
+        if found is None:
             return fitted
+        chosen, estimated = found
         content = render(plan, chosen, marker)
-        over = count(content) - room
+        size = count(content)
+        over = size - room
         if over > 0:
-            over_at = limit if over_at is None else min(over_at, limit)
+            if over_at is None or limit < over_at:
+                over_at, over_size = limit, size
             if fitted is not None:
-                if over_at - fitted.limit <= 1:
-                    return fitted  # (no limit between the last fit and this one)
-                limit = (fitted.limit + over_at) // 2
+                if over_at - fitted.limit <= 1 or not fill and _taken(chosen, must) - _taken(fitted.chosen, must) <= 1:
+                    return fitted  # (no limit between the last fit and this one, or no must unit)
+                limit = between(fitted, over_at)
                 continue
-            trimmed = _trim(plan, order, must, chosen, marker, room, count, limit)
+            # Tier 2: the fillers cost more than estimated; without a few, the must units stand
+            # (a smaller limit might not hold them all). A tier-3 cut's must units are fixed first.
+            trimmed = _trim(plan, order, must, chosen, room, count, limit) if marker is None else None
             if trimmed is not None:
-                return trimmed  # (the fillers cost more than estimated: the must units stand)
+                return trimmed
             limit -= over + 2
         elif -over <= room * _UNUSED or -over < min(
             (u.cost for u, kept, m in zip(plan.units, chosen, must) if not kept and (fill or m)), default=room + 1
         ):
-            return Fit(content, chosen, limit)  # (little is left, or no unit left out would fit there)
+            return Fit(content, chosen, limit, estimated, size)  # (little is left, or no unit left out would fit there)
         else:
-            fitted = Fit(content, chosen, limit)
-            limit = limit - over if over_at is None else (limit + over_at) // 2
+            fitted = Fit(content, chosen, limit, estimated, size)
             if over_at is not None and over_at - fitted.limit <= 1:
                 return fitted
+            limit = limit - over if over_at is None else between(fitted, over_at)
     return fitted
+
+
+def _taken(chosen: Sequence[bool], must: Sequence[bool]) -> int:
+    return sum(c and m for c, m in zip(chosen, must))
 
 
 def _trim(
@@ -137,131 +162,22 @@ def _trim(
     order: list[int],
     must: Sequence[bool],
     chosen: list[bool],
-    marker: Callable[[int], str] | None,
     room: int,
     count: Callable[[str], int],
     limit: int,
 ) -> Fit | None:
-    """The content without the last few units taken after the must units (an inline gap, a join,
-    made it longer than estimated), if that fits: packing again into a smaller limit could lose a
-    must unit that fits, and a bigger room would then keep less than a smaller one."""
+    """A tier-2 content without the last few units taken after the must units (an inline gap, a
+    join, made it longer than estimated), if that fits: a smaller limit might not hold every must
+    unit, and tier 2 keeps them all or is not tier 2."""
     kept = list(chosen)
     needed = {j for i, k in enumerate(kept) if k for j in plan.units[i].anchors}
     for i in [i for i in reversed(order) if kept[i] and not must[i] and i not in needed][:_TRIES]:
         kept[i] = False
-        content = render(plan, kept, marker)
-        if count(content) <= room:
-            return Fit(content, kept, limit)
+        content = render(plan, kept)
+        size = count(content)
+        if size <= room:
+            return Fit(content, kept, limit, limit, size)
     return None
-
-
-def _choose(
-    units: Sequence[Unit],
-    order: list[int],
-    must: Sequence[bool],
-    gap: int,
-    limit: int,
-    strict: bool,
-    fill: bool = True,
-    skip: Sequence[bool] | None = None,
-) -> list[bool] | None:
-    """The units kept at limit: the must units in order (all of them, or None, when strict; else
-    until one does not fit), then, with fill, the others that fit, except those skipped. Given
-    skip (a tier-3 cut's second step), the must units are those its first step found to fit:
-    they are taken whatever the limit, which bounds only what is added around them."""
-    n = len(units)
-    chosen = [False] * n
-    used = [gap if n else 0]  # everything left out is one gap
-    sealed = [False]  # once a must unit did not fit, no must unit is taken after it
-
-    def take(i: int, force: bool = False) -> bool:
-        """Choose i and what it anchors to, if they fit (or forced); else change nothing."""
-        if not force and units[i].cost - gap > limit - used[0]:
-            return False  # (sure not to fit: at best it closes a gap)
-        anchors = units[i].anchors
-        group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen)
-        if sealed[0] and any(must[j] for j in group) or skip and any(skip[j] and not must[j] for j in group):
-            return False  # (a must unit past the seal: never taken, not even as an anchor)
-        before = used[0]
-        for j in group:
-            left = j == 0 or chosen[j - 1]
-            right = j == n - 1 or chosen[j + 1]
-            # Choosing j closes a gap (both sides kept), shortens one (one side) or splits one.
-            used[0] += units[j].cost + (-gap if left and right else 0 if left or right else gap)
-            chosen[j] = True
-        if force or used[0] <= limit:
-            return True
-        for j in group:
-            chosen[j] = False
-        used[0] = before
-        return False
-
-    for i in order:
-        if must[i] and not chosen[i] and not take(i, force=skip is not None):
-            if strict:
-                return None
-            # Tier 3: no must unit is passed over for a later one, nor taken later as another's
-            # anchor, so a bigger room keeps every must unit a smaller one kept (the units that
-            # carry the probes).
-            sealed[0] = True
-            break
-    if fill:
-        for i in order:
-            if (
-                not chosen[i]
-                and not must[i]
-                and not (skip and skip[i])
-                and (units[i].text.strip() or _beside(chosen, i))
-            ):
-                take(i)  # (a blank line is never worth a gap of its own)
-    used[0] += _close_cheap_gaps(units, chosen, must, skip, gap)
-    return chosen
-
-
-def _close_cheap_gaps(
-    units: Sequence[Unit], chosen: list[bool], must: Sequence[bool], skip: Sequence[bool] | None, gap: int
-) -> int:
-    """Show each run left out between two units shown (or an end) that costs no more than the
-    gap line standing for it: a blank line, a short sentence. Returns the change in cost.
-    (Never a must unit left out, nor a unit skipped: they are not the packer's to add here.)"""
-    n, change, i = len(units), 0, 0
-    if not any(chosen):
-        return 0
-    while i < n:
-        if chosen[i]:
-            i += 1
-            continue
-        end = i
-        while end < n and not chosen[end]:
-            end += 1
-        run = range(i, end)
-        cost = sum(units[j].cost for j in run)
-        if cost <= gap and all(
-            not must[j] and not (skip and skip[j]) and all(chosen[a] or i <= a < end for a in units[j].anchors)
-            for j in run
-        ):
-            for j in run:
-                chosen[j] = True
-            change += cost - gap
-        i = end
-    return change
-
-
-def _beside(chosen: Sequence[bool], i: int) -> bool:
-    return (i > 0 and chosen[i - 1]) or (i + 1 < len(chosen) and chosen[i + 1])
-
-
-def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool]) -> list[int]:
-    """i and every unit not chosen yet it anchors to, directly or through another, in order.
-    (A chosen unit's anchors are chosen: the walk stops there.)"""
-    seen = {i}
-    stack = list(units[i].anchors)
-    while stack:
-        j = stack.pop()
-        if j not in seen and not chosen[j]:
-            seen.add(j)
-            stack.extend(units[j].anchors)
-    return sorted(seen)
 
 
 def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | None = None) -> str:

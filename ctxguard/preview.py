@@ -1,11 +1,13 @@
 """When an artifact's share of the bundle cannot show anything useful (tier 3 kept none of its
-probes, or a JSON cut is its marker alone), the record shows its first lines instead, saying so:
-a reader learns what the artifact is and that its full text is kept, never an empty cut."""
+probes, or its kind says the cut shows nothing of it: a JSON cut of notes and its marker alone),
+the record shows its first lines instead, saying so: a reader learns what the artifact is and
+that its full text is kept, never an empty cut."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from ctxguard.kinds import KINDS
 from ctxguard.record import Record
 from ctxguard.tokens import Tokenizer
 from ctxguard.words import clip
@@ -16,10 +18,8 @@ def useless(record: Record) -> bool:
     if record.tier != 3 or record.read != "required" or record.error:
         return False
     kept = record.retention or {}
-    marker_only = record.type == "json" and (
-        record.content.startswith('{"_truncated"') or record.content.startswith('"[TRUNCATED')
-    )
-    return marker_only or (kept.get("probes", 0) > 0 and kept.get("kept", 0) == 0)
+    hollow = record.type in KINDS and KINDS[record.type].hollow(record.content)
+    return hollow or (kept.get("probes", 0) > 0 and kept.get("kept", 0) == 0)
 
 
 def preview(record: Record, raw: str, tokenizer: Tokenizer) -> Record:

@@ -334,3 +334,18 @@ def test_a_coverage_map_goes_after_the_failing_items() -> None:
         assert record["tier"] == 3 and json.loads(content)
         assert "suite 3 test 4" in content and "suite 7 test 1" in content, ratio
         assert content.count("Received: 80") == 2
+
+
+def test_a_cut_of_notes_and_its_marker_alone_is_hollow() -> None:
+    """The JSON kind's answer to "does this cut show anything of the document" (a preview
+    replaces a hollow cut in a bundle)."""
+    from ctxguard.kinds import KINDS
+
+    hollow = KINDS["json"].hollow
+    marker = '"[TRUNCATED: content exceeds budget, remaining 90 tokens omitted]"'
+    assert hollow(marker)
+    assert hollow('{"_truncated":"6 keys omitted; [TRUNCATED: content exceeds budget]"}')
+    assert hollow('[{"_truncated":"4 items omitted"},' + marker + "]")
+    assert not hollow('{"_truncated":"3 keys omitted","status":"failed"}')
+    assert not hollow('[{"_truncated":"4 items omitted"},{"a":null},' + marker + "]")
+    assert not hollow("not json") and not KINDS["log"].hollow(marker)

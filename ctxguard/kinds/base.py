@@ -48,6 +48,10 @@ class Kind(Protocol):
     def probes(self, doc: Any) -> Iterable[Probe]:
         """The facts a reader must still find after a cut, in document order (may repeat)."""
 
+    def hollow(self, content: str) -> bool:
+        """A cut's content that shows nothing of the artifact, only what stands for it (a JSON
+        cut that is its marker or a note that everything was omitted)."""
+
     def notes(self, doc: Any) -> tuple[str, ...]:
         """What a record says about the reading whatever its tier (JSON that does not parse)."""
 
@@ -67,6 +71,7 @@ class KindOf:
     probes: Callable[[Any], Iterable[Probe]]
     notes: Callable[[Any], tuple[str, ...]] = lambda doc: ()
     sink: Callable[[Tokenizer, int], Any] | None = None
+    hollow: Callable[[str], bool] = lambda content: False
 
 
 def edges(lines: Sequence[str], says: Callable[[str], bool] = filled) -> Iterator[Probe]:

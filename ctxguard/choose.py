@@ -1,0 +1,124 @@
+"""Which units a cut shows at a limit of estimated tokens (ctxguard.packer searches the limit).
+
+The must units are taken in priority order, each with the units it anchors to, while they fit
+(a tier-3 cut stops at the first that does not); then the others that fit, by priority; then
+each run left out that costs no more than the gap line standing for it. Choosing a unit closes,
+shortens or splits a gap, and the estimate counts each gap as the plan's widest gap line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ctxguard.plan import Unit
+
+
+def choose(
+    units: Sequence[Unit],
+    order: list[int],
+    must: Sequence[bool],
+    gap: int,
+    limit: int,
+    strict: bool,
+    fill: bool = True,
+    skip: Sequence[bool] | None = None,
+) -> tuple[list[bool], int] | None:
+    """The units kept at limit: the must units in order (all of them, or None, when strict; else
+    until one does not fit), then, with fill, the others that fit, except those skipped. Given
+    skip (a tier-3 cut's second step), the must units are those its first step found to fit:
+    they are taken whatever the limit, which bounds only what is added around them. Returns the
+    units chosen and their estimated cost."""
+    n = len(units)
+    chosen = [False] * n
+    used = [gap if n else 0]  # everything left out is one gap
+    sealed = [False]  # once a must unit did not fit, no must unit is taken after it
+
+    def take(i: int, force: bool = False) -> bool:
+        """Choose i and what it anchors to, if they fit (or forced); else change nothing."""
+        if not force and units[i].cost - gap > limit - used[0]:
+            return False  # (sure not to fit: at best it closes a gap)
+        anchors = units[i].anchors
+        group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen)
+        if sealed[0] and any(must[j] for j in group) or skip and any(skip[j] and not must[j] for j in group):
+            return False  # (a must unit past the seal: never taken, not even as an anchor)
+        before = used[0]
+        for j in group:
+            left = j == 0 or chosen[j - 1]
+            right = j == n - 1 or chosen[j + 1]
+            # Choosing j closes a gap (both sides kept), shortens one (one side) or splits one.
+            used[0] += units[j].cost + (-gap if left and right else 0 if left or right else gap)
+            chosen[j] = True
+        if force or used[0] <= limit:
+            return True
+        for j in group:
+            chosen[j] = False
+        used[0] = before
+        return False
+
+    for i in order:
+        if must[i] and not chosen[i] and not take(i, force=skip is not None):
+            if strict:
+                return None
+            # Tier 3: no must unit is passed over for a later one, nor taken later as another's
+            # anchor, so a bigger room keeps every must unit a smaller one kept (the units that
+            # carry the probes).
+            sealed[0] = True
+            break
+    used[0] += _close_cheap_gaps(units, chosen, must, skip, gap)  # (between the must units: before the fill)
+    if fill:
+        for i in order:
+            if (
+                not chosen[i]
+                and not must[i]
+                and not (skip and skip[i])
+                and (units[i].text.strip() or _beside(chosen, i))
+            ):
+                take(i)  # (a blank line is never worth a gap of its own)
+        used[0] += _close_cheap_gaps(units, chosen, must, skip, gap)
+    return chosen, used[0]
+
+
+def _close_cheap_gaps(
+    units: Sequence[Unit], chosen: list[bool], must: Sequence[bool], skip: Sequence[bool] | None, gap: int
+) -> int:
+    """Show each run left out between two units shown (or an end) that costs no more than the
+    gap line standing for it: a blank line, a short sentence. Returns the change in cost.
+    (Never a must unit left out, nor a unit skipped: they are not the packer's to add here.)"""
+    n, change, i = len(units), 0, 0
+    if not any(chosen):
+        return 0
+    while i < n:
+        if chosen[i]:
+            i += 1
+            continue
+        end = i
+        while end < n and not chosen[end]:
+            end += 1
+        run = range(i, end)
+        cost = sum(units[j].cost for j in run)
+        if cost <= gap and all(
+            not must[j] and not (skip and skip[j]) and all(chosen[a] or i <= a < end for a in units[j].anchors)
+            for j in run
+        ):
+            for j in run:
+                chosen[j] = True
+            change += cost - gap
+        i = end
+    return change
+
+
+def _beside(chosen: Sequence[bool], i: int) -> bool:
+    return (i > 0 and chosen[i - 1]) or (i + 1 < len(chosen) and chosen[i + 1])
+
+
+def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool]) -> list[int]:
+    """i and every unit not chosen yet it anchors to, directly or through another, in order.
+    (A chosen unit's anchors are chosen: the walk stops there.)"""
+    seen = {i}
+    stack = list(units[i].anchors)
+    while stack:
+        j = stack.pop()
+        if j not in seen and not chosen[j]:
+            seen.add(j)
+            stack.extend(units[j].anchors)
+    return sorted(seen)

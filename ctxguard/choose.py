@@ -30,29 +30,30 @@ def choose(
     units chosen and their estimated cost."""
     n = len(units)
     chosen = [False] * n
-    used = [gap if n else 0]  # everything left out is one gap
-    sealed = [False]  # once a must unit did not fit, no must unit is taken after it
+    used = gap if n else 0  # everything left out is one gap
+    sealed = False  # once a must unit did not fit, no must unit is taken after it
 
     def take(i: int, force: bool = False) -> bool:
         """Choose i and what it anchors to, if they fit (or forced); else change nothing."""
-        if not force and units[i].cost - gap > limit - used[0]:
+        nonlocal used
+        if not force and units[i].cost - gap > limit - used:
             return False  # (sure not to fit: at best it closes a gap)
         anchors = units[i].anchors
         group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen)
-        if sealed[0] and any(must[j] for j in group) or skip and any(skip[j] and not must[j] for j in group):
+        if sealed and any(must[j] for j in group) or skip and any(skip[j] and not must[j] for j in group):
             return False  # (a must unit past the seal: never taken, not even as an anchor)
-        before = used[0]
+        before = used
         for j in group:
             left = j == 0 or chosen[j - 1]
             right = j == n - 1 or chosen[j + 1]
             # Choosing j closes a gap (both sides kept), shortens one (one side) or splits one.
-            used[0] += units[j].cost + (-gap if left and right else 0 if left or right else gap)
+            used += units[j].cost + (-gap if left and right else 0 if left or right else gap)
             chosen[j] = True
-        if force or used[0] <= limit:
+        if force or used <= limit:
             return True
         for j in group:
             chosen[j] = False
-        used[0] = before
+        used = before
         return False
 
     for i in order:
@@ -62,9 +63,9 @@ def choose(
             # Tier 3: no must unit is passed over for a later one, nor taken later as another's
             # anchor, so a bigger room keeps every must unit a smaller one kept (the units that
             # carry the probes).
-            sealed[0] = True
+            sealed = True
             break
-    used[0] += _close_cheap_gaps(units, chosen, must, skip, gap)  # (between the must units: before the fill)
+    used += _close_cheap_gaps(units, chosen, must, skip, gap)  # (between the must units: before the fill)
     if fill:
         for i in order:
             if (
@@ -74,8 +75,8 @@ def choose(
                 and (units[i].text.strip() or _beside(chosen, i))
             ):
                 take(i)  # (a blank line is never worth a gap of its own)
-        used[0] += _close_cheap_gaps(units, chosen, must, skip, gap)
-    return chosen, used[0]
+        used += _close_cheap_gaps(units, chosen, must, skip, gap)
+    return chosen, used
 
 
 def _close_cheap_gaps(

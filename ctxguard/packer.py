@@ -1,11 +1,12 @@
 """One packer for every cut: a plan and a room in tokens -> the content.
 
-Units are taken by priority while they fit, each with the units it anchors to: first the
-`must` units, in order, until one does not fit; then the others, where a unit too big for what
-is left is passed over for smaller ones after it, so the room is filled. The kept units
-are shown in their order, each run left out replaced by the plan's gap line, whose tokens are
-counted. The result is counted exactly and, if the joins made it bigger than the estimate,
-packed again into a room smaller by the excess.
+Which units are kept at a limit of estimated tokens is ctxguard.choose's answer; the packer
+searches the limit: it renders the chosen units (each run left out replaced by the plan's gap
+line), counts the content exactly, and chooses again at a smaller limit while it is over the
+room, at a bigger one while the room left unused could hold a unit left out. Tier 2 keeps every
+must unit or gives no content. A tier-3 cut goes in two steps: the longest run of must units
+(in priority order) that fits shown alone, then the other units around them, so a bigger room
+never keeps fewer must units than a smaller one.
 """
 
 from __future__ import annotations

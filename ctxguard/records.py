@@ -16,6 +16,7 @@ from ctxguard.kinds import KINDS
 from ctxguard.kinds.diff import DiffDoc, file_coverage
 from ctxguard.kinds.diff.numbers import numbered
 from ctxguard.options import Options
+from ctxguard.read import read_artifact
 from ctxguard.record import Listed, Offload, Record, error_record
 from ctxguard.redact import note, redact
 from ctxguard.sink import Sink
@@ -59,8 +60,6 @@ def streamed(
         *prepared, artifact.stream, artifact.name, budget, tokenizer, kind, options(config, artifact, missed)
     )
     if record is None:  # it fits after all: read it whole
-        from ctxguard.read import read_artifact
-
         loaded = read_artifact(artifact.stream)
         whole = redacted(replace(artifact, text=loaded.text, stream=None))
         encoded = tokenizer.encode(whole.text) if whole.text is not None else None

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ctxguard.kinds.log.lines import CI_STAMP, strip_ansi, template
+from ctxguard.kinds.log.lines import strip_ansi, template, unstamped
 
 # A failing test named, with the message its runner gives on that line, if any.
 _PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR|SUBFAILED|SUBERROR)(\([^)]*\))? (\S+?::\S+?|\S+?\.py)(?: - (.+))?$")
@@ -26,6 +26,11 @@ _JEST = re.compile(r"^\s*● (.+?)\s*$")
 _GO = re.compile(r"^\s*--- FAIL: (\S+)")
 _CARGO = re.compile(r"^---- (\S+) stdout ----$")
 _LIBTEST = re.compile(r"^test (\S+) \.\.\. FAILED$")
+# A line naming a failed test, whichever runner wrote it (what a log's cut takes right after
+# the run's summary).
+NAMES_FAILURE = re.compile(
+    "|".join(f"(?:{p.pattern})" for p in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _UNITTEST, _JEST, _GO, _LIBTEST))
+)
 # Inside a failure block: its first error line and where it was raised.
 _PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PYTEST_E = re.compile(r"^E\s+(\S.*)$")
@@ -79,9 +84,7 @@ def failures(lines: Sequence[str]) -> list[Failure]:  # noqa: C901 (a branch per
         return seen
 
     for raw in lines:
-        line = strip_ansi(raw).rstrip("\r\n")
-        if line[:1].isdigit() and CI_STAMP.match(line):
-            line = line[CI_STAMP.match(line).end() :]  # type: ignore[union-attr]
+        line = unstamped(strip_ansi(raw).rstrip("\r\n"))
         if not _HINT.search(line) and not want_message and go_test is None:
             continue
         stripped = line.strip()

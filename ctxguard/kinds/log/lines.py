@@ -38,6 +38,14 @@ LETTER_LEVEL = re.compile(
 
 # A CI runner's timestamp before each line (GitHub Actions: `2024-05-14T09:12:31.1234567Z `).
 CI_STAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ")
+
+
+def unstamped(line: str) -> str:
+    """The line without a CI runner's timestamp in front."""
+    stamp = CI_STAMP.match(line) if line[:1].isdigit() else None
+    return line[stamp.end() :] if stamp else line
+
+
 # A passing test or a progress line: never an error line, whatever words its title holds
 # (`✓ when unknown option then error`, `test_error_path PASSED [ 42%]`, `--- PASS:`, `... ok`).
 PASSING = re.compile(
@@ -58,13 +66,6 @@ _OTHER_HINT = re.compile(
 SUMMARY = re.compile(
     r"\b\d+ (?:failed|failing|passed|passing|errors?|problems?)\b|\bfailures=\d|\bFailures: \d"
     r"|^\s*(?:test result: |Tests?:\s+\d)"
-)
-# A line naming a failed test: pytest's `FAILED id - message` and `id FAILED`, unittest's
-# `FAIL: test (module.Class)`, jest's `● Suite › test`, go's `--- FAIL: TestX`, cargo's
-# `test name ... FAILED`.
-NAMES_FAILURE = re.compile(
-    r"^(?:(?:FAILED|ERROR|SUBFAILED|SUBERROR)(?:\([^)]*\))? \S+?(?:::|\.py\b)|\S+::\S+ (?:FAILED|ERROR)\b"
-    r"|(?:FAIL|ERROR): \w+ \(|\s*● \S|\s*--- FAIL: |test \S+ \.\.\. FAILED$)"
 )
 # pytest's error lines under a failure (`E   …`): the first of a run says what failed, the rest
 # go on (a diff of two values, a long message).
@@ -90,8 +91,7 @@ def says(line: str) -> bool:
 def has_level(line: str) -> bool:
     """An error/warning level word (whole word), a failure phrase, a CI error annotation or a
     single-letter level (logcat, glog); never a passing test's line."""
-    if line[:1].isdigit() and CI_STAMP.match(line):
-        line = line[CI_STAMP.match(line).end() :]  # type: ignore[union-attr]
+    line = unstamped(line)
     if PASSING.search(line):
         return False
     if line[:1].isalnum() and _LINT_CODE.match(line) or _FAILING.match(line):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ctxguard.kinds.log.lines import CI_STAMP, FAILURE_DETAIL, NAMES_FAILURE, PYTEST_E, SUMMARY, says, template
+from ctxguard.kinds.log.failures import NAMES_FAILURE
+from ctxguard.kinds.log.lines import FAILURE_DETAIL, PYTEST_E, SUMMARY, says, template, unstamped
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
@@ -30,8 +31,7 @@ def template_level(line: str, goes_on: bool = False) -> float:
     """How early the first line of an error or warning template is taken: a run's summary, then
     the lines naming a failed test, then the other error lines (pytest's `E` lines that go on
     from the one before them after the rest), then warnings."""
-    if line[:1].isdigit() and (stamp := CI_STAMP.match(line)):
-        line = line[stamp.end() :]
+    line = unstamped(line)
     if SUMMARY.search(line):
         return SUMMARY_LEVEL
     if NAMES_FAILURE.match(line):

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxguard.kinds.base import Probe
-from ctxguard.kinds.log.lines import NAMES_FAILURE, Lines, is_important, says, strip_ansi, template
+from ctxguard.kinds.log.failures import NAMES_FAILURE
+from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, REST, TRACE, end_level, goes_on, occurrences, template_level
 from ctxguard.plan import filled

@@ -123,7 +123,7 @@ def test_a_numbered_items_marker_is_not_a_sentence() -> None:
 
 
 def test_a_cut_keeps_rules_from_the_whole_document_and_a_repeated_rule_once() -> None:
-    """Rules of one level are taken the shorter first, so a tight cut keeps as many as fit,
+    """Rules are taken the cheaper first, so a tight cut keeps as many as fit,
     wherever they are; a rule said again word for word goes last."""
     long_rules = "".join(
         f"\n### Part {i}\n\nEach part {i} handler MUST validate the whole of its input against the schema given "
@@ -144,3 +144,22 @@ def test_a_cut_keeps_rules_from_the_whole_document_and_a_repeated_rule_once() ->
     copies = [u for u in plan.units if u.text == "- id (string) - REQUIRED.\n"]
     assert len(copies) == 8 and [u.must for u in copies] == [True] + [False] * 7
     assert all(u.priority > copies[0].priority for u in copies[1:])
+
+
+def test_a_tight_cut_takes_rules_by_their_cost_with_their_section_and_a_should_not_last() -> None:
+    """MUST and SHOULD sentences are one group taken the cheaper first: short SHOULD rules come
+    before long MUST rules; and a rule pays its share of its heading and gap lines, so the rules
+    of one section with several come before lone rules, as short, under headings of their own."""
+    long_musts = "".join(
+        f"\n### Part {i}\n\nEach part {i} handler MUST validate the whole of its input against the schema given "
+        "in the appendix before it does anything else with it, and reject what does not match.\n"
+        for i in range(6)
+    )
+    lone = "".join(f"\n### Field number {i} of the event envelope\n\n- Its value{i} is REQUIRED.\n" for i in range(8))
+    together = "\n### Clients\n\n" + "".join(f"- A client SHOULD retry case{i}.\n" for i in range(8))
+    text = "# Spec\n" + long_musts + lone + together
+    content = compress_text(text, independent_count(text) // 4, name="spec.md")["content"]
+    kept = sum(f"retry case{i}." in content for i in range(8))
+    assert kept >= 6, content  # the section of SHOULD rules, cheap per rule, first
+    assert sum(f"value{i} is REQUIRED" in content for i in range(8)) < kept
+    assert "Each part 0 handler MUST" not in content

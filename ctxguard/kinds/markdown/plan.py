@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, TOP_HEADING, Block, MarkdownDoc
-from ctxguard.plan import Plan, Unit, units
+from ctxguard.plan import Plan, Unit, omitted_lines, units
 from ctxguard.tokens import Encoded, Tokenizer
 from ctxguard.words import mentions
 
@@ -36,10 +36,11 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
     whatever the room: headings, task items, tables, code blocks and sentences with RFC 2119 words in
     capitals (a code block or a rule that repeats an earlier one is not). Taken first: headings,
     open task items, tables (their header rows before other rows), code (never without its fences);
-    then sentences with RFC 2119 words in capitals (MUST, SHALL, REQUIRED, then SHOULD; the shorter
-    first), decisions, numbered rules, MAY; front matter, lines naming the task, the first sentence
-    of each paragraph and list item; then the rest in document order, examples, repeated rules and
-    repeated code blocks last. Prose is never shown without its section's heading."""
+    then sentences with RFC 2119 words in capitals (MUST, SHALL, REQUIRED, SHOULD; the cheaper
+    first, see _cheaper_rules_first), decisions, numbered rules, MAY; front matter, lines naming
+    the task, the first sentence of each paragraph and list item; then the rest in document
+    order, examples, repeated rules and repeated code blocks last. Prose is never shown without
+    its section's heading."""
     pieces: list[str] = []
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
@@ -102,17 +103,37 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
     if pieces and not pieces[-1].endswith("\n"):
         pieces[-1] += "\n"
     return Plan(
-        _shorter_rules_first(units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer)), encoded.count
+        _cheaper_rules_first(
+            units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer),
+            tokenizer.count(omitted_lines(10, 100)),
+        ),
+        encoded.count,
     )
 
 
-def _shorter_rules_first(planned: list[Unit]) -> list[Unit]:
-    """Rules of one level taken the shorter first (then in document order), so a cut keeps as
-    many rules as its room holds, from the whole document rather than its first sections."""
-    return [
-        u._replace(priority=(u.priority[0], u.cost << 32 | u.priority[1])) if u.priority[0] in (MUST, SHOULD) else u
-        for u in planned
-    ]
+def _cheaper_rules_first(planned: list[Unit], gap: int) -> list[Unit]:
+    """Rules (MUST and SHOULD sentences) taken the cheaper first, then in document order, so a
+    cut keeps as many rules as its room holds, from the whole document rather than its first
+    sections. A rule's cost here is its own plus its share of what showing its section costs
+    (the heading and the gap lines around the rules): a section with many rules is cheap per
+    rule, a lone `- REQUIRED` under its own heading is not. A SHOULD counts a quarter dearer
+    than a MUST of the same cost."""
+    rules = [i for i, u in enumerate(planned) if u.priority[0] in (MUST, SHOULD)]
+    count: dict[tuple[int, ...], int] = {}
+    for i in rules:
+        count[planned[i].anchors] = count.get(planned[i].anchors, 0) + 1
+    keyed = list(planned)
+    for i in rules:
+        u = planned[i]
+        opens = sum(planned[a].cost for a in _section(planned, u.anchors)) + 2 * gap
+        weight = (u.cost + opens // count[u.anchors]) * (5 if u.priority[0] == SHOULD else 4) // 4
+        keyed[i] = u._replace(priority=(MUST, weight << 32 | u.priority[1]))
+    return keyed
+
+
+def _section(planned: Sequence[Unit], anchors: tuple[int, ...]) -> list[int]:
+    """The units a rule's anchors bring: its heading and the heading's underline."""
+    return [j for a in anchors for j in (a, a + 1) if j < len(planned) and (j == a or planned[j].anchors == (a,))]
 
 
 def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float]]:

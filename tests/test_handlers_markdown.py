@@ -163,3 +163,26 @@ def test_a_tight_cut_takes_rules_by_their_cost_with_their_section_and_a_should_n
     assert kept >= 6, content  # the section of SHOULD rules, cheap per rule, first
     assert sum(f"value{i} is REQUIRED" in content for i in range(8)) < kept
     assert "Each part 0 handler MUST" not in content
+
+
+def test_a_tight_cut_shows_rules_under_their_headings_path_before_empty_sections() -> None:
+    """Past the title, headings come after the rules: sections with nothing kept do not take
+    the room of the rules, and a rule deep in the outline shows with every heading it is under."""
+    filler = "".join(
+        f"\n## Background part {i}\n\n" + f"Some background prose number {i} without any rules. " * 6 + "\n"
+        for i in range(10)
+    )
+    deep = "\n## Protocols\n\n### MQTT\n\n#### topicname\n\n- The topicname setting MUST be a non-empty string.\n"
+    text = "# Subscriptions spec\n" + filler + deep + filler.replace("Background", "Appendix")
+    content = compress_text(text, 120, name="spec.md")["content"]
+    assert content.startswith("# Subscriptions spec\n"), content
+    assert "MUST be a non-empty string." in content
+    assert content.index("## Protocols") < content.index("### MQTT") < content.index("#### topicname")
+    assert sum(f"## Background part {i}\n" in content for i in range(30)) < 10  # (they alone cost 300)
+
+
+def test_task_items_show_under_their_heading() -> None:
+    parts = "".join(f"\n## Part {i}\n\nA sentence that explains part {i} of the plan at length.\n" for i in range(20))
+    text = "# Plan\n" + parts + "\n## Tasks\n\n- [ ] Do it\n"
+    content = compress_text(text, 48, name="plan.md")["content"]
+    assert "- [ ] Do it" in content and "## Tasks" in content, content

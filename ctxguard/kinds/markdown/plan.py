@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, TOP_HEADING, Block, MarkdownDoc
+from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, Block, MarkdownDoc
 from ctxguard.plan import Plan, Unit, omitted_lines, units
 from ctxguard.tokens import Encoded, Tokenizer
 from ctxguard.words import mentions
@@ -24,9 +24,11 @@ _EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 _MARKER = re.compile(r"[ \t]*\d+[.)]")  # a numbered item's `2.`, alone before a cut: no sentence ends there
 _ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (before a list item)
-# A `#`/`##` heading is the document's skeleton, taken first; a deeper one comes after the MUST
-# and SHOULD sentences (as the README says), each of which takes its section's heading with it.
+# The document's first heading (its title) is taken first; the others come after the open task
+# items and rules, each of which takes its section's heading, and the
+# headings that one is under, with it.
 HEADING = 1.42
+OUTLINE = 1.43  # a table's header rows, a task item done: with the outline, after the headings
 CODE = 1.45  # a code block's fences and first line: after the rules, before the bodies
 MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
 
@@ -34,13 +36,13 @@ MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.
 def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
     """A markdown document as units: lines, and the sentences of prose and list items. Kept by tier 2
     whatever the room: headings, task items, tables, code blocks and sentences with RFC 2119 words in
-    capitals (a code block or a rule that repeats an earlier one is not). Taken first: headings,
-    open task items, tables (their header rows before other rows), code (never without its fences);
-    then sentences with RFC 2119 words in capitals (MUST, SHALL, REQUIRED, SHOULD; the cheaper
-    first, see _cheaper_rules_first), decisions, numbered rules, MAY; front matter, lines naming
-    the task, the first sentence of each paragraph and list item; then the rest in document
-    order, examples, repeated rules and repeated code blocks last. Prose is never shown without
-    its section's heading."""
+    capitals (a code block or a rule that repeats an earlier one is not). Taken first: the title,
+    open task items, sentences with RFC 2119 words in capitals (MUST, SHALL, REQUIRED, SHOULD; the
+    cheaper first, see _cheaper_rules_first), then the other headings, tables' header rows and
+    task items done, code (never without its fences), table rows, decisions, numbered rules, MAY;
+    front matter, lines naming the task, the first sentence of each paragraph and list item; then
+    the rest in document order, examples, repeated rules and repeated code blocks last. Nothing is shown without its
+    section's heading and the headings that one is under."""
     pieces: list[str] = []
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
@@ -48,6 +50,7 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
     heading: tuple[int, ...] = ()
     seen_code: set[str] = set()
     seen_rules: set[str] = set()
+    outline: list[tuple[int, int]] = []  # the headings the current one is under: (depth, unit)
 
     def add(text: str, level: float, keep: bool = False, to: tuple[int, ...] = ()) -> int:
         if task_words and level > 1.8 and mentions(text, task_words):
@@ -82,15 +85,19 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
             seen_code.add(block.text)
         for j, line in enumerate(block.lines):
             if block.kind == "heading":
-                top = TOP_HEADING.match(line) or len(block.lines) == 2  # (a setext heading is # or ##)
                 if j == 0:
-                    heading = (add(line, 0.0 if top else HEADING, True),)
+                    depth = _depth(block)
+                    while outline and outline[-1][0] >= depth:
+                        outline.pop()
+                    parent = (outline[-1][1],) if outline else ()
+                    heading = (add(line, 0.0 if not pieces else HEADING, True, parent),)
+                    outline.append((depth, heading[0]))
                 else:  # its underline, with it
-                    add(line, 0.0 if top else HEADING, True, heading)
+                    add(line, rank[heading[0]][0], True, heading)
             elif block.kind == "task":
-                add(line, 0.5 if OPEN_TASK.match(line) else 1.0, True)
+                add(line, 0.5 if OPEN_TASK.match(line) else OUTLINE, True, heading)
             elif block.kind == "table":  # header and separator rows first, the others with them
-                add(line, 1.0 if j < 2 else 1.5, True, heading if j < 2 else (first, first + 1))
+                add(line, OUTLINE if j < 2 else 1.5, True, heading if j < 2 else (first, first + 1))
             elif block.kind == "code":  # fenced: inner lines never without both fences
                 fenced = FENCE.match(block.lines[-1]) is not None and last > first
                 inner = 0 < j < len(block.lines) - 1 or not fenced and j > 0
@@ -131,9 +138,31 @@ def _cheaper_rules_first(planned: list[Unit], gap: int) -> list[Unit]:
     return keyed
 
 
-def _section(planned: Sequence[Unit], anchors: tuple[int, ...]) -> list[int]:
-    """The units a rule's anchors bring: its heading and the heading's underline."""
-    return [j for a in anchors for j in (a, a + 1) if j < len(planned) and (j == a or planned[j].anchors == (a,))]
+def _section(planned: Sequence[Unit], anchors: tuple[int, ...]) -> set[int]:
+    """The units a rule's anchors bring: its heading, the heading's underline, and the headings
+    it is under (with theirs)."""
+    found: set[int] = set()
+    stack = list(anchors)
+    while stack:
+        a = stack.pop()
+        if a not in found:
+            found.add(a)
+            stack.extend(planned[a].anchors)
+            after = a + 1
+            if (
+                after < len(planned)
+                and planned[after].anchors == (a,)
+                and planned[after].priority[0] == planned[a].priority[0]
+            ):
+                found.add(after)  # (a setext underline)
+    return found
+
+
+def _depth(block: Block) -> int:
+    """A heading's depth: its `#`s, or 1 and 2 for a setext `===` and `---` underline."""
+    if len(block.lines) == 2:
+        return 1 if block.lines[1].strip().startswith("=") else 2
+    return len(block.lines[0].strip()) - len(block.lines[0].strip().lstrip("#"))
 
 
 def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float]]:

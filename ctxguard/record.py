@@ -32,7 +32,8 @@ class Listed:
 
 @dataclass(frozen=True)
 class Offload:
-    """Where a record's full text is kept: a path relative to the bundle's folder, its sha256."""
+    """Where a record's full text is kept: a path relative to the bundle's folder, and its
+    sha256's first 16 hex digits (or more: a check compares the digits given)."""
 
     path: str
     sha256: str

@@ -150,10 +150,13 @@ def compressed(
     if isinstance(doc, DiffDoc) and kind == "diff" and artifact.text is not None:
         stats = doc.files
         shown = file_coverage(doc, record.content) if record.tier > 1 else {}
+        # When fewer are listed, the files the content shows (whole or cut) first, in diff order.
+        first = sorted(range(len(stats)), key=lambda i: (shown.get(stats[i].path) == "omitted", i))[:listed]
         record = replace(
             record,
             files=tuple(
-                Listed(s.path, s.added, s.removed, s.status, shown.get(s.path, "whole")) for s in stats[:listed]
+                Listed(s.path, s.added, s.removed, s.status, shown.get(s.path, "whole"))
+                for s in (stats[i] for i in sorted(first))
             ),
             files_not_listed=len(stats) - listed if listed is not None and len(stats) > listed else 0,
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -331,8 +332,9 @@ def test_total_budget_bounds_the_written_bundle_with_many_files_and_artifacts(tm
     assert code == 1  # the entries' raw text is over their budgets: over_budget says so, not the total
     if fmt == "json":
         diff = json.loads(out.read_text())["artifacts"][0]
-        assert diff.get("files_not_listed", 0) + len(diff["files"]["rows"]) == 40
-        assert {row[4] for row in diff["files"]["rows"]} <= {"whole", "cut", "omitted"}
+        rows = diff["files"]["rows"]
+        assert diff.get("files_not_listed", 0) + len(rows) == 40
+        assert {row[4] for row in rows} <= {"whole", "cut", "omitted"}
 
 
 def test_offloads_named_in_a_run_are_never_pruned_and_markdown_names_them(tmp_path: Path) -> None:
@@ -357,7 +359,8 @@ def test_offloads_named_in_a_run_are_never_pruned_and_markdown_names_them(tmp_pa
         "markdown",
     )
     sha = named[0][1].sha256
-    assert named[0][1].path == f"offload/{sha[:16]}.log"
+    assert len(sha) == 16 and hashlib.sha256(b"raw text 0\n").hexdigest().startswith(sha)  # (14 tokens, not 43)
+    assert named[0][1].path == f"offload/{sha}.log"
     assert f"> full text: `{named[0][1].path}` (sha256 `{sha[:16]}…`)" in page
 
 
@@ -523,3 +526,36 @@ def test_the_digest_keeps_to_a_third_of_a_small_total(tmp_path: Path) -> None:
     assert "more distinct lines" in data["digest"]  # the rest counted
     roomy = _bundle(repo, "--total-budget", "20000")
     assert roomy["totals"]["digest_tokens"] > data["totals"]["digest_tokens"]  # all 30 rows there
+
+
+def test_show_refuses_an_offload_whose_digest_digits_are_too_few_to_check(tmp_path: Path) -> None:
+    from ctxguard.commands.show import full_text
+    from ctxguard.errors import UsageError
+    from ctxguard.record import Offload, Record
+
+    (tmp_path / "full.log").write_text("whole\n")
+    digits = hashlib.sha256(b"whole\n").hexdigest()
+    for given, fine in ((digits[:16], True), (digits, True), (digits[:4], False), ("", False)):
+        record = Record("x.log", 9, 3, True, "…", "log", 3, 3, "o200k_base", offload=Offload("full.log", given))
+        if fine:
+            assert full_text(record, tmp_path) == "whole\n"
+        else:
+            with pytest.raises(UsageError):
+                full_text(record, tmp_path)
+
+
+def test_a_shortened_file_list_keeps_the_files_the_content_shows(tmp_path: Path) -> None:
+    """Docs come first in diff order but last in a cut: when the fixed part is over the total and
+    fewer files are listed, the listed ones are those the content shows, then the others."""
+    repo = configured(tmp_path / "repo", "version: 1\ntotal_budget: 900\nartifacts:\n  - {name: diff, budget: 4000}\n")
+    for i in range(60):
+        repo.write(f"a_docs/page_with_a_long_name_{i}.md", "".join(f"Line {j} of page {i}.\n" for j in range(20)))
+    repo.write("src/core.py", "".join(f"def f{j}(x):\n    return x + {j}\n" for j in range(40)))
+    repo.add("a_docs", "src")
+    out = tmp_path / "bundle.json"
+    assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) in (0, 1)
+    diff = json.loads(out.read_text())["artifacts"][0]
+    rows = diff["files"]["rows"]
+    assert diff.get("files_not_listed", 0) > 0 and len(rows) + diff["files_not_listed"] == 61
+    shown = re.findall(r"^diff --git a/(\S+) ", diff["content"], re.M)
+    assert "src/core.py" in shown and set(shown) <= {row[0] for row in rows}

@@ -74,7 +74,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def full_text(record: Record, folder: Path) -> str:
-    """An artifact's whole text: its offload (checked against its sha256), or its content when
+    """An artifact's whole text: its offload (checked against the sha256 digits the record gives), or its content when
     nothing was left out."""
     if record.offload is None:
         if record.tier == 1:
@@ -85,7 +85,8 @@ def full_text(record: Record, folder: Path) -> str:
         data = target.read_bytes()
     except OSError as exc:
         raise UsageError(f"cannot read {record.artifact_name}'s full text at {target}: {exc.strerror}") from None
-    if hashlib.sha256(data).hexdigest() != record.offload.sha256:
+    given = record.offload.sha256
+    if len(given) < 16 or not hashlib.sha256(data).hexdigest().startswith(given):
         raise UsageError(f"{target} is not {record.artifact_name}'s full text any more (its sha256 differs)")
     return data.decode("utf-8", "surrogateescape")
 

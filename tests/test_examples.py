@@ -125,14 +125,19 @@ def test_pre_commit_snippet_is_valid_and_names_our_hooks() -> None:
     assert used and used <= ours
 
 
-def test_workflow_is_valid_and_uses_the_action_as_declared() -> None:
-    workflow_path = EXAMPLES / "workflows/review.yml"
+def _assert_valid_workflow(path: Path) -> None:
+    """The workflow passes check-jsonschema's GitHub workflow schema."""
     tool = shutil.which("check-jsonschema")
     assert tool
     done = subprocess.run(
-        [tool, "--builtin-schema", "vendor.github-workflows", str(workflow_path)], capture_output=True, text=True
+        [tool, "--builtin-schema", "vendor.github-workflows", str(path)], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_workflow_is_valid_and_uses_the_action_as_declared() -> None:
+    workflow_path = EXAMPLES / "workflows/review.yml"
+    _assert_valid_workflow(workflow_path)
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     steps = yaml.safe_load(workflow_path.read_text())["jobs"]["review"]["steps"]
     checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout"))
@@ -212,12 +217,7 @@ def test_a_release_is_one_tag_push_away() -> None:
 
 def test_the_monorepo_workflow_runs_one_entry_per_job(tmp_path: Path) -> None:
     workflow_path = EXAMPLES / "workflows/monorepo.yml"
-    tool = shutil.which("check-jsonschema")
-    assert tool
-    done = subprocess.run(
-        [tool, "--builtin-schema", "vendor.github-workflows", str(workflow_path)], capture_output=True, text=True
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    _assert_valid_workflow(workflow_path)
     job = yaml.safe_load(workflow_path.read_text())["jobs"]["package"]
     entries = job["strategy"]["matrix"]["entry"]
     config = load_config(EXAMPLES / "configs/monorepo.yaml")

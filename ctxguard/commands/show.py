@@ -74,8 +74,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def full_text(record: Record, folder: Path) -> str:
-    """An artifact's whole text: its offload (checked against the sha256 digits the record gives), or its content when
-    nothing was left out."""
+    """An artifact's whole text: its offload (checked against the sha256 digits the record
+    gives), or its content when nothing was left out."""
     if record.offload is None:
         if record.tier == 1:
             return record.content

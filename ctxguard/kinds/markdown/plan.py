@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, Block, MarkdownDoc
@@ -25,8 +26,7 @@ _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 _MARKER = re.compile(r"[ \t]*\d+[.)]")  # a numbered item's `2.`, alone before a cut: no sentence ends there
 _ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (before a list item)
 # The document's first heading (its title) is taken first; the others come after the open task
-# items and rules, each of which takes its section's heading, and the
-# headings that one is under, with it.
+# items and rules, each of which takes its section's heading and the headings above it.
 HEADING = 1.42
 OUTLINE = 1.43  # a table's header rows, a task item done: with the outline, after the headings
 CODE = 1.45  # a code block's fences and first line: after the rules, before the bodies
@@ -41,8 +41,8 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
     cheaper first, see _cheaper_rules_first), then the other headings, tables' header rows and
     task items done, code (never without its fences), table rows, decisions, numbered rules, MAY;
     front matter, lines naming the task, the first sentence of each paragraph and list item; then
-    the rest in document order, examples, repeated rules and repeated code blocks last. Nothing is shown without its
-    section's heading and the headings that one is under."""
+    the rest in document order, examples, repeated rules and repeated code blocks last. Nothing is
+    shown without its section's heading and the headings above it."""
     pieces: list[str] = []
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
@@ -51,6 +51,7 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
     seen_code: set[str] = set()
     seen_rules: set[str] = set()
     outline: list[tuple[int, int]] = []  # the headings the current one is under: (depth, unit)
+    paths: dict[int, tuple[int, ...]] = {}  # a heading's unit: the units showing it takes (underlines too)
 
     def add(text: str, level: float, keep: bool = False, to: tuple[int, ...] = ()) -> int:
         if task_words and level > 1.8 and mentions(text, task_words):
@@ -92,8 +93,9 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                     parent = (outline[-1][1],) if outline else ()
                     heading = (add(line, 0.0 if not pieces else HEADING, True, parent),)
                     outline.append((depth, heading[0]))
+                    paths[heading[0]] = paths.get(parent[0], ()) + heading if parent else heading
                 else:  # its underline, with it
-                    add(line, rank[heading[0]][0], True, heading)
+                    paths[heading[0]] += (add(line, rank[heading[0]][0], True, heading),)
             elif block.kind == "task":
                 add(line, 0.5 if OPEN_TASK.match(line) else OUTLINE, True, heading)
             elif block.kind == "table":  # header and separator rows first, the others with them
@@ -112,50 +114,29 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
     return Plan(
         _cheaper_rules_first(
             units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer),
+            paths,
             tokenizer.count(omitted_lines(10, 100)),
         ),
         encoded.count,
     )
 
 
-def _cheaper_rules_first(planned: list[Unit], gap: int) -> list[Unit]:
+def _cheaper_rules_first(planned: list[Unit], paths: dict[int, tuple[int, ...]], gap: int) -> list[Unit]:
     """Rules (MUST and SHOULD sentences) taken the cheaper first, then in document order, so a
     cut keeps as many rules as its room holds, from the whole document rather than its first
     sections. A rule's cost here is its own plus its share of what showing its section costs
-    (the heading and the gap lines around the rules): a section with many rules is cheap per
-    rule, a lone `- REQUIRED` under its own heading is not. A SHOULD counts a quarter dearer
-    than a MUST of the same cost."""
+    (its heading path, from `paths`, and the gap lines around the rules): a section with many
+    rules is cheap per rule, a lone `- REQUIRED` under its own heading is not. A SHOULD counts a
+    quarter dearer than a MUST of the same cost."""
     rules = [i for i, u in enumerate(planned) if u.priority[0] in (MUST, SHOULD)]
-    count: dict[tuple[int, ...], int] = {}
-    for i in rules:
-        count[planned[i].anchors] = count.get(planned[i].anchors, 0) + 1
+    count = Counter(planned[i].anchors for i in rules)
     keyed = list(planned)
     for i in rules:
         u = planned[i]
-        opens = sum(planned[a].cost for a in _section(planned, u.anchors)) + 2 * gap
+        opens = sum(planned[j].cost for a in u.anchors for j in paths[a]) + 2 * gap
         weight = (u.cost + opens // count[u.anchors]) * (5 if u.priority[0] == SHOULD else 4) // 4
         keyed[i] = u._replace(priority=(MUST, weight << 32 | u.priority[1]))
     return keyed
-
-
-def _section(planned: Sequence[Unit], anchors: tuple[int, ...]) -> set[int]:
-    """The units a rule's anchors bring: its heading, the heading's underline, and the headings
-    it is under (with theirs)."""
-    found: set[int] = set()
-    stack = list(anchors)
-    while stack:
-        a = stack.pop()
-        if a not in found:
-            found.add(a)
-            stack.extend(planned[a].anchors)
-            after = a + 1
-            if (
-                after < len(planned)
-                and planned[after].anchors == (a,)
-                and planned[after].priority[0] == planned[a].priority[0]
-            ):
-                found.add(after)  # (a setext underline)
-    return found
 
 
 def _depth(block: Block) -> int:

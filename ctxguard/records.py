@@ -4,6 +4,8 @@ when the cut left something out. (ctxguard.pipeline decides the budgets.)"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from ctxguard.collect import Artifact
 from ctxguard.config import Config
 from ctxguard.kinds import KINDS
 from ctxguard.kinds.diff import DiffDoc, file_coverage
+from ctxguard.kinds.diff.lines import file_offset
 from ctxguard.kinds.diff.numbers import numbered
 from ctxguard.options import Options
 from ctxguard.read import read_artifact
@@ -65,7 +68,11 @@ def streamed(
         encoded = tokenizer.encode(whole.text) if whole.text is not None else None
         doc = KINDS[kind].read(whole.text, whole.name) if whole.text is not None else None
         return compressed(config, whole, kind, budget, encoded, tokenizer, missed, doc)
-    return attach(record, artifact)
+    record = attach(record, artifact)
+    if record.files is None:
+        return record
+    files = listing(record.files, record.budget, tokenizer)
+    return replace(record, files=files, files_not_listed=record.files_not_listed + len(record.files) - len(files))
 
 
 def referenced(artifact: Artifact, found: reference.Described, kind: str, budget: int, tokenizer: Tokenizer) -> Record:
@@ -148,16 +155,33 @@ def compressed(
         if preview.useless(record):
             record = preview.preview(record, artifact.text, tokenizer)
     if isinstance(doc, DiffDoc) and kind == "diff" and artifact.text is not None:
-        stats = doc.files
         shown = file_coverage(doc, record.content) if record.tier > 1 else {}
-        # When fewer are listed, the files the content shows (whole or cut) first, in diff order.
-        first = sorted(range(len(stats)), key=lambda i: (shown.get(stats[i].path) == "omitted", i))[:listed]
-        record = replace(
-            record,
-            files=tuple(
-                Listed(s.path, s.added, s.removed, s.status, shown.get(s.path, "whole"))
-                for s in (stats[i] for i in sorted(first))
-            ),
-            files_not_listed=len(stats) - listed if listed is not None and len(stats) > listed else 0,
-        )
+        rows = [Listed(s.path, s.added, s.removed, s.status, shown.get(s.path, "whole")) for s in doc.files]
+        files = listing(rows, record.budget, tokenizer, listed)
+        record = replace(record, files=files, files_not_listed=len(rows) - len(files))
     return attach(record, artifact)
+
+
+def listing(rows: Sequence[Listed], budget: int, tokenizer: Tokenizer, limit: int | None = None) -> tuple[Listed, ...]:
+    """The files a diff record lists, in diff order: every file its content shows (whole or cut),
+    then the files it omits (or may omit: a streamed cut), source before tests before docs and
+    lockfiles and the larger change first, while their rows fit in a quarter of the record's
+    budget, so the list of what was left out never crowds out the content. At most `limit` rows
+    (when the bundle's fixed part is over the total: the shown ones first). The rest are counted
+    (`files_not_listed`)."""
+    room = budget // 4
+    order = sorted(
+        range(len(rows)),
+        key=lambda i: (rows[i].shown not in SHOWN, file_offset(rows[i].path), -rows[i].added - rows[i].removed, i),
+    )
+    chosen: list[int] = []
+    for i in order[:limit]:
+        if rows[i].shown not in SHOWN:
+            room -= tokenizer.count(json.dumps(rows[i].row(), ensure_ascii=False, separators=(",", ":"))) + 1
+            if room < 0:
+                break
+        chosen.append(i)
+    return tuple(rows[i] for i in sorted(chosen))
+
+
+SHOWN = ("whole", "cut")

@@ -85,7 +85,7 @@ def coverage(bundle: Bundle) -> list[str]:
         by[state(record)].append(f"`{record.artifact_name}`{tier}")
     lines += _said("Artifacts", by)
     files: dict[str, list[str]] = {"whole": [], "cut": [], "omitted": []}
-    unknown = 0
+    unknown = 0  # files not listed (counted), or listed with no coverage (a streamed cut)
     for record in bundle.records:
         for listed in record.files or ():
             if listed.shown in files:
@@ -94,14 +94,12 @@ def coverage(bundle: Bundle) -> list[str]:
                 unknown += 1
         unknown += record.files_not_listed
     if any(files.values()) or unknown:
-        lines += _said("Changed files", files)
-        if unknown:
-            lines.append(f"- {unknown} more files: see the digest and the diff records")
+        lines += _said("Changed files", files, unknown)
     return lines
 
 
-def _said(title: str, by: dict[str, list[str]]) -> Iterator[str]:
-    total = sum(len(v) for v in by.values())
+def _said(title: str, by: dict[str, list[str]], unlisted: int = 0) -> Iterator[str]:
+    total = sum(len(v) for v in by.values()) + unlisted
     if not total:
         return
     if by["whole"] and len(by["whole"]) == total:
@@ -112,6 +110,8 @@ def _said(title: str, by: dict[str, list[str]]) -> Iterator[str]:
         if by[name]:
             more = len(by[name]) - NAMED
             yield f"  - {name}: " + ", ".join(by[name][:NAMED]) + (f", and {more} more" if more > 0 else "")
+    if unlisted:
+        yield f"  - not listed: {unlisted} more (the digest counts them; the diff's full text has them)"
 
 
 def fence(content: str) -> str:

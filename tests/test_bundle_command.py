@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -559,3 +560,28 @@ def test_a_shortened_file_list_keeps_the_files_the_content_shows(tmp_path: Path)
     assert diff.get("files_not_listed", 0) > 0 and len(rows) + diff["files_not_listed"] == 61
     shown = re.findall(r"^diff --git a/(\S+) ", diff["content"], re.M)
     assert "src/core.py" in shown and set(shown) <= {row[0] for row in rows}
+
+
+def test_a_cut_diff_lists_its_omitted_files_within_a_quarter_of_its_budget() -> None:
+    """The files a cut diff shows are always listed; the ones it omits, source first and the
+    larger change first, only while their rows fit in a quarter of the record's budget; the rest
+    are counted, and the rows keep diff order."""
+    from ctxguard.record import Listed
+    from ctxguard.records import listing
+    from ctxguard.tokens import get_tokenizer
+
+    tokenizer = get_tokenizer("o200k_base")
+    rows = [Listed(f"docs/page_{i}.md", 40, 2, "modified", "omitted") for i in range(30)]
+    rows += [Listed("src/small.py", 1, 1, "modified", "omitted"), Listed("src/big.py", 90, 9, "modified", "omitted")]
+    rows += [Listed("src/core.py", 5, 5, "modified", "cut"), Listed("tests/test_core.py", 3, 0, "added", "whole")]
+    chosen = listing(rows, 140, tokenizer)  # a quarter: 35 tokens, two rows of about 16
+    paths = [r.path for r in chosen]
+    # What the content shows, and of the omitted: source before docs (whatever their size), the
+    # larger change first; in diff order.
+    assert paths == ["src/small.py", "src/big.py", "src/core.py", "tests/test_core.py"]
+    omitted = [r for r in chosen if r.shown == "omitted"]
+    assert sum(tokenizer.count(json.dumps(r.row(), separators=(",", ":"))) + 1 for r in omitted) <= 140 // 4
+    assert [r.path for r in listing(rows, 120, tokenizer)] == ["src/big.py", "src/core.py", "tests/test_core.py"]
+    assert listing(rows, 100_000, tokenizer) == tuple(rows)  # room for all: all
+    whole = [replace(r, shown="whole") for r in rows]
+    assert listing(whole, 10, tokenizer) == tuple(whole)  # nothing omitted: nothing to leave out

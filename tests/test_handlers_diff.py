@@ -95,6 +95,17 @@ def test_file_stats(sample) -> None:  # type: ignore[no-untyped-def]
     ]
 
 
+def test_a_file_with_no_hunks_is_shown_whole_only_with_its_header(sample) -> None:  # type: ignore[no-untyped-def]
+    """A binary file or a rename has no hunk lines; the content shows it when it shows its header."""
+    from ctxguard.kinds.diff import file_coverage
+
+    text = sample("mode-rename-binary.diff")
+    doc = read(text)
+    first = text[: text.index("diff --git a/b.bin")]  # a.py whole, nothing of b.bin or the rename
+    assert file_coverage(doc, first) == {"a.py": "whole", "b.bin": "omitted", "d.txt": "omitted"}
+    assert file_coverage(doc, text) == {"a.py": "whole", "b.bin": "whole", "d.txt": "whole"}
+
+
 def test_task_words_steer_what_is_kept(sample) -> None:  # type: ignore[no-untyped-def]
     text = sample("python-change.diff")
     plain = _tier2(text, factor=1.45)["content"]  # (a budget where not every changed line fits)

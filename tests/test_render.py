@@ -56,3 +56,15 @@ def test_coverage_counts_the_whole_and_names_what_is_cut_or_omitted() -> None:
     assert "  - cut: `a.py`" in lines and "  - omitted: `b.py`" in lines
     page = render.render(_bundle(), "markdown")
     assert page.startswith("# ctxguard bundle\n") and "> full text: `offload/0123456789abcdef.diff`" in page
+
+
+def test_coverage_counts_the_files_a_diff_record_does_not_list() -> None:
+    """A cut diff that lists only some of its files: the coverage's total is every changed file,
+    and the ones not listed are counted, not taken for shown."""
+    from dataclasses import replace
+
+    shown = _bundle()
+    diff = replace(shown.records[0], files_not_listed=61)
+    lines = render.coverage(replace(shown, records=(diff, *shown.records[1:])))
+    assert "- Changed files: 0 of 63 shown whole." in lines
+    assert any(line.startswith("  - not listed: 61 more") for line in lines)

@@ -10,7 +10,8 @@ def file_coverage(doc: DiffDoc, content: str) -> dict[str, str]:
     """How much of each changed file a cut diff shows: "whole" (every hunk line, in order),
     "cut" (its header, or one of its changed lines found nowhere else in the diff) or
     "omitted". A file whose lines all occur in other files too, with no header shown, counts
-    as omitted: the claim is never more than the content proves."""
+    as omitted, and so does a file with no hunks (a rename, a binary file) whose header is not
+    shown: the claim is never more than the content proves."""
     parsed = doc.parsed
     if parsed is None:
         return {}
@@ -21,13 +22,16 @@ def file_coverage(doc: DiffDoc, content: str) -> dict[str, str]:
     coverage = {}
     for patched, hunks in zip(parsed.files, parsed.bodies):
         path, raw = file_path(patched), patched.path  # (raw: as the headers in the content write it)
+        header = f"+++ b/{raw}" in shown or any(
+            f"diff --git a/{raw} " in line or header_path(line) == path for line in headers
+        )
+        if not hunks:  # a rename, a binary file, a mode change: its header is all there is
+            coverage[path] = "whole" if header else "omitted"
+            continue
         if all(_may_hold(segments, body) and "".join(body) in content for body in hunks):
             coverage[path] = "whole"
             continue
         lines = [line.rstrip("\r\n") for body in hunks for line in body if line[:1] in ("+", "-")]
-        header = f"+++ b/{raw}" in shown or any(
-            f"diff --git a/{raw} " in line or header_path(line) == path for line in headers
-        )
         unique = any(seen[line] == 1 and line in shown for line in lines)
         coverage[path] = "cut" if header or unique else "omitted"
     return coverage

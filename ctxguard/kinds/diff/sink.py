@@ -123,4 +123,4 @@ class DiffSink:
         return shown_listing(lambda share: file_listing(self.stats, tokenizer, share), room)
 
     def files(self) -> tuple[Listed, ...] | None:
-        return tuple(Listed(s.path, s.added, s.removed, s.status) for s in self.stats[:1000])
+        return tuple(Listed(s.path, s.added, s.removed, s.status) for s in self.stats)

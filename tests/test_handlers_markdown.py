@@ -118,7 +118,7 @@ def test_a_numbered_items_marker_is_not_a_sentence() -> None:
     doc = read(text)
     from ctxguard.kinds.markdown.plan import _prose
 
-    pieces = [piece for piece, _ in _prose([b for b in doc.blocks if b.kind == "item"])]
+    pieces = [piece for piece, _, _ in _prose([b for b in doc.blocks if b.kind == "item"])]
     assert pieces == ["1. First rule here. ", "It has two sentences.\n", "2. A client SHOULD retry.\n"]
 
 
@@ -186,3 +186,50 @@ def test_task_items_show_under_their_heading() -> None:
     text = "# Plan\n" + parts + "\n## Tasks\n\n- [ ] Do it\n"
     content = compress_text(text, 48, name="plan.md")["content"]
     assert "- [ ] Do it" in content and "## Tasks" in content, content
+
+
+def test_list_rules_show_with_the_prose_that_leads_into_their_list() -> None:
+    """`… attribute names have the following constraints:` says what the items constrain: an
+    item is never shown without it, and the items share its cost (the cheapest item alone
+    would not bring it)."""
+    lead = (
+        "In order to maximize the likelihood of interoperability across transport protocols,\n"
+        "attribute names have the following constraints:\n"
+    )
+    items = "- MUST consist of lower-case letters.\n- SHOULD start with a letter.\n- MUST NOT be `data`.\n"
+    filler = "".join(f"\nFiller paragraph {i} says nothing a reviewer needs to see today.\n" for i in range(30))
+    text = "# Spec\n\n## Naming\n\n" + lead + items + filler
+    from ctxguard.kinds.markdown import KIND
+    from ctxguard.tokens import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    plan = KIND.plan(KIND.read(text, "spec.md"), tokenizer.encode(text), tokenizer, frozenset())
+    lead_unit = next(i for i, u in enumerate(plan.units) if u.text == lead)
+    rules = [u for u in plan.units if u.text in items.splitlines(keepends=True)]
+    assert len(rules) == 3 and all(u.anchors == (lead_unit,) for u in rules)
+    shown = 0
+    for budget in (40, 60, 80, 100):
+        content = compress_text(text, budget, name="spec.md")["content"]
+        if "- SHOULD start with a letter." in content or "- MUST NOT be `data`." in content:
+            assert lead in content and "## Naming" in content, content
+            shown += 1
+    assert shown >= 2
+
+
+def test_each_next_rule_is_the_one_that_costs_least_to_add() -> None:
+    """Once a rule has opened its section, the section's other rules cost only themselves: they
+    come before a rule as short under three headings of its own, and the order holds at any
+    room."""
+    deep = "\n## Transport\n\n### Framing\n\n#### Headers\n\nClients MUST send the trace header.\n"
+    wide = (
+        "\n## Servers\n\nServers MUST reply within five seconds.\n\nSome prose that is not a rule.\n\n"
+        "Servers MUST log a rejected request.\n"
+    )
+    text = "# Spec\n" + deep + wide
+    from ctxguard.kinds.markdown import KIND
+    from ctxguard.tokens import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    plan = KIND.plan(KIND.read(text, "spec.md"), tokenizer.encode(text), tokenizer, frozenset())
+    order = sorted((u for u in plan.units if "MUST" in u.text), key=lambda u: u.priority)
+    assert [u.text.split(" MUST")[0] for u in order] == ["Servers", "Servers", "Clients"]

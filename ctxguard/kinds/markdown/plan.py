@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ _EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 _MARKER = re.compile(r"[ \t]*\d+[.)]")  # a numbered item's `2.`, alone before a cut: no sentence ends there
 _ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (before a list item)
+_LEADS = re.compile(r":[*_]*\s*$")  # prose that leads into the list after it
 # The document's first heading (its title) is taken first; the others come after the open task
 # items and rules, each of which takes its section's heading and the headings above it.
 HEADING = 1.42
@@ -38,11 +40,12 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
     whatever the room: headings, task items, tables, code blocks and sentences with RFC 2119 words in
     capitals (a code block or a rule that repeats an earlier one is not). Taken first: the title,
     open task items, sentences with RFC 2119 words in capitals (MUST, SHALL, REQUIRED, SHOULD; the
-    cheaper first, see _cheaper_rules_first), then the other headings, tables' header rows and
+    cheapest to add first, see _rules_in_order), then the other headings, tables' header rows and
     task items done, code (never without its fences), table rows, decisions, numbered rules, MAY;
     front matter, lines naming the task, the first sentence of each paragraph and list item; then
     the rest in document order, examples, repeated rules and repeated code blocks last. Nothing is
-    shown without its section's heading and the headings above it."""
+    shown without its section's heading and the headings above it, nor a list's items without
+    the prose that leads into the list."""
     pieces: list[str] = []
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
@@ -72,12 +75,14 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
             end = b + 1
             while end < len(blocks) and blocks[end].kind in ("prose", "item"):
                 end += 1
-            for piece, level in _prose(blocks[b:end]):  # a rule is kept like the structure (tier 2 or 3)
+            lead: tuple[int, ...] = ()  # the sentence that leads into the list (`… constraints:`)
+            for piece, level, leads in _prose(blocks[b:end]):  # a rule is kept like the structure (tier 2 or 3)
                 if level in (MUST, SHOULD):
                     said = " ".join(piece.split())
                     level = REPEATED if said in seen_rules else level  # (said again word for word)
                     seen_rules.add(said)
-                add(piece, level, level in (MUST, SHOULD), to=heading)
+                unit = add(piece, level, level in (MUST, SHOULD), to=lead or heading)
+                lead = (unit,) if leads else lead
             b = end
             continue
         b += 1
@@ -112,7 +117,7 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
     if pieces and not pieces[-1].endswith("\n"):
         pieces[-1] += "\n"
     return Plan(
-        _cheaper_rules_first(
+        _rules_in_order(
             units(pieces, pieces, rank, must, anchors.__getitem__, encoded, tokenizer),
             paths,
             tokenizer.count(omitted_lines(10, 100)),
@@ -121,22 +126,59 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
     )
 
 
-def _cheaper_rules_first(planned: list[Unit], paths: dict[int, tuple[int, ...]], gap: int) -> list[Unit]:
-    """Rules (MUST and SHOULD sentences) taken the cheaper first, then in document order, so a
-    cut keeps as many rules as its room holds, from the whole document rather than its first
-    sections. A rule's cost here is its own plus its share of what showing its section costs
-    (its heading path, from `paths`, and the gap lines around the rules): a section with many
-    rules is cheap per rule, a lone `- REQUIRED` under its own heading is not. A SHOULD counts a
-    quarter dearer than a MUST of the same cost."""
+def _rules_in_order(planned: list[Unit], paths: dict[int, tuple[int, ...]], gap: int) -> list[Unit]:
+    """Rules (MUST and SHOULD sentences) ordered so that a cut keeps as many as its room holds,
+    from the whole document: each next rule is the one that costs least to add to those before
+    it. A rule's cost is its own tokens, what it is shown with and is not shown yet (its
+    heading path, the sentence leading into its list), shared among the rules shown with the
+    same, and a gap line unless it sits next to a rule already taken. A SHOULD counts a
+    quarter dearer than a MUST of the same cost. The order is the plan's, whatever the room: a
+    bigger room keeps every rule a smaller one kept."""
     rules = [i for i, u in enumerate(planned) if u.priority[0] in (MUST, SHOULD)]
-    count = Counter(planned[i].anchors for i in rules)
-    keyed = list(planned)
+    context = {i: _context(planned, paths, i) for i in rules}
+    waiting = Counter(planned[i].anchors for i in rules)  # rules not yet ordered, by what they are shown with
+    under: dict[int, list[int]] = {}  # a unit: the rules shown with it
     for i in rules:
+        for h in context[i]:
+            under.setdefault(h, []).append(i)
+    shown: set[int] = set()  # the units the rules ordered so far are shown with
+    taken: set[int] = set()
+
+    def cost(i: int) -> int:
         u = planned[i]
-        opens = sum(planned[j].cost for a in u.anchors for j in paths[a]) + 2 * gap
-        weight = (u.cost + opens // count[u.anchors]) * (5 if u.priority[0] == SHOULD else 4) // 4
-        keyed[i] = u._replace(priority=(MUST, weight << 32 | u.priority[1]))
+        opens = sum(planned[h].cost for h in context[i] if h not in shown)
+        near = i - 1 in taken or i + 1 in taken or i - 1 in shown
+        own = u.cost + opens // waiting[u.anchors] + (0 if near else gap)
+        return own * (5 if u.priority[0] == SHOULD else 4) // 4
+
+    heap = [(cost(i), i) for i in rules]
+    heapq.heapify(heap)
+    keyed = list(planned)
+    while heap:
+        key, i = heapq.heappop(heap)
+        if i in taken:
+            continue
+        now = cost(i)
+        if now > key:  # (its group's share grew): back, at its cost now
+            heapq.heappush(heap, (now, i))
+            continue
+        keyed[i] = planned[i]._replace(priority=(MUST, len(taken)))
+        taken.add(i)
+        waiting[planned[i].anchors] -= 1
+        opened = [h for h in context[i] if h not in shown]
+        shown.update(opened)
+        for j in {j for h in opened for j in under[h]} | {i - 1, i + 1}:  # cheaper now: again
+            if j in context and j not in taken:
+                heapq.heappush(heap, (cost(j), j))
     return keyed
+
+
+def _context(planned: Sequence[Unit], paths: dict[int, tuple[int, ...]], i: int) -> list[int]:
+    """The units unit i is shown with: its anchors and theirs, a heading with its path."""
+    found: list[int] = []
+    for a in planned[i].anchors:
+        found += paths[a] if a in paths else [a, *_context(planned, paths, a)]
+    return found
 
 
 def _depth(block: Block) -> int:
@@ -146,17 +188,23 @@ def _depth(block: Block) -> int:
     return len(block.lines[0].strip()) - len(block.lines[0].strip().lstrip("#"))
 
 
-def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float]]:
+def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float, bool]]:
     """A paragraph (prose and list items up to a blank line) as its sentences, each whole (over
-    as many lines as it runs) with its level. A
-    list item starts a sentence unless the text before it has not ended one (`Constraints:`
-    leads into the items that follow it, and takes their level)."""
+    as many lines as it runs) with its level, and whether it leads into a list: prose ending
+    with `:` before a list item (`… attribute names have the following constraints:`), which
+    the sentences after it are never shown without. A list item starts a sentence unless the
+    item before it has not ended one (`- Constraints:` leads into the items under it, and takes
+    their level)."""
     text = "".join(block.text for block in paragraph)
     starts: dict[int, Block] = {}  # where each block starts, in text
     at = 0
     for block in paragraph:
         starts[at] = block
         at += len(block.text)
+    after_prose = {
+        a for a, (before, block) in zip(list(starts)[1:], zip(paragraph, paragraph[1:])) if before.kind == "prose"
+    }
+    leads = {a for a in after_prose if starts[a].kind == "item" and _LEADS.search(text, max(0, a - 16), a)}
     cuts = sorted(
         {
             m.end()
@@ -164,9 +212,10 @@ def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float]]:
             if not _MARKER.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start())
         }
         | {a for a, block in starts.items() if a and block.kind == "item" and _ENDED.search(text, max(0, a - 16), a)}
+        | leads
     )
     bounds = list(zip([0, *cuts], [*cuts, len(text)]))
-    return [(text[a:b], _level(text[a:b], a in starts, starts.get(a))) for a, b in bounds]
+    return [(text[a:b], _level(text[a:b], a in starts, starts.get(a)), b in leads) for a, b in bounds]
 
 
 def _level(sentence: str, first: bool, block: Block | None) -> float:

@@ -235,3 +235,19 @@ def test_redaction_is_one_scan_even_on_a_long_line() -> None:
     """A hint word on every position of a 400 kB line costs one pass, not one per word."""
     text = ("key " * 100_000) + "\n"
     assert redact(text).text == text
+
+
+def test_the_quoted_assignment_reader_is_skipped_only_where_it_cannot_match() -> None:
+    """A line without a separator meeting a quote skips the quoted-assignment reader: that is
+    safe only if every match of the reader has one, for every separator and quote prefix."""
+    from ctxguard.secrets import assign
+
+    separators = ["=>", ":::=", "::=", ":=", "??=", "?=", ".=", "+=", "!=", "!==", "==", "===", "=", ":"]
+    values = ['"s3cr3tV4lu3x9"', "'s3cr3tV4lu3x9'", "`s3cr3tV4lu3x9`", 'r"s3cr3tV4lu3x9"', 'b"x9z"', '@"s3cr3tV4l"']
+    names = ["password", '"api_key"', "var dbPassword string", "val token: String", 'env["X_TOKEN"]']
+    lines = [f"{n} {s} {v}" for n in names for s in separators for v in values]
+    lines += [f"{n}{s}{v}" for n in names for s in separators for v in values]
+    matched = [line for line in lines if assign._ASSIGN_QUOTED.search(line)]
+    assert len(matched) > len(lines) // 2  # (the lines exercise the reader)
+    assert all(assign._SEP_QUOTE.search(line) for line in matched)
+    assert assign._SEP_QUOTE.search("a key passage in prose, `quoted` words but no assignment") is None

@@ -31,6 +31,7 @@ _ASSIGN_QUOTED = re.compile(
     r"(?:[ \t]*:[ \t]*[A-Za-z_][\w.\[\]|<>?, ]*?[ \t]*(?==)|[ \t]+(?P<type>[A-Za-z_*\[\]][\w.\[\]*<>]*)[ \t]*(?==))?"
     rf"[ \t]*{_SEP}[ \t]*{_QUOTED}"
 )
+_SEP_QUOTE = re.compile(r"[=:>][ \t]*(?:[rRbBuUfF]{1,2}|@)?[\"'`]")  # where a _SEP meets a _QUOTED
 # `if ("v" == password)`: a literal compared with a secret name.
 _COMPARED = re.compile(rf"{_QUOTED}[ \t]*(?P<sep>!==?|===?)[ \t]*(?P<name>{_NAME})(?![\w(])")
 # `setProperty("NAME", "v")`, `environ.setdefault("NAME", "v")`, `getenv("NAME", "default")`.
@@ -123,7 +124,9 @@ def _candidates(body: str) -> Iterator[Span]:  # noqa: C901 (a reader per assign
                 yield match.start("value"), match.end("value"), secret.kind
     quoted = "'" in body or '"' in body or "`" in body
     if quoted:
-        for match in _ASSIGN_QUOTED.finditer(body):
+        # (Every assignment ends in a separator and a quote: a line without one skips the reader
+        # that would try a name at each of its words.)
+        for match in _ASSIGN_QUOTED.finditer(body) if _SEP_QUOTE.search(body) else ():
             name = match.group("name")
             if match.group("type") and classify(name.lstrip("$@")) is None:
                 name = match.group("type")  # `String dbPassword = "v"`: the name follows the type

@@ -296,6 +296,26 @@ def test_a_compilers_errors_come_before_its_last_note_and_gutter(sample) -> None
     }
 
 
+def test_a_compilers_source_gutter_is_never_shown_without_its_diagnostic(sample) -> None:  # type: ignore[no-untyped-def]
+    """` 112 |   code` and `    |   ^~~~` quote code for the diagnostic above them: alone, a caret
+    line says nothing, so at every room each gutter line shown has its diagnostic shown too."""
+    from ctxguard.kinds.log.plan import _gutters
+
+    text = sample("gcc-warnings.log")
+    lines = text.splitlines(keepends=True)
+    owners = dict(_gutters(lines))
+    assert owners[3] == 1 and owners[4] == 1 and owners[7] == 6  # (zero-based: under lines 2 and 7)
+    checked = 0
+    for budget in range(40, 260, 10):
+        content = compress_text(text, budget, name="build.log")["content"]
+        shown = set(content.splitlines(keepends=True))
+        for i, owner in owners.items():
+            if lines[i] in shown and lines[i].strip().startswith("|"):  # (a caret line: unique text)
+                assert lines[owner] in shown, (budget, lines[i], content)
+                checked += 1
+    assert checked > 10
+
+
 def _pytest_run(failures: int, goes_on: int) -> str:
     """A pytest run whose failures each print a long `E` message (a diff of two lists), then
     the short test summary and the summary line."""

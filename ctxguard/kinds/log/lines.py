@@ -81,6 +81,11 @@ _GUTTER = re.compile(r"^\s*\d*\s*\|")
 _ATTACHED = re.compile(r"^\S+:\d+(?::\d+)?: note: |^\s*= (?:note|help): ")
 
 
+def gutter(line: str) -> bool:
+    """A compiler's source gutter line (` 1069 |     code`, `      |   ^~~~~`)."""
+    return _GUTTER.match(line) is not None
+
+
 def says(line: str) -> bool:
     """A line that says something on its own: it has a word, and it is not a compiler's source
     gutter or a note attached to a diagnostic (what a log's first and last line are, for its

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxguard.kinds.log.failures import NAMES_FAILURE
-from ctxguard.kinds.log.lines import FAILURE_DETAIL, PYTEST_E, SUMMARY, says, template, unstamped
+from ctxguard.kinds.log.lines import FAILURE_DETAIL, PYTEST_E, SUMMARY, gutter, says, template, unstamped
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
@@ -69,7 +69,9 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     warning line, or is not tier 2. Then each traceback's start and last frames (never without its
     `Type: message` end), stack frames, sections and lines naming the task, a few lines before each
     first error; then repeats and the rest of the tracebacks; then everything else, from the end
-    backwards. A passing test's line is never an error line, whatever its title says."""
+    backwards. A passing test's line is never an error line, whatever its title says, and a
+    compiler's source gutter (` 1069 |   code`, `      |   ^~~~`) is never shown without the
+    diagnostic above it."""
     read = doc
     lines = ended(list(read.lines))
     n = len(lines)
@@ -135,9 +137,27 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         )
         rank[i], must[i] = min(rank[i], (level, order)), True
         anchors.pop(i, None)  # the first and the last line stand alone
+    for i, j in _gutters(lines):  # a source gutter never without the diagnostic it quotes for
+        anchors[i] = (j, *anchors.get(i, ()))
     tier2 = [m or e for m, e in zip(must, every)]
     return Plan(
         units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer),
         encoded.count,
         tier2_must=tier2,
     )
+
+
+GUTTER_REACH = 8  # lines: a gutter this far below a line that says something quotes for it
+
+
+def _gutters(lines: list[str]) -> list[tuple[int, int]]:
+    """Each compiler gutter line, with the line above its run that it belongs to."""
+    found = []
+    owner = None
+    for i, line in enumerate(lines):
+        if gutter(line):
+            if owner is not None and i - owner <= GUTTER_REACH:
+                found.append((i, owner))
+        else:
+            owner = i
+    return found

@@ -1,12 +1,17 @@
 """Compress throughput against the floor of one encode_ordinary of the raw text.
 
-    python bench/speed.py --corpus DIR [--repeat 5] [--headroom VENV_PYTHON]
+    python bench/speed.py --corpus DIR [--repeat 5] [--headroom VENV_PYTHON] [--stages]
 
 DIR is the dev corpus built by ../shared/corpus/build_dev_corpus.py. For every artifact and
 budgets of 80 %, 50 % and 20 % of its raw tokens, times `compress` (redaction included, as a
 bundle runs it) and one `encode_ordinary` of the raw text in the same run (median of
 --repeat), and prints per type the median ratio, and separately for artifacts over 100k tokens
 (target: at most 3x).
+
+--stages: where the time goes, per type at 50 %: each stage of a bundle's run timed on its own,
+as a ratio to the same encode (median over the type's artifacts): redaction, the tokenizer's
+encode of the redacted text, the kind's `read`, its `plan`, and the rest of `compress` given
+those (the packer, the probes, the record).
 
 --headroom: the Python of a virtual environment holding `pip install headroom-ai`; its
 compressors are timed on the same artifacts (bench/headroom_speed.py, run with that Python)
@@ -28,6 +33,7 @@ import tiktoken
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
 
+from ctxguard.kinds import KINDS  # noqa: E402
 from ctxguard.read import read_artifact  # noqa: E402
 from ctxguard.redact import redact  # noqa: E402
 from ctxguard.tiers import MIN_BUDGET, compress  # noqa: E402
@@ -76,7 +82,11 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--headroom", type=Path, help="a Python with headroom-ai installed")
+    parser.add_argument("--stages", action="store_true", help="time each stage at 50 %% instead")
     args = parser.parse_args()
+    if args.stages:
+        stages(args.corpus, args.repeat)
+        return
     encoding = tiktoken.get_encoding("o200k_base")
     tokenizer = get_tokenizer("o200k_base")
     rows: dict[str, list[float]] = {}
@@ -124,6 +134,48 @@ def main() -> None:
     for name, problem in theirs.get("failed", []):
         print(f"  headroom failed on {name}: {problem}")
     print(json.dumps({"repeat": args.repeat, "encoding": "o200k_base"}))
+
+
+STAGES = ("redact", "encode", "read", "plan", "pack+probes", "all")
+
+
+def stages(corpus: Path, repeat: int) -> None:
+    """Per type, each stage's median time over one encode_ordinary of the raw text, at 50 %."""
+    encoding = tiktoken.get_encoding("o200k_base")
+    tokenizer = get_tokenizer("o200k_base")
+    found: dict[str, dict[str, list[float]]] = {}
+    for path in sorted(p for p in corpus.rglob("*") if p.is_file() and p.name != "manifest.json"):
+        kind = path.parent.name
+        text = read_artifact(path).text
+        if not text or kind not in ("diff", "log", "json", "markdown"):
+            continue
+        floor = _median_time(lambda: encoding.encode_ordinary(text), repeat)
+        clean = redact(text).text
+        encoded = tokenizer.encode(clean)
+        doc = KINDS[kind].read(clean, path.name)
+        budget = max(MIN_BUDGET, encoded.count // 2)
+        timed = {
+            "redact": lambda: (_forget(), redact(text)),
+            "encode": lambda: (_forget(), tokenizer.encode(clean)),
+            "read": lambda: (_forget(), KINDS[kind].read(clean, path.name)),
+            "plan": lambda: (_forget(), KINDS[kind].plan(doc, encoded, tokenizer, frozenset())),
+            "given": lambda: (
+                _forget(),
+                compress(
+                    clean, budget, tokenizer=tokenizer, name=path.name, artifact_type=kind, encoded=encoded, doc=doc
+                ),
+            ),
+        }
+        times = {name: _median_time(fn, repeat) / floor for name, fn in timed.items()}
+        times["pack+probes"] = max(0.0, times.pop("given") - times["plan"])
+        times["all"] = sum(times.values())
+        for name, ratio in times.items():
+            found.setdefault(kind, {}).setdefault(name, []).append(ratio)
+    print(f"{'type @50%':<10} {'n':>3} " + " ".join(f"{name:>12}" for name in STAGES))
+    for kind, by in sorted(found.items()):
+        cells = " ".join(f"{statistics.median(by[name]):>11.2f}x" for name in STAGES)
+        print(f"{kind:<10} {len(by['all']):>3} {cells}")
+    print("(each a median over the type's artifacts, so the stages need not add up to `all`)")
 
 
 if __name__ == "__main__":

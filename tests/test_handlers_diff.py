@@ -325,19 +325,65 @@ def test_a_cut_that_lists_the_files_shows_the_behaviour_change_before_other_head
     assert tier2["tier"] == 2 and tier2["content"].count("diff --git ") == 4
 
 
-def test_a_quoted_string_edited_goes_after_code_edited() -> None:
-    from ctxguard.kinds.diff.plan import EDITED, EDITED_QUOTED, plan
+def test_a_quoted_string_edited_goes_after_code_edited_and_a_flipped_condition_first() -> None:
+    from ctxguard.kinds.diff.plan import EDITED, EDITED_QUOTED, FLIPPED, plan
     from ctxguard.tokens import get_tokenizer
 
     tokenizer = get_tokenizer()
     text = _VERSION_BUMP + (
         "diff --git a/pkg/b.py b/pkg/b.py\n--- a/pkg/b.py\n+++ b/pkg/b.py\n"
-        "@@ -1,2 +1,2 @@\n def f(n):\n-    if n == 0:\n+    if n == 1:\n"
+        "@@ -1,4 +1,4 @@\n def f(n):\n-    if n == 0:\n+    if n == 1:\n"
+        "         pass\n-    return compute(n, cache)\n+    return compute_all(n, cache)\n"
     )
     units = plan(read(text), tokenizer.encode(text), tokenizer).units
     level = {u.text: u.priority[0] for u in units}
-    assert level["+version = '1.3.0'\n"] == EDITED_QUOTED and level["+    if n == 1:\n"] == EDITED
-    assert EDITED < EDITED_QUOTED
+    assert level["+version = '1.3.0'\n"] == EDITED_QUOTED
+    assert level["+    return compute_all(n, cache)\n"] == EDITED  # a rename: edited in place
+    assert level["+    if n == 1:\n"] == FLIPPED  # a condition flipped: before definitions (1.0)
+    assert FLIPPED < 1.0 < EDITED < EDITED_QUOTED
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "flips"),
+    [
+        ("if n == 0:", "if n == 1:", True),
+        ("if N < 2:", "if N <= 2:", True),
+        ('elif name == "x":', 'if name == "x":', True),
+        ("return a and b", "return a or b", True),
+        ("if not ok:", "if ok:", True),
+        ("timeout = 30", "timeout = 300", True),
+        ("This function is analagous to", "This function is analogous to", False),  # a typo
+        ("x = foo(a)", "x = bar(a)", False),  # a rename
+        ("object_type: t.Type, ensure", "object_type: t.Type[T], ensure", False),  # a type made precise
+        ("func: t.Callable[[str], str]", "func: t.Callable[[str], str],", False),  # a comma: a reformat
+    ],
+)
+def test_a_flip_is_an_operator_a_number_or_a_keyword_of_logic(old: str, new: str, flips: bool) -> None:
+    from ctxguard.kinds.diff.plan import flipped
+
+    assert flipped(old, new) is flips
+
+
+def test_a_definition_or_error_line_moved_goes_after_the_edits() -> None:
+    """`raise ValueError(` removed at one depth and added at another is a move, not a change:
+    still kept by tier 2, but a cut takes the lines edited in place first."""
+    from ctxguard.kinds.diff.plan import EDITED, MOVED, plan
+    from ctxguard.tokens import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    text = (
+        "diff --git a/pkg/c.py b/pkg/c.py\n--- a/pkg/c.py\n+++ b/pkg/c.py\n"
+        "@@ -1,6 +1,5 @@\n def g(items, default):\n-    if not items:\n-        raise ValueError('empty')\n"
+        "+    if items:\n+        return items[0]\n+    raise ValueError('empty')\n-    return items[0]\n"
+        "-    result = lookup(default)\n+    result = lookup_all(default)\n"
+        "+    raise KeyError('new')\n"
+    )
+    units = plan(read(text), tokenizer.encode(text), tokenizer).units
+    level = {u.text: u.priority[0] for u in units}
+    must = {u.text: u.must for u in units}
+    assert level["-        raise ValueError('empty')\n"] == level["+    raise ValueError('empty')\n"] == MOVED
+    assert must["+    raise ValueError('empty')\n"]  # (tier 2 keeps every error line)
+    assert level["+    raise KeyError('new')\n"] == 1.0 < EDITED < MOVED
 
 
 _ODD_PATHS = ("my tests/x y.py", "tür.py", "a b/c.py")

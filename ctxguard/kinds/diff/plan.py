@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import os.path
+import re
 from collections.abc import Sequence
 
 from ctxguard.definitions import is_comment_or_blank
@@ -46,9 +47,11 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
     """A diff as lines. Kept by tier 2 whatever the room: every file header (`diff --git`,
     renames, modes, binary) and hunk header, every changed definition and error line, and every
     line of code in a source file edited in place (see small_edits: a flipped condition); a
-    tier-3 cut takes those first as far as they fit (definitions and errors, then the edits, each
-    with its file and hunk header and the unchanged definition that encloses it, then the other
-    file headers, then the other hunk headers) after the file list. Then the source files' other
+    tier-3 cut takes those first as far as they fit (the edits that flip an operator, a number
+    or a keyword of logic, then definitions and errors, then the other edits, then definitions
+    and errors that only moved, each with its file and hunk header and the unchanged definition
+    that encloses it, then the other file headers, then the other hunk headers) after the file
+    list. Then the source files' other
     changed code, nearest a definition first, before any other body line.
     Then the `---`/`+++` lines, and the hunk bodies by their distance from a definition or an
     error (or from the hunk's start, in a hunk with none), changed lines before context at the
@@ -98,6 +101,8 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
             body[i] = EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset
             if keep and i in quoted:
                 body[i] = EDITED_QUOTED
+            elif keep and edited[i] and flipped(lines[edited[i][0]][1:], line[1:]):
+                body[i] = FLIPPED
             needs = (*hunk, *enclosing, *(edited.get(i, ())))
         elif kind == "context":
             body[i] = 3.3 + offset
@@ -112,12 +117,14 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         reader_kind.append(kind)
     for i, base in body.items():
         span = (
-            0.0 if base in (EDITED, EDITED_QUOTED) else 0.3 if base < 1.5 else 2.0
+            0.0 if base in (FLIPPED, EDITED, EDITED_QUOTED) else 0.3 if base < 1.5 else 2.0
         )  # a source's changed code stays ahead
         late = (
-            0.001 if base in (EDITED, EDITED_QUOTED) and edited.get(i) == () else 0.0
+            0.001 if base in (FLIPPED, EDITED, EDITED_QUOTED) and edited.get(i) == () else 0.0
         )  # the added line brings its removed one
         rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
+    for i in _moved(lines, reader_kind):  # a definition or error line moved or re-indented: after the edits
+        rank[i] = (MOVED + rank[i][0] - 1, i)
     stats = doc.files
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
     # Every header is kept (tier 2 and 3), after the changed definitions and the lines edited in
@@ -139,8 +146,33 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
 # definitions and the source files' headers (what the probes count: paths and names), before
 # the other headers and every body line.
 EDITED = 1.65
+# … before everything else, when the edit flips an operator, a number or a keyword (`if n == 0`
+# -> `if n == 1`, `<` -> `<=`, `elif` -> `if`, `True` -> `False`): the one line a reviewer of a
+# release must not miss, and a cheap one.
+FLIPPED = 0.95
 EDITED_QUOTED = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
 HEADERS_AFTER_EDITS = 0.08  # a source file's header (1.6) after its edits (1.65)
+
+
+MOVED = 1.75  # … a definition or error line removed and added again in its file (moved, re-indented)
+
+
+def _moved(lines: Sequence[str], kinds: Sequence[str]) -> list[int]:
+    """The changed definition and error lines whose text (white space aside) is both removed
+    and added in their file: code moved or re-indented (`raise ValueError(` one level out), not
+    a change of behaviour. Still kept by tier 2; taken by a cut after the lines edited in place."""
+    moved: list[int] = []
+    start = 0
+    for end in [i for i, kind in enumerate(kinds) if kind == "file"][1:] + [len(lines)]:
+        signed = {
+            i: (lines[i][0], " ".join(lines[i][1:].split()))
+            for i in range(start, end)
+            if kinds[i] in ("definition", "error")
+        }
+        said = set(signed.values())
+        moved += [i for i, (sign, text) in signed.items() if ("+" if sign == "-" else "-", text) in said]
+        start = end
+    return moved
 
 
 def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
@@ -167,6 +199,30 @@ def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
                     found[a], found[b] = (), (a,)
         i = max(plus_end, i + 1)
     return found
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_FLIPS = re.compile(r"\d|[<>=!+\-*/%&|^~]|(?:if|elif|else|and|or|not|is|in|True|False|None|true|false|null|nil)\Z")
+
+
+def flipped(old: str, new: str) -> bool:
+    """An edit that flips a condition or a constant: the tokens that differ, a few on each side,
+    include a number, an operator or a keyword of logic (`==` -> `!=`, `0` -> `1`, `elif` ->
+    `if`, `and` -> `or`), and none is a word of prose or a name (a typo fixed, a rename). A
+    comma or a bracket alone (a reformat) is not a flip."""
+    a, b = _TOKEN.findall(old), _TOKEN.findall(new)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    changed = a[head : len(a) - tail] + b[head : len(b) - tail]
+    if not changed or len(changed) > 6:
+        return False
+    flips = [t for t in changed if _FLIPS.match(t)]
+    words = [t for t in changed if t[0].isalpha() or t[0] == "_"]
+    return bool(flips) and all(_FLIPS.match(t) for t in words)
 
 
 def _alike(old: str, new: str) -> bool:

@@ -336,6 +336,21 @@ def _pytest_run(failures: int, goes_on: int) -> str:
     return "".join(out)
 
 
+def test_each_place_a_failure_was_raised_is_a_fact_of_its_own() -> None:
+    """`tests/test_case.py:10: AssertionError` … `:14:` differ only in their numbers, but each
+    says where one failure was raised: a tight cut keeps each, never one line with `(5
+    occurrences)` standing for the others."""
+    from ctxguard.kinds.log.failures import error_key
+
+    assert error_key("tests/test_case.py:10: AssertionError") != error_key("tests/test_case.py:14: AssertionError")
+    assert error_key("conn 10 refused") == error_key("conn 14 refused")  # (a message's numbers: a repeat)
+    text = _pytest_run(failures=5, goes_on=8)
+    total = compress_text(text, 100_000, name="pytest.log")["raw_tokens"]
+    content = compress_text(text, total // 6, name="pytest.log")["content"]
+    assert all(f"tests/test_case.py:{10 + k}: AssertionError\n" in content for k in range(5)), content
+    assert not re.search(r"test_case\.py:\d+: AssertionError  \(\d+ occurrences\)", content)
+
+
 def test_a_tight_cut_keeps_the_summary_and_the_failed_tests_before_messages_that_go_on() -> None:
     text = _pytest_run(failures=5, goes_on=8)
     total = compress_text(text, 100_000, name="pytest.log")["raw_tokens"]

@@ -35,6 +35,16 @@ NAMES_FAILURE = re.compile(
 _PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PYTEST_E = re.compile(r"^E\s+(\S.*)$")
 _PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
+
+
+def error_key(line: str) -> str:
+    """What makes an error line a repeat of another: its template (numbers and ids normalised),
+    but the line itself for a line naming a failed test or where a failure was raised
+    (`tests/test_x.py:536: AssertionError`): each of those is a fact of its own, never one
+    template for `test_case_1` … `_9` or for line 536 … 732."""
+    return line if NAMES_FAILURE.match(line) or _PYTEST_AT.match(line) else template(line)
+
+
 _PY_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 _PY_FINAL = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt)|AssertionError)\b.*$")
 _AT_PAREN = re.compile(r"\(([^()\s]+:\d+)(?::\d+)?\)\s*$")

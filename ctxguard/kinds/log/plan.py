@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ctxguard.kinds.log.failures import NAMES_FAILURE
-from ctxguard.kinds.log.lines import FAILURE_DETAIL, PYTEST_E, SUMMARY, gutter, says, template, unstamped
+from ctxguard.kinds.log.failures import NAMES_FAILURE, error_key
+from ctxguard.kinds.log.lines import FAILURE_DETAIL, PYTEST_E, SUMMARY, gutter, says, unstamped
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
@@ -99,8 +99,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
             for depth, j in enumerate(reversed(trace)):  # never shown without their end
                 lift(j, TRACE if depth < 3 or j == trace[0] else LATER, i)
             trace = []
-        # Each failed test is named on its own line: never one template for `test_case_1` … `_9`.
-        key = lines[i] if NAMES_FAILURE.match(lines[i]) else template(lines[i])
+        key = error_key(lines[i])  # (a failed test's name or a failure's place: a key of its own)
         counts[key] = counts.get(key, 0) + 1
         every[i] = True  # tier 2 keeps every error and warning line, or it is not tier 2
         if key in firsts:

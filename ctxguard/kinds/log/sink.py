@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxguard.kinds.base import Probe
-from ctxguard.kinds.log.failures import NAMES_FAILURE
+from ctxguard.kinds.log.failures import error_key
 from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, REST, TRACE, end_level, goes_on, occurrences, template_level
@@ -66,7 +66,7 @@ class LogSink:
         if kind == "end" and len(self.traces) < 4 * MAX_TEMPLATES:
             self.traces.update(self.recent)  # the traceback's last lines
         if kind in ("end", "error"):
-            key = shown if NAMES_FAILURE.match(shown) else template(shown)  # (as the plan keys it)
+            key = error_key(shown)  # (as the plan keys it)
             seen = self.templates.get(key)
             if seen is not None:
                 seen.count += 1

@@ -296,6 +296,27 @@ def test_a_compilers_errors_come_before_its_last_note_and_gutter(sample) -> None
     }
 
 
+def test_a_compilers_first_error_comes_first_even_when_the_log_ends_with_another() -> None:
+    """The last line of a test run (its summary, a traceback's end) says how the run ended; a
+    compiler's last error does not: its first is the likeliest cause of the rest."""
+    text = (
+        "x.c: In function 'f':\n"
+        "x.c:36:9: error: expected ';' before '{' token\n"
+        "   36 |         { \\\n"
+        "      |         ^\n"
+        "x.c:113:9: note: in expansion of macro 'DO_ESCAPE'\n"
+        "  113 |         DO_ESCAPE(inp, inp_end, outp);\n"
+        "      |         ^~~~~~~~~\n"
+        "x.c: In function 'g':\n"
+        "x.c:132:56: error: 'delt' undeclared (first use in this function); did you mean 'delta'?\n"
+        "  132 |         out = PyUnicode_New(PyUnicode_GET_LENGTH(in) + delt, 65535);\n"
+        "      |                                                        ^~~~\n"
+        "x.c:132:56: note: each undeclared identifier is reported only once for each function it appears in\n"
+    )
+    content = compress_text(text, 48, name="build.log")["content"]
+    assert "x.c:36:9: error: expected ';' before '{' token" in content and "delt" not in content, content
+
+
 def test_a_compilers_source_gutter_is_never_shown_without_its_diagnostic(sample) -> None:  # type: ignore[no-untyped-def]
     """` 112 |   code` and `    |   ^~~~` quote code for the diagnostic above them: alone, a caret
     line says nothing, so at every room each gutter line shown has its diagnostic shown too."""

@@ -74,6 +74,8 @@ PYTEST_E = re.compile(r"^E\s")
 FAILURE_DETAIL = re.compile(r"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: )")
 
 
+# A compiler's diagnostic at a place: `x.c:132:56: error: …` (gcc, clang), `fatal error:`.
+DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (?:fatal )?error\b")
 # A compiler's source gutter under a diagnostic: ` 1069 |     code` and `      |   ^~~~~` (gcc,
 # clang, rustc): the code it quotes, not what happened.
 _GUTTER = re.compile(r"^\s*\d*\s*\|")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctxguard.kinds.log.failures import NAMES_FAILURE, error_key
-from ctxguard.kinds.log.lines import FAILURE_DETAIL, PYTEST_E, SUMMARY, gutter, says, unstamped
+from ctxguard.kinds.log.lines import DIAGNOSTIC, FAILURE_DETAIL, PYTEST_E, SUMMARY, gutter, says, unstamped
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
@@ -50,8 +50,13 @@ def goes_on(line: str, before: str | None) -> bool:
 def end_level(first: bool, error: bool, line: str = "") -> float:
     """How early a log's first or last line is taken: the last first when it is an error line
     or a run's summary (how the run ended), else after the errors; the first after the
-    failures' details."""
-    return FIRST if first else ENDS if error or SUMMARY.search(line) else LAST
+    failures' details. A compiler's last diagnostic (`x.c:132:56: error: …`) is not how the run
+    ended: a compiler's errors are read in order, the first the likeliest cause of the rest."""
+    if first:
+        return FIRST
+    if SUMMARY.search(line) or error and not DIAGNOSTIC.match(unstamped(line)):
+        return ENDS
+    return LAST
 
 
 def occurrences(line: str, count: int) -> str:

@@ -9,16 +9,17 @@ extracted from the raw output by fixed rules, the same for every project:
 
 | family | artifact | needles |
 |---|---|---|
-| pytest-log | `pytest -v` and `pytest` output of a test suite with a flipped condition | each failing test id, its first `E ` line, each `path:line: Error` location, the summary line |
+| pytest-log | `pytest -v`, `pytest`, `pytest --tb=short` and `pytest -q -rA` output of a test suite with a flipped condition | each failing test id, its first `E ` line, each `path:line: Error` location, the summary line |
 | pytest-json | the same run's `--json-report` | each failing test's nodeid and the first line of its crash message |
-| compiler | `gcc -fsyntax-only` of a C file with injected faults (a type error, an undeclared name, a missing `;`), with few and with many warnings on | every `error:` line |
+| compiler | `gcc -fsyntax-only` of two C files with injected faults (a type error, an undeclared name, a missing `;`, one inside a macro), with few and with many warnings on | every `error:` line |
 | diff | `git diff` between two releases committed in turn, one source line flipped in the newer | the injected `+` line |
 | markdown | specifications (SemVer, CloudEvents) | every sentence with an upper-case RFC 2119 word |
 
-The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1 and simplejson 3.19.2
-sdists from PyPI (`pip download`), pytest-json-report 1.5.0 for the JSON reports, and two git
-checkouts given by path (semver/semver at f99d548, cloudevents/spec at c2845a4), read at those
-commits. None of them is in the dev corpus.
+The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1, packaging 23.2/24.0 (a
+src layout, 26,852 tests), simplejson 3.19.2 and MarkupSafe 2.1.5 sdists from PyPI (`pip
+download`), pytest-json-report 1.5.0 for the JSON reports (and pretend 1.0.9, which packaging's
+tests import), and two git checkouts given by path (semver/semver at f99d548, cloudevents/spec
+at c2845a4), read at those commits. None of them is in the dev corpus.
 
 `measure` cuts every case to each ratio of its raw tokens with ctxguard, with a head cut and
 with a tail cut of the same token budget, and prints needle recall per family and ratio (a
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -40,8 +42,24 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-SDISTS = ("more-itertools==10.1.0", "more-itertools==10.2.0", "toolz==0.12.0", "toolz==0.12.1", "simplejson==3.19.2")
-REPORT_PLUGIN = ("pytest-json-report==1.5.0", "pytest-metadata==3.1.1")
+SDISTS = (
+    "more-itertools==10.1.0",
+    "more-itertools==10.2.0",
+    "toolz==0.12.0",
+    "toolz==0.12.1",
+    "simplejson==3.19.2",
+    "packaging==23.2",
+    "packaging==24.0",
+    "markupsafe==2.1.5",
+)
+REPORT_PLUGIN = (
+    "pytest-json-report==1.5.0",
+    "pytest-metadata==3.1.1",
+    "pretend==1.0.9",
+)  # (pretend: packaging's tests)
+# How each test suite's run is written: `pytest -v`, plain `pytest`, `--tb=short`, `-q -rA` (its
+# short summary lists every passing test too).
+PYTEST_MODES = (("-verbose", ("-v",)), ("", ()), ("-short", ("--tb=short",)), ("-quiet", ("-q", "-rA")))
 SEMVER = ("f99d5485190a47c0863949e7da810a5553e0ed4d", ("semver.md",))
 CLOUDEVENTS = (
     "c2845a49bc9831be02f305a4a792401b932d77d4",
@@ -67,6 +85,14 @@ PYTEST_CASES = (
         "tests",
     ),
     ("toolz-merge-sorted", "toolz-0.12.1", "toolz/itertoolz.py", "    if N < 2:", "    if N <= 2:", "toolz/tests"),
+    (
+        "packaging-prerelease",
+        "packaging-24.0",
+        "src/packaging/version.py",
+        "return self.dev is not None or self.pre is not None",
+        "return self.dev is not None and self.pre is not None",
+        "tests",
+    ),
 )
 # (case, older release, newer release, source file in the newer, old, new): a release diff.
 DIFF_CASES = (
@@ -79,6 +105,14 @@ DIFF_CASES = (
         "    if n == 1:\n        yield tuple()",
     ),
     ("toolz-release", "toolz-0.12.0", "toolz-0.12.1", "toolz/itertoolz.py", "    if N < 2:", "    if N <= 2:"),
+    (
+        "packaging-release",
+        "packaging-23.2",
+        "packaging-24.0",
+        "src/packaging/specifiers.py",
+        "        if not prospective < spec:",
+        "        if not prospective <= spec:",
+    ),
 )
 # (case, C file, gcc's warning flags, [(old, new)]): faults a compiler reports.
 COMPILER_CASES = (
@@ -104,11 +138,26 @@ COMPILER_CASES = (
             ("    Py_ssize_t next_end = -1;", "    Py_ssize_t next_end = -1\n"),
         ),
     ),
+    # Another project's C file: a missing `;` inside a macro's expansion, an undeclared name.
+    *(
+        (
+            f"markupsafe-speedups{suffix}",
+            "MarkupSafe-2.1.5/src/markupsafe/_speedups.c",
+            flags,
+            (
+                ("\toutp = PyUnicode_1BYTE_DATA(out);\n", "\toutp = PyUnicode_1BYTE_DATA(out)\n"),
+                ("PyUnicode_GET_LENGTH(in) + delta, 65535);", "PyUnicode_GET_LENGTH(in) + delt, 65535);"),
+            ),
+        )
+        for suffix, flags in (("", ()), ("-warnings", ("-Wall", "-Wextra", "-Wconversion", "-Wshadow")))
+    ),
 )
 
 
-def _run(args: list[str], cwd: Path | None = None, timeout: int = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+def _run(
+    args: list[str], cwd: Path | None = None, timeout: int = 900, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def _flip(path: Path, old: str, new: str) -> None:
@@ -124,7 +173,8 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
     cache.mkdir(parents=True, exist_ok=True)
     for spec in SDISTS:
         name, version = spec.split("==")
-        if not any(cache.glob(f"{name.replace('-', '[-_]')}-{version}.tar.gz")):
+        wanted = f"{name}-{version}.tar.gz".replace("-", "_").lower()
+        if not any(p.name.replace("-", "_").lower() == wanted for p in cache.glob("*.tar.gz")):
             _run(
                 [
                     sys.executable,
@@ -151,23 +201,13 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             shutil.copytree(work / project, tree)
             _flip(tree / source, old, new)
             report = work / f"{case}.json"
-            verbose = _run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pytest",
-                    "-v",
-                    "-p",
-                    "no:cacheprovider",
-                    "--json-report",
-                    f"--json-report-file={report}",
-                    tests,
-                ],
-                cwd=tree,
-            )
-            _write(out, f"{case}-verbose.log", verbose.stdout, pytest_log_needles(verbose.stdout), "pytest-log")
-            plain = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", tests], cwd=tree)
-            _write(out, f"{case}.log", plain.stdout, pytest_log_needles(plain.stdout), "pytest-log")
+            # A src layout's package is imported from the tree, not from an installed copy.
+            env = dict(os.environ, PYTHONPATH=str(tree / "src")) if (tree / "src").is_dir() else None
+            pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+            for suffix, flags in PYTEST_MODES:
+                json_report = ["--json-report", f"--json-report-file={report}"] if suffix == "-verbose" else []
+                log = _run([*pytest, *flags, *json_report, *tests.split()], cwd=tree, env=env).stdout
+                _write(out, f"{case}{suffix}.log", log, pytest_log_needles(log), "pytest-log")
             raw = report.read_text(encoding="utf-8")
             _write(out, f"{case}-report.json", raw, pytest_json_needles(raw), "pytest-json")
         for case, older, newer, source, old, new in DIFF_CASES:

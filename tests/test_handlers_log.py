@@ -372,6 +372,36 @@ def test_each_place_a_failure_was_raised_is_a_fact_of_its_own() -> None:
     assert not re.search(r"test_case\.py:\d+: AssertionError  \(\d+ occurrences\)", content)
 
 
+def test_a_test_named_twice_is_taken_once_by_the_line_that_says_why() -> None:
+    """`pytest -v` names each failed test on its progress line and again in the summary, with
+    the message: the summary's line comes with the failures, the progress line with repeats."""
+    from ctxguard.kinds.log import KIND
+    from ctxguard.kinds.log.plan import ERROR, NAMED
+    from ctxguard.tokens import get_tokenizer
+
+    text = (
+        "============================= test session starts ==============================\n"
+        + "".join(f"tests/test_b.py::test_{k} PASSED                                    [  {k}%]\n" for k in range(12))
+        + "tests/test_a.py::test_one FAILED                                       [ 50%]\n"
+        + "".join(
+            f"tests/test_c.py::test_{k} PASSED                                    [ {50 + k}%]\n" for k in range(12)
+        )
+        + "=================================== FAILURES ===================================\n"
+        "E       AssertionError: one is not two\n"
+        + "".join(f"  frame {k} of the traceback, not an error\n" for k in range(12))
+        + "=========================== short test summary info ============================\n"
+        "FAILED tests/test_a.py::test_one - AssertionError: one is not two\n"
+        "========================= 1 failed, 24 passed in 0.01s =========================\n"
+    )
+    tokenizer = get_tokenizer()
+    plan = KIND.plan(KIND.read(text, "run.log"), tokenizer.encode(text), tokenizer, frozenset())
+    level = {u.text.split(" ")[0]: (u.priority[0], u.must) for u in plan.units if "test_one" in u.text}
+    assert level["FAILED"] == (NAMED, True)
+    assert level["tests/test_a.py::test_one"][0] > ERROR and not level["tests/test_a.py::test_one"][1]
+    progress = next(i for i, u in enumerate(plan.units) if u.text.startswith("tests/test_a.py::test_one"))
+    assert plan.tier2_must is not None and plan.tier2_must[progress]  # (tier 2 still keeps it)
+
+
 def test_a_tight_cut_keeps_the_summary_and_the_failed_tests_before_messages_that_go_on() -> None:
     text = _pytest_run(failures=5, goes_on=8)
     total = compress_text(text, 100_000, name="pytest.log")["raw_tokens"]

@@ -31,6 +31,19 @@ _LIBTEST = re.compile(r"^test (\S+) \.\.\. FAILED$")
 NAMES_FAILURE = re.compile(
     "|".join(f"(?:{p.pattern})" for p in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _UNITTEST, _JEST, _GO, _LIBTEST))
 )
+
+
+def named_test(line: str) -> tuple[str, bool] | None:
+    """The failed test a line names, and whether the line says why (pytest's summary `FAILED id
+    - message`): a `-v` line, the summary and a subtest's lines name one test."""
+    if match := _PYTEST_SUMMARY.match(line):
+        return match.group(2), match.group(3) is not None
+    for pattern, groups in ((_PYTEST_VERBOSE, (1,)), (_UNITTEST, (2, 1)), (_JEST, (1,)), (_GO, (1,)), (_LIBTEST, (1,))):
+        if match := pattern.match(line):
+            return ".".join(match.group(g) for g in groups), False
+    return None
+
+
 # Inside a failure block: its first error line and where it was raised.
 _PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PYTEST_E = re.compile(r"^E\s+(\S.*)$")

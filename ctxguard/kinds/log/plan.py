@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ctxguard.kinds.log.failures import NAMES_FAILURE, error_key
+from collections.abc import Iterable
+
+from ctxguard.kinds.log.failures import NAMES_FAILURE, error_key, named_test
 from ctxguard.kinds.log.lines import DIAGNOSTIC, FAILURE_DETAIL, PYTEST_E, SUMMARY, gutter, says, unstamped
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
@@ -118,6 +120,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
                 lift(j, BEFORE, i)
     for key, i in firsts.items():
         shown[i] = occurrences(shown[i], counts[key])
+    _named_once(lines, firsts.values(), rank, must)  # a test named twice: once among the first
     head = None  # stack frames, sections and task lines: each run shown with its first line
     for i in read.marked:  # the failing statement: kept like the errors, before the banner
         if FAILURE_DETAIL.match(lines[i]):
@@ -165,3 +168,16 @@ def _gutters(lines: list[str]) -> list[tuple[int, int]]:
         else:
             owner = i
     return found
+
+
+def _named_once(lines: list[str], firsts: Iterable[int], rank: list[tuple[float, int]], must: list[bool]) -> None:
+    """Of the lines naming one failed test (a `-v` line and the summary's `FAILED id -
+    message`, a subtest's lines), the one that says why (or the first) keeps its rank; the
+    others go with the repeats."""
+    by_test: dict[str, list[tuple[bool, int]]] = {}
+    for i in firsts:
+        named = named_test(unstamped(lines[i]).rstrip("\r\n"))
+        if named is not None:
+            by_test.setdefault(named[0], []).append((not named[1], i))
+    for _, i in (later for found in by_test.values() for later in sorted(found)[1:]):
+        rank[i], must[i] = (LATER, i), False

@@ -51,8 +51,8 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
     or a keyword of logic, then definitions and errors, then the other edits, then definitions
     and errors that only moved, each with its file and hunk header and the unchanged definition
     that encloses it, then the other file headers, then the other hunk headers) after the file
-    list. Then the source files' other
-    changed code, nearest a definition first, before any other body line.
+    list. Then the source files' other changed code, nearest a definition first, before any
+    other body line.
     Then the `---`/`+++` lines, and the hunk bodies by their distance from a definition or an
     error (or from the hunk's start, in a hunk with none), changed lines before context at the
     same distance, changed comments and blank lines later; `index` lines last. A file's lines
@@ -151,10 +151,8 @@ EDITED = 1.65
 # release must not miss, and a cheap one.
 FLIPPED = 0.95
 EDITED_QUOTED = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
-HEADERS_AFTER_EDITS = 0.08  # a source file's header (1.6) after its edits (1.65)
-
-
 MOVED = 1.75  # … a definition or error line removed and added again in its file (moved, re-indented)
+HEADERS_AFTER_EDITS = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 
 def _moved(lines: Sequence[str], kinds: Sequence[str]) -> list[int]:

@@ -31,6 +31,22 @@ _LIBTEST = re.compile(r"^test (\S+) \.\.\. FAILED$")
 NAMES_FAILURE = re.compile(
     "|".join(f"(?:{p.pattern})" for p in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _UNITTEST, _JEST, _GO, _LIBTEST))
 )
+# Inside a failure block: its first error line and where it was raised.
+_PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
+_PYTEST_E = re.compile(r"^E\s+(\S.*)$")
+_PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
+_PY_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
+_PY_FINAL = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt)|AssertionError)\b.*$")
+_AT_PAREN = re.compile(r"\(([^()\s]+:\d+)(?::\d+)?\)\s*$")
+_GO_LINE = re.compile(r"^\s+(\S+\.go:\d+): (.+)$")
+_JEST_SUITE = re.compile(r"^FAIL\s+\S+$")
+_GO_RUN = re.compile(r"^=== RUN\s+(\S+)")
+_PANIC = re.compile(r"panicked at (?:'(.*)', )?(\S+?:\d+)(?::\d+)?:?\s*$")
+_HINT = re.compile(
+    r"FAIL|ERROR|=== RUN|●|---- |^_{3,} |^E |panicked|\.go:\d+:|:\d+: |File \"|:\d+:\d+\)|^[A-Za-z_][\w.]*:"
+)
+_TRUNCATED = re.compile(r"\.\.\.$")
+MAX_IDS = 3  # test ids shown per cause
 
 
 def named_test(line: str) -> tuple[str, bool] | None:
@@ -44,32 +60,12 @@ def named_test(line: str) -> tuple[str, bool] | None:
     return None
 
 
-# Inside a failure block: its first error line and where it was raised.
-_PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
-_PYTEST_E = re.compile(r"^E\s+(\S.*)$")
-_PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
-
-
 def error_key(line: str) -> str:
     """What makes an error line a repeat of another: its template (numbers and ids normalised),
     but the line itself for a line naming a failed test or where a failure was raised
     (`tests/test_x.py:536: AssertionError`): each of those is a fact of its own, never one
     template for `test_case_1` … `_9` or for line 536 … 732."""
     return line if NAMES_FAILURE.match(line) or _PYTEST_AT.match(line) else template(line)
-
-
-_PY_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
-_PY_FINAL = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt)|AssertionError)\b.*$")
-_AT_PAREN = re.compile(r"\(([^()\s]+:\d+)(?::\d+)?\)\s*$")
-_GO_LINE = re.compile(r"^\s+(\S+\.go:\d+): (.+)$")
-_JEST_SUITE = re.compile(r"^FAIL\s+\S+$")
-_GO_RUN = re.compile(r"^=== RUN\s+(\S+)")
-_PANIC = re.compile(r"panicked at (?:'(.*)', )?(\S+?:\d+)(?::\d+)?:?\s*$")
-_HINT = re.compile(
-    r"FAIL|ERROR|=== RUN|●|---- |^_{3,} |^E |panicked|\.go:\d+:|:\d+: |File \"|:\d+:\d+\)|^[A-Za-z_][\w.]*:"
-)
-_TRUNCATED = re.compile(r"\.\.\.$")
-MAX_IDS = 3  # test ids shown per cause
 
 
 @dataclass

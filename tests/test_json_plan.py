@@ -283,8 +283,34 @@ def test_items_that_differ_from_their_siblings() -> None:
     items: list[Any] = [{"outcome": "passed", "call": {"crash": None}} for _ in range(20)]
     items[3] = {"outcome": "failed", "call": {"crash": {"message": "boom"}}}
     items[9] = {"outcome": "passed", "call": {"crash": {"message": "flaky"}}}
-    assert outliers(items) == {3, 9}
-    assert outliers([{"status": "ok"}] * 10) == set() and outliers(list(range(50))) == set()
+    items[14] = {"outcome": "subtests passed", "call": {"crash": None}}
+    # The failed item and the one with a crash fail; a rare outcome that says no failure differs
+    # without failing, and goes a stage after them.
+    assert outliers(items) == {3: True, 9: True, 14: False}
+    assert outliers([{"status": "ok"}] * 10) == {} and outliers(list(range(50))) == {}
+    eslint = [{"filePath": f"f{i}.js", "errorCount": 0, "warningCount": 0} for i in range(12)]
+    eslint[5] = {"filePath": "f5.js", "errorCount": 2, "warningCount": 0}
+    assert outliers(eslint) == {5: True}
+
+
+def test_a_failing_item_comes_before_a_rare_one_that_fails_nothing() -> None:
+    """A pytest-json-report with subtests: 45 `subtests passed` among 577 `passed` are rare
+    too, but a tight cut shows the failed tests first."""
+    tests: list[dict[str, Any]] = [
+        {"nodeid": f"tests/test_m.py::test_{i}", "outcome": "passed", "call": {"outcome": "passed"}} for i in range(120)
+    ]
+    for i in range(0, 120, 6):
+        tests[i] = {"nodeid": f"tests/test_m.py::test_{i}", "outcome": "subtests passed", "call": {"outcome": "passed"}}
+    for i in (50, 97):
+        tests[i] = {
+            "nodeid": f"tests/test_m.py::test_{i}",
+            "outcome": "failed",
+            "call": {"outcome": "failed", "crash": {"message": f"AssertionError: case {i} is wrong"}},
+        }
+    text = json.dumps({"summary": {"passed": 98, "failed": 2}, "tests": tests})
+    total = compress_text(text, 1_000_000, name="report.json")["raw_tokens"]
+    content = compress_text(text, total // 12, name="report.json")["content"]
+    assert "case 50 is wrong" in content and "case 97 is wrong" in content, content
 
 
 def _jest_report_with_coverage() -> str:

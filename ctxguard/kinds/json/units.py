@@ -148,16 +148,19 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             else:
                 n = len(value)
                 middle = _spread(max(0, n - 7))
-                odd = outliers(value) if n >= 4 else set()  # (a quarter of the items at most)
+                odd = outliers(value) if n >= 4 else {}  # (a quarter of the items at most)
                 entries = [
                     (
                         item,
                         "",
-                        stage if j in odd else max(stage, _item_stage(j, n, middle)),
+                        # a failing item first; a rare one that fails nothing (`skipped`,
+                        # `subtests passed`) a stage later, never after its plain siblings
+                        min(stage + (not odd[j]), plain) if j in odd else plain,
                         path + "[]",
                         salient or j in odd,
                     )
                     for j, item in enumerate(value)
+                    for plain in (max(stage, _item_stage(j, n, middle)),)
                 ]
             last_entry = len(entries) - 1
             for j in range(last_entry, -1, -1):
@@ -216,26 +219,43 @@ _ERRORS = frozenset(
 )
 
 
-def outliers(items: list[Any]) -> set[int]:
-    """The items of an array that differ from their siblings, for a reviewer to see first: a
-    rare value (a quarter of the items at most) of a status-like field most items have, or a
-    filled error-like field most items leave empty. Looked for in each item and one level down
-    (`call.crash`)."""
+def outliers(items: list[Any]) -> dict[int, bool]:
+    """The items of an array that differ from their siblings, for a reviewer to see first, and
+    whether each fails: a rare value (a quarter of the items at most) of a status-like field
+    most items have, or a filled error-like field most items leave empty. Looked for in each
+    item and one level down (`call.crash`). An item fails when its rare value says so (`failed`,
+    `error`, `passed: false`, an error count above 0) or it fills an error-like field; `skipped`
+    or `subtests passed` among `passed` differ without failing."""
     facts = [_facts(item) for item in items]
     n = len(items)
     counts: collections.Counter[tuple[str, Any]] = collections.Counter(f for found in facts for f in found)
     present: collections.Counter[str] = collections.Counter(name for found in facts for name, _ in found)
-    odd = set()
+    odd: dict[int, bool] = {}
     for j, found in enumerate(facts):
         for name, value in found:
             if name in _ERRORS:
                 if value and counts[(name, True)] <= n // 4:
-                    odd.add(j)
+                    odd[j] = True
                     break
             elif present[name] >= n // 2 and counts[(name, value)] <= n // 4:
-                odd.add(j)
-                break
+                odd[j] = odd.get(j, False) or _fails(name, value)
+                if odd[j]:
+                    break
     return odd
+
+
+_FAILING = re.compile(r"fail|error|warn|broken|crash|fatal|critical|timed?[ _-]?out", re.I)
+
+
+def _fails(name: str, value: Any) -> bool:
+    """Whether a status-like field's value says the item failed."""
+    if type(value) is str:
+        return _FAILING.search(value) is not None
+    if type(value) is bool:
+        return value is (name == "failed")  # `failed: true`; `passed`, `success`, `ok`: false
+    if type(value) is int:
+        return value > 0 if name.endswith("errorcount") else name == "severity" and value >= 2
+    return False
 
 
 def _facts(item: Any) -> list[tuple[str, Any]]:

@@ -23,6 +23,30 @@ def test_pytest_summary_and_blocks_give_the_whole_message_and_the_crash_line(sam
     ]
 
 
+def test_a_short_traceback_gives_its_innermost_frame_as_the_place() -> None:
+    """`pytest --tb=short` writes no `path:line: Error` line: a block's frames are `path:line: in
+    func`, the innermost last before its `E` line, and that is where it was raised."""
+    text = (
+        "=================================== FAILURES ===================================\n"
+        "__________________________________ test_diff ___________________________________\n"
+        "toolz/tests/test_itertoolz.py:489: in test_diff\n"
+        "    assert list(diff([1, 2], [10])) == [(1, 10)]\n"
+        "toolz/itertoolz.py:946: in diff\n"
+        "    raise TypeError('Too few sequences given (min 2 required)')\n"
+        "E   TypeError: Too few sequences given (min 2 required)\n"
+        "=========================== short test summary info ============================\n"
+        "FAILED toolz/tests/test_itertoolz.py::test_diff - TypeError: Too few sequence...\n"
+        "======================== 1 failed, 179 passed in 1.00s =========================\n"
+    )
+    assert _index(text) == [
+        Failure(
+            "TypeError: Too few sequences given (min 2 required)",
+            "toolz/itertoolz.py:946",
+            ["toolz/tests/test_itertoolz.py::test_diff"],
+        )
+    ]
+
+
 def test_one_root_cause_shows_once_with_its_tests() -> None:
     blocks, summary = [], []
     for name in ("test_a", "test_b", "test_c"):

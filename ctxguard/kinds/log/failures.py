@@ -35,6 +35,7 @@ NAMES_FAILURE = re.compile(
 _PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PYTEST_E = re.compile(r"^E\s+(\S.*)$")
 _PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
+_PYTEST_FRAME = re.compile(r"^(\S+?:\d+): in \S+$")  # `--tb=short`: a frame, the innermost last
 _PY_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 _PY_FINAL = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt)|AssertionError)\b.*$")
 _AT_PAREN = re.compile(r"\(([^()\s]+:\d+)(?::\d+)?\)\s*$")
@@ -127,6 +128,8 @@ def failures(lines: Sequence[str]) -> list[Failure]:  # noqa: C901 (a branch per
             block.message = block.message or match.group(1).strip()
         elif block is not None and (match := _PYTEST_AT.match(line)):
             block.where = block.where or match.group(1)
+        elif block is not None and not block.message and (match := _PYTEST_FRAME.match(line)):
+            block.where = match.group(1)  # (before the `E` line: the innermost frame so far)
         elif match := _UNITTEST.match(line):
             block = name(f"{match.group(2)}.{match.group(1)}")
         elif block is not None and (match := _PY_FILE.match(line)):

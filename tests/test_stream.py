@@ -198,3 +198,32 @@ def test_a_streamed_cut_names_the_raw_lines_of_each_gap(small_stream: None, tmp_
     record = compress_file(path, 600)
     assert any(note.startswith("streamed:") for note in record["notes"])
     assert check_gaps(text, record["content"]) > 0
+
+
+def test_a_streamed_log_names_a_failed_test_once_too(small_stream: None, tmp_path: Path) -> None:
+    """The streaming pass ranks as the plan does: of a test named on its `-v` line and in the
+    summary, the summary's line (which says why) comes with the failures, the other later."""
+    from ctxguard.kinds.log.plan import LATER, NAMED
+    from ctxguard.kinds.log.sink import LogSink
+    from ctxguard.tokens import get_tokenizer
+
+    passing = "".join(
+        f"tests/test_b.py::test_{k} PASSED                              [ {k % 100:2d}%]\n" for k in range(900)
+    )
+    text = (
+        "============================= test session starts ==============================\n"
+        + passing
+        + "tests/test_a.py::test_one FAILED                                       [ 50%]\n"
+        + passing
+        + "=========================== short test summary info ============================\n"
+        + "FAILED tests/test_a.py::test_one - AssertionError: one is not two\n"
+        + "====================== 1 failed, 1800 passed in 9.01s ==========================\n"
+    )
+    path = tmp_path / "run.log"
+    path.write_text(text)
+    tokenizer = get_tokenizer()
+    sink = LogSink(tokenizer)
+    stream.scan(path, tokenizer, sink, secrets=False)
+    offered = {line: level for level, _, line, _ in sink.offered(len(text.splitlines()), "salient").values()}
+    assert offered["FAILED tests/test_a.py::test_one - AssertionError: one is not two\n"] == NAMED
+    assert offered["tests/test_a.py::test_one FAILED                                       [ 50%]\n"] == LATER

@@ -171,13 +171,17 @@ def _gutters(lines: list[str]) -> list[tuple[int, int]]:
 
 
 def _named_once(lines: list[str], firsts: Iterable[int], rank: list[tuple[float, int]], must: list[bool]) -> None:
+    for i in named_again((i, lines[i]) for i in firsts):
+        rank[i], must[i] = (LATER, i), False
+
+
+def named_again(found: Iterable[tuple[int, str]]) -> set[int]:
     """Of the lines naming one failed test (a `-v` line and the summary's `FAILED id -
-    message`, a subtest's lines), the one that says why (or the first) keeps its rank; the
-    others go with the repeats."""
+    message`, a subtest's lines), all but the one that says why (or the first): they go with
+    the repeats. `found`: (line number, line), for the plan and the streaming sink alike."""
     by_test: dict[str, list[tuple[bool, int]]] = {}
-    for i in firsts:
-        named = named_test(unstamped(lines[i]).rstrip("\r\n"))
+    for i, line in found:
+        named = named_test(unstamped(line).rstrip("\r\n"))
         if named is not None:
             by_test.setdefault(named[0], []).append((not named[1], i))
-    for _, i in (later for found in by_test.values() for later in sorted(found)[1:]):
-        rank[i], must[i] = (LATER, i), False
+    return {i for named in by_test.values() for _, i in sorted(named)[1:]}

@@ -11,7 +11,19 @@ from ctxguard.kinds.base import Probe
 from ctxguard.kinds.log.failures import error_key
 from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
-from ctxguard.kinds.log.plan import EDGES, ENDS, ERROR, REST, TRACE, end_level, goes_on, occurrences, template_level
+from ctxguard.kinds.log.plan import (
+    EDGES,
+    ENDS,
+    ERROR,
+    LATER,
+    REST,
+    TRACE,
+    end_level,
+    goes_on,
+    named_again,
+    occurrences,
+    template_level,
+)
 from ctxguard.plan import filled
 from ctxguard.record import Listed
 from ctxguard.sink import Offered, offer
@@ -92,9 +104,11 @@ class LogSink:
             offer(out, number, EDGES, last - number, _clip(text))
         for number, text in self.traces.items():
             offer(out, number, TRACE, number, _clip(text))
+        again = named_again((seen.number, seen.text) for seen in self.templates.values())
         for seen in self.templates.values():
             line = occurrences(_clip(seen.text), seen.count)
-            offer(out, seen.number, template_level(seen.text, seen.goes_on), seen.number, line)
+            level = LATER if seen.number in again else template_level(seen.text, seen.goes_on)
+            offer(out, seen.number, level, seen.number, line)
         if self.first is not None:
             offer(out, self.first[0], end_level(True, False) if self.log else ENDS, 0, _clip(self.first[1]))
         last_filled = self._last()

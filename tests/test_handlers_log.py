@@ -425,3 +425,26 @@ def test_a_streamed_log_ranks_its_lines_as_the_plan_does() -> None:
     first, then = "E       AssertionError: x", "E         + [1]"
     assert template_level(first, goes_on(first, "    def f():")) == ERROR
     assert template_level(then, goes_on(then, first)) == GOES_ON
+
+
+def test_passing_and_progress_lines_are_the_last_taken_and_never_an_errors_context() -> None:
+    """`PASSED` and `....F.. [ 42%]` lines are what a reader of a failing run came for least:
+    after every other line, and never taken as the context before an error line."""
+    from ctxguard.kinds.log import KIND
+    from ctxguard.kinds.log.plan import BEFORE, QUIET, REST
+    from ctxguard.tokens import get_tokenizer
+
+    text = (
+        "============================= test session starts ==============================\n"
+        + "".join(f"setup step {k} done\n" for k in range(12))
+        + "tests/test_a.py ........................................F.......... [ 50%]\n"
+        + "tests/test_b.py::test_ok PASSED                                       [ 60%]\n"
+        + "ERROR tests/test_c.py::test_bad - RuntimeError: the pool is closed\n"
+        + "".join(f"teardown step {k} done\n" for k in range(12))
+        + "========================= 1 failed, 80 passed in 0.51s =========================\n"
+    )
+    tokenizer = get_tokenizer()
+    plan = KIND.plan(KIND.read(text, "run.log"), tokenizer.encode(text), tokenizer, frozenset())
+    level = {u.text[:15]: u.priority[0] for u in plan.units}
+    assert level["tests/test_a.py"] == QUIET and level["tests/test_b.py"] == QUIET
+    assert level["setup step 11 d"] == REST and QUIET > REST > BEFORE

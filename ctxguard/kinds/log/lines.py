@@ -52,6 +52,22 @@ PASSING = re.compile(
     r"^\s*(?:[✓✔√]\s|PASS\s|--- PASS:|ok\s+\S+\s+[\d.]+s|test \S+ \.\.\. ok$)"
     r"|\sPASSED(?:\s+\[\s*\d+%\])?\s*$|\s(?:XFAIL|XPASS|SKIPPED)(?:\s+\[\s*\d+%\])?\s*$"
 )
+# A test runner's progress line: `tests/test_x.py ....F..s [ 42%]`, `........ [100%]` (pytest).
+_PROGRESS = re.compile(r"^(?:\S+ )?[.sxXEFfp]+\s*\[\s*\d+%\]\s*$")
+
+
+def passing(line: str) -> bool:
+    """A passing test's line or a progress line: never what a reader came for, nor the context
+    of a line that is."""
+    if not any(hint in line for hint in _PASSING_HINTS):  # (most lines: no pattern tried)
+        return False
+    line = unstamped(line)
+    return PASSING.search(line) is not None or _PROGRESS.match(line) is not None
+
+
+_PASSING_HINTS = ("%]", "PASS", "ok", "XFAIL", "SKIPPED", "✓", "✔", "√")
+
+
 # A linter's finding without a level word: `app.py:10:5: F401 'os' imported but unused` (ruff);
 # a test runner's failure header or count: jest's `● Suite › test`, mocha's `2 failing`;
 # pytest's `path:line: TypeError` under a failure.

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ctxguard.kinds.log.failures import NAMES_FAILURE, error_key, named_test
-from ctxguard.kinds.log.lines import DIAGNOSTIC, FAILURE_DETAIL, PYTEST_E, SUMMARY, gutter, says, unstamped
+from ctxguard.kinds.log.lines import (
+    DIAGNOSTIC,
+    FAILURE_DETAIL,
+    PYTEST_E,
+    SUMMARY,
+    gutter,
+    passing,
+    says,
+    unstamped,
+)
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens import Encoded, Tokenizer
@@ -27,6 +36,7 @@ BEFORE = 2.8  # the lines before the first occurrence of a template
 EDGES = 3.0  # the first and last EDGE lines
 LATER = 4.0  # repeats of a template, the rest of a traceback
 REST = 6.0  # everything else, from the end backwards
+QUIET = 6.5  # … passing tests and progress lines after it (`PASSED`, `✓`, `....F.. [ 42%]`)
 
 
 def template_level(line: str, goes_on: bool = False) -> float:
@@ -83,7 +93,8 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     lines = ended(list(read.lines))
     n = len(lines)
     shown = [line if len(line) <= MAX_LINE + 64 else clip(line, MAX_LINE) for line in lines]
-    rank: list[tuple[float, int]] = [(REST, n - i) for i in range(n)]
+    # Everything else from the end backwards, passing tests and progress lines after the rest.
+    rank: list[tuple[float, int]] = [(QUIET if passing(line) else REST, n - i) for i, line in enumerate(lines)]
     must = [False] * n
     every = [False] * n
     anchors: dict[int, tuple[int, ...]] = {}
@@ -116,7 +127,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         lift(i, template_level(lines[i], goes_on(lines[i], lines[i - 1] if i else None)))
         must[i] = True
         for j in range(max(0, i - CONTEXT), i):
-            if j not in read.kinds:  # (an error line before another is not its context)
+            if j not in read.kinds and not passing(lines[j]):  # (nor an error line, nor progress)
                 lift(j, BEFORE, i)
     for key, i in firsts.items():
         shown[i] = occurrences(shown[i], counts[key])

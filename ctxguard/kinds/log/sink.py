@@ -9,13 +9,14 @@ from dataclasses import dataclass
 
 from ctxguard.kinds.base import Probe
 from ctxguard.kinds.log.failures import error_key
-from ctxguard.kinds.log.lines import Lines, is_important, says, strip_ansi, template
+from ctxguard.kinds.log.lines import Lines, is_important, passing, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import (
     EDGES,
     ENDS,
     ERROR,
     LATER,
+    QUIET,
     REST,
     TRACE,
     end_level,
@@ -96,8 +97,8 @@ class LogSink:
                 offer(out, number, ENDS, number, _clip(text))
             return out
         last = lines - 1
-        for number, text in self.tail:
-            offer(out, number, REST, last - number, _clip(text))
+        for number, text in self.tail:  # (passing tests and progress lines after the rest, as planned)
+            offer(out, number, QUIET if passing(text) else REST, last - number, _clip(text))
         for number, text in self.head:
             offer(out, number, EDGES, number, _clip(text))
         for number, text in list(self.tail)[-EDGE:]:

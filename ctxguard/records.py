@@ -162,6 +162,9 @@ def compressed(
     return attach(record, artifact)
 
 
+SHOWN = ("whole", "cut")  # a listed file the content shows
+
+
 def listing(rows: Sequence[Listed], budget: int, tokenizer: Tokenizer, limit: int | None = None) -> tuple[Listed, ...]:
     """The files a diff record lists, in diff order: every file its content shows (whole or cut),
     then the files it omits (or may omit: a streamed cut), source before tests before docs and
@@ -182,6 +185,3 @@ def listing(rows: Sequence[Listed], budget: int, tokenizer: Tokenizer, limit: in
                 break
         chosen.append(i)
     return tuple(rows[i] for i in sorted(chosen))
-
-
-SHOWN = ("whole", "cut")

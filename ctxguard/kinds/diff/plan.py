@@ -116,12 +116,8 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         hunks.append(hunk)
         reader_kind.append(kind)
     for i, base in body.items():
-        span = (
-            0.0 if base in (FLIPPED, EDITED, EDITED_QUOTED) else 0.3 if base < 1.5 else 2.0
-        )  # a source's changed code stays ahead
-        late = (
-            0.001 if base in (FLIPPED, EDITED, EDITED_QUOTED) and edited.get(i) == () else 0.0
-        )  # the added line brings its removed one
+        span = 0.0 if base in EDITS else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
+        late = 0.001 if base in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
         rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
     for i in _moved(lines, reader_kind):  # a definition or error line moved or re-indented: after the edits
         rank[i] = (MOVED + rank[i][0] - 1, i)
@@ -152,6 +148,7 @@ EDITED = 1.65
 FLIPPED = 0.95
 EDITED_QUOTED = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
 MOVED = 1.75  # … a definition or error line removed and added again in its file (moved, re-indented)
+EDITS = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown with its removed line
 HEADERS_AFTER_EDITS = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 

@@ -64,6 +64,16 @@ def _item_stage(i: int, n: int, spread: list[int]) -> float:
     return _MIDDLE + spread[i - _STAGES[-1][1]]
 
 
+def _array_stage(j: int, n: int, middle: list[int], stage: float, odd: dict[int, bool]) -> float:
+    """The stage of item j of an array of n at `stage`: its place's (_item_stage); an item that
+    fails (see outliers), its array's own, first; a rare one that fails nothing (`skipped`,
+    `subtests passed`) a stage later, never after its plain siblings."""
+    plain = max(stage, _item_stage(j, n, middle))
+    if j not in odd:
+        return plain
+    return stage if odd[j] else min(stage + 1, plain)
+
+
 def _spread(m: int) -> list[int]:
     """For each of m positions, when a bisection (middle first, then quarters…) reaches it."""
     rank = [0] * m
@@ -150,17 +160,8 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 middle = _spread(max(0, n - 7))
                 odd = outliers(value) if n >= 4 else {}  # (a quarter of the items at most)
                 entries = [
-                    (
-                        item,
-                        "",
-                        # a failing item first; a rare one that fails nothing (`skipped`,
-                        # `subtests passed`) a stage later, never after its plain siblings
-                        min(stage + (not odd[j]), plain) if j in odd else plain,
-                        path + "[]",
-                        salient or j in odd,
-                    )
+                    (item, "", _array_stage(j, n, middle, stage, odd), path + "[]", salient or j in odd)
                     for j, item in enumerate(value)
-                    for plain in (max(stage, _item_stage(j, n, middle)),)
                 ]
             last_entry = len(entries) - 1
             for j in range(last_entry, -1, -1):
@@ -252,7 +253,7 @@ def _fails(name: str, value: Any) -> bool:
     if type(value) is str:
         return _FAILING.search(value) is not None
     if type(value) is bool:
-        return value is (name == "failed")  # `failed: true`; `passed`, `success`, `ok`: false
+        return value if name == "failed" else not value  # `failed: true`; `passed`, `success`, `ok`: false
     if type(value) is int:
         return value > 0 if name.endswith("errorcount") else name == "severity" and value >= 2
     return False

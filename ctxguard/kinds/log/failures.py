@@ -26,11 +26,11 @@ _JEST = re.compile(r"^\s*● (.+?)\s*$")
 _GO = re.compile(r"^\s*--- FAIL: (\S+)")
 _CARGO = re.compile(r"^---- (\S+) stdout ----$")
 _LIBTEST = re.compile(r"^test (\S+) \.\.\. FAILED$")
+# The other lines naming a failed test, with the groups that make its id.
+_NAMERS = ((_PYTEST_VERBOSE, (1,)), (_UNITTEST, (2, 1)), (_JEST, (1,)), (_GO, (1,)), (_LIBTEST, (1,)))
 # A line naming a failed test, whichever runner wrote it (what a log's cut takes right after
 # the run's summary).
-NAMES_FAILURE = re.compile(
-    "|".join(f"(?:{p.pattern})" for p in (_PYTEST_SUMMARY, _PYTEST_VERBOSE, _UNITTEST, _JEST, _GO, _LIBTEST))
-)
+NAMES_FAILURE = re.compile("|".join(f"(?:{p.pattern})" for p in (_PYTEST_SUMMARY, *(p for p, _ in _NAMERS))))
 # Inside a failure block: its first error line and where it was raised.
 _PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PYTEST_E = re.compile(r"^E\s+(\S.*)$")
@@ -55,7 +55,7 @@ def named_test(line: str) -> tuple[str, bool] | None:
     - message`): a `-v` line, the summary and a subtest's lines name one test."""
     if match := _PYTEST_SUMMARY.match(line):
         return match.group(2), match.group(3) is not None
-    for pattern, groups in ((_PYTEST_VERBOSE, (1,)), (_UNITTEST, (2, 1)), (_JEST, (1,)), (_GO, (1,)), (_LIBTEST, (1,))):
+    for pattern, groups in _NAMERS:
         if match := pattern.match(line):
             return ".".join(match.group(g) for g in groups), False
     return None

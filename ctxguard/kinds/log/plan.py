@@ -93,8 +93,9 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     lines = ended(list(read.lines))
     n = len(lines)
     shown = [line if len(line) <= MAX_LINE + 64 else clip(line, MAX_LINE) for line in lines]
-    # Everything else from the end backwards, passing tests and progress lines after the rest.
-    rank: list[tuple[float, int]] = [(QUIET if passing(line) else REST, n - i) for i, line in enumerate(lines)]
+    quiet = [passing(line) for line in lines]  # passing tests and progress lines
+    # Everything else from the end backwards, the quiet lines after the rest.
+    rank: list[tuple[float, int]] = [(QUIET if q else REST, n - i) for i, q in enumerate(quiet)]
     must = [False] * n
     every = [False] * n
     anchors: dict[int, tuple[int, ...]] = {}
@@ -127,7 +128,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         lift(i, template_level(lines[i], goes_on(lines[i], lines[i - 1] if i else None)))
         must[i] = True
         for j in range(max(0, i - CONTEXT), i):
-            if j not in read.kinds and not passing(lines[j]):  # (nor an error line, nor progress)
+            if j not in read.kinds and not quiet[j]:  # (nor an error line, nor a quiet one)
                 lift(j, BEFORE, i)
     for key, i in firsts.items():
         shown[i] = occurrences(shown[i], counts[key])

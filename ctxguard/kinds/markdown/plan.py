@@ -197,14 +197,16 @@ def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float, bool]]:
     their level)."""
     text = "".join(block.text for block in paragraph)
     starts: dict[int, Block] = {}  # where each block starts, in text
+    leads: set[int] = set()  # where a list item follows prose that leads into it
     at = 0
+    before: Block | None = None
     for block in paragraph:
+        if before is not None and before.kind == "prose" and block.kind == "item":
+            if _LEADS.search(text, max(0, at - 16), at):
+                leads.add(at)
         starts[at] = block
         at += len(block.text)
-    after_prose = {
-        a for a, (before, block) in zip(list(starts)[1:], zip(paragraph, paragraph[1:])) if before.kind == "prose"
-    }
-    leads = {a for a in after_prose if starts[a].kind == "item" and _LEADS.search(text, max(0, a - 16), a)}
+        before = block
     cuts = sorted(
         {
             m.end()

@@ -9,12 +9,13 @@ shortens or splits a gap, and the estimate counts each gap as the plan's widest 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
-from ctxguard.plan import Unit
+from ctxguard.plan import Plan, Unit
 
 
 def choose(
-    units: Sequence[Unit],
+    plan: Plan,
     order: list[int],
     must: Sequence[bool],
     gap: int,
@@ -22,12 +23,15 @@ def choose(
     strict: bool,
     fill: bool = True,
     skip: Sequence[bool] | None = None,
+    most: int | None = None,
 ) -> tuple[list[bool], int] | None:
     """The units kept at limit: the must units in order (all of them, or None, when strict; else
     until one does not fit), then, with fill, the others that fit, except those skipped. Given
     skip (a tier-3 cut's second step), the must units are those its first step found to fit:
-    they are taken whatever the limit, which bounds only what is added around them. Returns the
-    units chosen and their estimated cost."""
+    they are taken whatever the limit, which bounds only what is added around them. Given most
+    (a tier-3 cut's first step), the first `most` must units in order are taken, whatever the
+    limit, and no other. Returns the units chosen and their estimated cost."""
+    units = plan.units
     n = len(units)
     chosen = [False] * n
     used = gap if n else 0  # everything left out is one gap
@@ -56,8 +60,14 @@ def choose(
         used = before
         return False
 
+    taken = 0
     for i in order:
-        if must[i] and not chosen[i] and not take(i, force=skip is not None):
+        if not must[i] or chosen[i]:
+            continue
+        if most is not None and taken == most:
+            break
+        taken += 1
+        if not take(i, force=skip is not None or most is not None):
             if strict:
                 return None
             # Tier 3: no must unit is passed over for a later one, nor taken later as another's
@@ -65,7 +75,7 @@ def choose(
             # carry the probes).
             sealed = True
             break
-    used += _close_cheap_gaps(units, chosen, must, skip, gap)  # (between the must units: before the fill)
+    used += _close_cheap_gaps(plan, chosen, must, skip, gap)  # (between the must units: before the fill)
     if fill:
         for i in order:
             if (
@@ -75,36 +85,37 @@ def choose(
                 and (units[i].text.strip() or _beside(chosen, i))
             ):
                 take(i)  # (a blank line is never worth a gap of its own)
-        used += _close_cheap_gaps(units, chosen, must, skip, gap)
+        used += _close_cheap_gaps(plan, chosen, must, skip, gap)
     return chosen, used
 
 
 def _close_cheap_gaps(
-    units: Sequence[Unit], chosen: list[bool], must: Sequence[bool], skip: Sequence[bool] | None, gap: int
+    plan: Plan, chosen: list[bool], must: Sequence[bool], skip: Sequence[bool] | None, gap: int
 ) -> int:
     """Show each run left out between two units shown (or an end) that costs no more than the
     gap line standing for it: a blank line, a short sentence. Returns the change in cost.
-    (Never a must unit left out, nor a unit skipped: they are not the packer's to add here.)"""
-    n, change, i = len(units), 0, 0
-    if not any(chosen):
+    (Never a must unit left out, nor a unit skipped: they are not the packer's to add here.)
+    A walk over the units shown, each run's cost from the plan's sums."""
+    units, costs = plan.units, plan.costs
+    kept = list(compress(range(len(units)), chosen))
+    if not kept:
         return 0
-    while i < n:
-        if chosen[i]:
-            i += 1
+    change = 0
+    for first, end in zip([-1, *kept], [*kept, len(units)]):
+        first += 1  # (the run after a unit shown)
+        if first == end:
             continue
-        end = i
-        while end < n and not chosen[end]:
-            end += 1
-        run = range(i, end)
-        cost = sum(units[j].cost for j in run)
-        if cost <= gap and all(
-            not must[j] and not (skip and skip[j]) and all(chosen[a] or i <= a < end for a in units[j].anchors)
+        cost = costs[end] - costs[first]
+        if cost > gap:
+            continue
+        run = range(first, end)
+        if all(
+            not must[j] and not (skip and skip[j]) and all(chosen[a] or first <= a < end for a in units[j].anchors)
             for j in run
         ):
             for j in run:
                 chosen[j] = True
             change += cost - gap
-        i = end
     return change
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from itertools import compress
 from typing import NamedTuple
 
 from ctxguard.choose import choose
-from ctxguard.plan import Plan, Unit, shown_listing
+from ctxguard.plan import Plan, listing_room
 
 _TRIES = 6
 _UNUSED = 0.03  # a share of the room left unused that is not worth packing again for
@@ -39,17 +40,13 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
     one (tier 3) the must units are kept as far as they fit, and the marker line, given the raw
     tokens not shown, ends the content.
     """
-    if marker is not None and plan.listing is not None:  # (e.g. a cut diff's file list)
-        # A third of the room (the rest for what the list cannot say), or up to half when a
-        # third holds not one row: at a tiny room the list is what says most.
-        plan = replace(plan, prefix=plan.prefix + shown_listing(plan.listing, room), listing=None)
     units = plan.units
     order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
     lines = max(2, sum(u.omits for u in units))
     gap = count(plan.gap(lines, lines))  # about the widest gap line
-    limit = room - count(plan.prefix) - (count("\n" + marker(plan.total)) if marker else 0)
     if marker is not None:
-        return _tier3(plan, order, gap, limit, room, count, marker)
+        return _tier3(plan, order, gap, room, count, marker)
+    limit = room - count(plan.prefix)
     whole = plan.lossless(room) if plan.lossless is not None else None
     if whole is not None and count(whole) <= room:
         return whole
@@ -65,27 +62,74 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
 
 
 def _tier3(
+    plan: Plan, order: list[int], gap: int, room: int, count: Callable[[str], int], marker: Callable[[int], str]
+) -> str | None:
+    """A tier-3 cut in two steps. First the longest run of must units, in order, that fits shown
+    alone (what the probes are made of) in the room the plan's list (a cut diff's file list)
+    leaves; then the list, and around those units the other units that fit. Neither the list's
+    share nor the first step depends on what the second takes, and both grow with the room, so
+    a bigger room never keeps fewer must units, nor list rows, than a smaller one."""
+    listing = plan.listing
+    listed = listing_room(listing, room, count) if listing is not None else 0
+    plan = replace(plan, listing=None)
+    must = [u.must for u in plan.units]
+    found = _longest_run(plan, order, must, gap, room - listed, count, marker)
+    if found is None:
+        return None
+    if listing is not None and listed:
+        rows = listing(listed)
+        plan = replace(plan, prefix=plan.prefix + rows)
+        room_left = room - count(rows) - found.size  # (what the run and the list leave)
+    else:
+        room_left = room - found.size
+    fixed = [m and c for m, c in zip(must, found.chosen)]  # the must units kept; the others left out
+    # Around them, the room left: from their estimated cost on.
+    filled = _fit(plan, order, fixed, gap, found.estimated + room_left, room, count, marker, skip=must)
+    return (filled or found).content
+
+
+def _longest_run(
     plan: Plan,
     order: list[int],
+    must: Sequence[bool],
     gap: int,
-    limit: int,
     room: int,
     count: Callable[[str], int],
     marker: Callable[[int], str],
-) -> str | None:
-    """A tier-3 cut in two steps. First the longest run of must units, in order, that fits
-    shown alone (what the probes are made of); then, around those, the other units that fit.
-    The first step does not depend on what the second takes, so a bigger room never keeps fewer
-    must units than a smaller one: a filler taken at one limit cannot crowd a must unit out."""
-    must = [u.must for u in plan.units]
-    found = _fit(plan, order, must, gap, limit, room, count, marker, fill=False)
-    if found is None:
+) -> Fit | None:
+    """The content of the longest run of must units, in order, that fits room, found by its
+    length, each content counted (not estimated: gap lines vary, and a unit shown can close
+    one): growing it fourfold while it fits, then halving the interval between the longest
+    that fit and the shortest that did not, until their estimated costs differ by a 64th (what
+    the second step fills). The lengths tried depend only on which of those tried fit, and a
+    length that fits a room fits every bigger one, so a bigger room never ends on a shorter
+    run, even where a longer run's content is shorter (it closes a gap)."""
+
+    def run(length: int) -> Fit:
+        found = choose(plan, order, must, gap, room, False, fill=False, most=length)
+        assert found is not None  # (only a strict choice can find nothing)
+        chosen, estimated = found
+        content = render(plan, chosen, marker)
+        return Fit(content, chosen, length, estimated, count(content))
+
+    fitted = run(0)
+    most = sum(must)
+    if fitted.size > room:
         return None
-    fixed = [m and c for m, c in zip(must, found.chosen)]  # the must units kept; the others left out
-    # Around them, the room their content left: from their estimated cost on.
-    start = found.estimated + room - found.size
-    filled = _fit(plan, order, fixed, gap, start, room, count, marker, skip=must)
-    return (filled or found).content
+    while fitted.limit < most:  # (a Fit's limit here: its run's length)
+        over = run(min(most, max(1, fitted.limit * 4)))
+        if over.size > room:
+            break
+        fitted = over
+    else:
+        return fitted
+    while over.limit - fitted.limit > 1 and over.estimated - fitted.estimated > max(gap, fitted.estimated // 64):
+        found = run((fitted.limit + over.limit) // 2)
+        if found.size > room:
+            over = found
+        else:
+            fitted = found
+    return fitted
 
 
 def _fit(
@@ -97,31 +141,27 @@ def _fit(
     room: int,
     count: Callable[[str], int],
     marker: Callable[[int], str] | None,
-    fill: bool = True,
     skip: Sequence[bool] | None = None,
 ) -> Fit | None:
     """Choose and render, packing again into a smaller limit while the content is over room,
     and into a bigger one while the room left unused could hold a unit left out (the gaps' cost
     is estimated: a plan's gap lines vary), keeping the content of the biggest limit that fit.
-    Once a limit that fits and one over are known, the next lies between them: for the must
-    units alone (fill False) halfway, so a bigger room never keeps fewer of them than a smaller
-    one did (its first limit can fall one token short of a unit the smaller room's second limit
-    took); around fixed must units, where the written size grows about as the limit does, where
-    the line between the two sizes meets the room (but not in the outer quarters of the interval:
-    sizes jump where a big unit comes in)."""
+    Once a limit that fits and one over are known, the next lies where the line between the two
+    sizes meets the room, since the written size grows about as the limit does (but not in the
+    outer quarters of the interval: sizes jump where a big unit comes in)."""
     fitted: Fit | None = None  # the best content
     over_at, over_size = None, 0  # the least limit over, and its size
     strict = marker is None or skip is not None  # (tier 2, or the must units of a tier-3 cut fixed)
 
     def between(fits: Fit, over: int) -> int:
-        if not fill or over_size <= fits.size:
+        if over_size <= fits.size:
             return (fits.limit + over) // 2
         guess = fits.limit + (room - fits.size) * (over - fits.limit) // (over_size - fits.size)
         quarter = max(1, (over - fits.limit) // 4)  # (never near an end: the sizes can jump)
         return min(max(guess, fits.limit + quarter), over - quarter)
 
     for _ in range(_TRIES):
-        found = choose(plan.units, order, must, gap, limit, strict, fill, skip)
+        found = choose(plan, order, must, gap, limit, strict, True, skip)
         if found is None:
             return fitted
         chosen, estimated = found
@@ -132,8 +172,8 @@ def _fit(
             if over_at is None or limit < over_at:
                 over_at, over_size = limit, size
             if fitted is not None:
-                if over_at - fitted.limit <= 1 or not fill and _taken(chosen, must) - _taken(fitted.chosen, must) <= 1:
-                    return fitted  # (no limit between the last fit and this one, or no must unit)
+                if over_at - fitted.limit <= 1:
+                    return fitted  # (no limit between the last fit and this one)
                 limit = between(fitted, over_at)
                 continue
             # Tier 2: the fillers cost more than estimated; without a few, the must units stand
@@ -143,7 +183,7 @@ def _fit(
                 return trimmed
             limit -= over + 2
         elif -over <= room * _UNUSED or -over < min(
-            (u.cost for u, kept, m in zip(plan.units, chosen, must) if not kept and (fill or m)), default=room + 1
+            (u.cost for u, kept in zip(plan.units, chosen) if not kept), default=room + 1
         ):
             return Fit(content, chosen, limit, estimated, size)  # (little is left, or no unit left out would fit there)
         else:
@@ -152,10 +192,6 @@ def _fit(
                 return fitted
             limit = limit - over if over_at is None else between(fitted, over_at)
     return fitted
-
-
-def _taken(chosen: Sequence[bool], must: Sequence[bool]) -> int:
-    return sum(c and m for c, m in zip(chosen, must))
 
 
 def _trim(
@@ -186,49 +222,44 @@ def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | No
 
     A run of whole lines is the plan's gap line, given how many lines it stands for and the
     first one's number in the raw text; a run inside a line (sentences of a paragraph) is `(…)`
-    in place. A plan that writes its own syntax (JSON) is given the marker line.
+    in place. A plan that writes its own syntax (JSON) is given the marker line. (A walk over
+    the units shown, not all of them: the packer renders a plan several times.)
     """
+    units = plan.units
+    kept = list(compress(range(len(units)), chosen))
     if plan.write is not None:
-        shown = sum(unit.raw for unit, kept in zip(plan.units, chosen) if kept)
+        shown = sum(units[i].raw for i in kept)
         return plan.write(chosen, marker(max(1, plan.total - shown)) if marker is not None else None)
+    starts = plan.starts
     out = [plan.prefix]
     mid = False  # the output so far ends inside a line
-    ends = 0  # line ends among the units of the current run
-    last: Unit | None = None  # the run's last unit
-    shown_raw = 0
-    line = 1  # the raw line the next unit starts on
-    start = 1  # the raw line the current run starts on
 
-    def close() -> None:
-        nonlocal mid, ends
-        end = start + ends - 1  # the run's last line end is this line's
+    def close(first: int, end: int) -> None:
+        """Mark the run of units first..end-1 left out."""
+        nonlocal mid
+        ends = starts[end] - starts[first]  # line ends among the run's units
         if mid and ends:
             out.append("(…)\n")  # the rest of the line that was being shown
             mid, ends = False, ends - 1
         if ends:
-            out.append(plan.gap(ends, end - ends + 1))
-        if last is not None and last.text and not last.text.endswith("\n"):
+            out.append(plan.gap(ends, starts[end] - ends + 1))
+        last = units[end - 1].text
+        if last and not last.endswith("\n"):
             out.append("(…) ")  # the next unit shown starts inside a line, or goes on in one
             mid = True
 
-    for unit, kept in zip(plan.units, chosen):
-        at, line = line, line + unit.omits
-        if not kept:
-            if last is None:
-                start = at
-            ends += unit.omits
-            last = unit
-            continue
-        if last is not None:
-            close()
-            ends, last = 0, None
-        out.append(unit.text)
-        mid = not unit.text.endswith("\n")
-        shown_raw += unit.raw
-    if last is not None:
-        close()
+    after = 0  # the unit after the last one shown
+    for i in kept:
+        if i > after:
+            close(after, i)
+        text = units[i].text
+        out.append(text)
+        mid = not text.endswith("\n")
+        after = i + 1
+    if after < len(units):
+        close(after, len(units))
         if mid:
             out.append("\n")
     if marker is not None:
-        out.append(marker(max(1, plan.total - shown_raw)))
+        out.append(marker(max(1, plan.total - sum(units[i].raw for i in kept))))
     return "".join(out)

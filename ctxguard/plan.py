@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import accumulate
 from typing import NamedTuple
 
 from ctxguard.tokens import Encoded, Tokenizer
@@ -78,6 +80,17 @@ class Plan:
     # first): a log's every error and warning line, where tier 3 takes only each template's first.
     tier2_must: Sequence[bool] | None = None
 
+    @cached_property
+    def starts(self) -> list[int]:
+        """Per unit, the raw line ends before it (its first raw line's number, less one), and
+        last, all of them: a run's line ends are the difference of two, without a walk."""
+        return list(accumulate((u.omits for u in self.units), initial=0))
+
+    @cached_property
+    def costs(self) -> list[int]:
+        """Per unit, the tokens of the units before it, and last, of all of them."""
+        return list(accumulate((u.cost for u in self.units), initial=0))
+
 
 def units(
     lines: Sequence[str],
@@ -102,23 +115,34 @@ def units(
     ]
 
 
-def shown_listing(listing: Callable[[int], str], room: int) -> str:
-    """What a tier-3 cut shows first (a diff's file list): within a third of the room, or, when a
-    third holds not one row, within the least room that holds one (at most half). A bigger room
-    never lists less: the share grows with the room."""
-    third = listing(room // 3)
-    if third:
-        return third
-    low, high = room // 3 + 1, room // 2
-    if low > high or not listing(high):
-        return ""
+_ANY = 1 << 62  # a room any list fits in
+
+
+def listing_room(listing: Callable[[int], str], room: int, count: Callable[[str], int]) -> int:
+    """The tokens of room a tier-3 cut gives its list (a cut diff's file list): a third, or what
+    the whole list costs if less; while a third holds not one row, what room has beyond the least
+    room that holds one, up to that least room. Both this share and the rest of the room grow
+    with the room, never by a jump, so a bigger room never lists fewer rows, nor leaves the
+    units less."""
+    third = room // 3
+    if listing(third):
+        return min(third, count(listing(_ANY)))
+    if not listing(room):
+        return 0
+    low, high = third + 1, room
     while low < high:  # the least room that lists a row
         middle = (low + high) // 2
         if listing(middle):
             high = middle
         else:
             low = middle + 1
-    return listing(low)
+    return max(0, min(low, room - low))
+
+
+def shown_listing(listing: Callable[[int], str], room: int, count: Callable[[str], int]) -> str:
+    """What a tier-3 cut shows first: the list within its share of room (listing_room)."""
+    share = listing_room(listing, room, count)
+    return listing(share) if share else ""
 
 
 def ended(lines: list[str]) -> list[str]:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxguard.packer import pack
-from ctxguard.plan import Plan, Unit
+from ctxguard.plan import Plan, Unit, listing_room
 from ctxguard.tiers import marker
 from ctxguard.tokens import get_tokenizer
 
@@ -129,3 +129,59 @@ def test_a_filler_never_crowds_out_a_must_unit_a_smaller_room_kept() -> None:
     )
     smaller, bigger = probes_kept(text, "markdown", "x.md", (0.875, 0.984375))
     assert smaller and smaller <= bigger
+
+
+def _must_kept(plan: Plan, room: int) -> set[str]:
+    content = pack(plan, room, TOKENIZER.count, marker) or ""
+    return {u.text for u in plan.units if u.must and u.text in content}
+
+
+def test_a_bigger_room_never_keeps_fewer_must_units_where_a_longer_run_is_shorter() -> None:
+    # A must unit taken late that sits between two taken early closes their gap: the run's
+    # content gets shorter as it gets longer. Every room from nothing to the whole, each must
+    # set kept within the next room's.
+    lines = []
+    for i in range(30):
+        lines.append(f"def handler_{i}(request): raise ValueError('bad request {i}')\n" if i % 3 == 0 else f"x{i}\n")
+    must = {i for i in range(30) if i % 3 == 0} | {i for i in range(30) if i % 3 == 1}
+    priorities = [0.0 if i % 3 == 0 else 0.5 if i % 3 == 1 else 1.0 for i in range(30)]
+    plan = _plan(lines, priorities, must)
+    kept = [_must_kept(plan, room) for room in range(20, plan.total + 60)]
+    assert not kept[0] and kept[-1] == {lines[i] for i in must}
+    for smaller, bigger in zip(kept, kept[1:]):
+        assert smaller <= bigger
+
+
+def test_the_file_list_never_takes_room_the_units_had_at_a_smaller_room() -> None:
+    # Found by the diff probes property: at 112 tokens a second row of the file list came in and
+    # took the room of `+func handler_1(request):`, which 104 tokens kept.
+    from tests.helpers import probes_kept
+
+    text = (
+        "diff --git a/docs/guide.md b/docs/guide.md\n--- a/docs/guide.md\n+++ b/docs/guide.md\n@@ -1,0 +1,1 @@\n"
+        "+def handler_0(request):\n"
+        "diff --git a/pkg/util.go b/pkg/util.go\n--- a/pkg/util.go\n+++ b/pkg/util.go\n@@ -1,0 +1,2 @@\n"
+        "+func handler_0(request):\n+func handler_1(request):\n"
+        "diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1,0 +1,6 @@\n"
+        + "+def handler_0(request):\n"
+        * 5
+        + "+    raise ValueError('bad request 0')\n"
+        "diff --git a/tests/test_app.py b/tests/test_app.py\n--- a/tests/test_app.py\n+++ b/tests/test_app.py\n"
+        "@@ -1,0 +1,9 @@\n" + "+def handler_0(request):\n" * 9
+    )
+    smaller, bigger = probes_kept(text, "diff", "x.diff", (0.375, 0.40625))
+    assert smaller and smaller <= bigger
+
+
+def test_the_lists_share_and_the_rest_of_the_room_both_grow_with_the_room() -> None:
+    rows = [f"  src/module_{i}.py (+{i} -0, modified)\n" for i in range(8)]
+
+    def listing(limit: int) -> str:
+        shown = [r for n, r in enumerate(rows) if TOKENIZER.count("".join(rows[: n + 1])) + 6 <= limit]
+        return f"Changed files ({len(rows)}):\n" + "".join(shown) + "\n" if shown else ""
+
+    shares = [listing_room(listing, room, TOKENIZER.count) for room in range(0, 400)]
+    assert shares[10] == 0 and 0 < shares[-1] <= 400 // 3
+    for room, (share, following) in enumerate(zip(shares, shares[1:])):
+        assert share <= following and room - share <= room + 1 - following
+        assert not share or TOKENIZER.count(listing(share)) <= share

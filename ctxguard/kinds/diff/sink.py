@@ -120,7 +120,7 @@ class DiffSink:
         """The file list, with the share of the room the packer gives a plan's list."""
         if mode != "salient":
             return ""
-        return shown_listing(lambda share: file_listing(self.stats, tokenizer, share), room)
+        return shown_listing(lambda share: file_listing(self.stats, tokenizer, share), room, tokenizer.count)
 
     def files(self) -> tuple[Listed, ...] | None:
         return tuple(Listed(s.path, s.added, s.removed, s.status) for s in self.stats)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -17,6 +18,12 @@ if not os.environ.get("TIKTOKEN_CACHE_DIR") and _SHARED_TIKTOKEN.is_dir():
 # Every count ctxguard derives from per-line counts (tokens.Encoded.recount) is checked against
 # a whole encode, in this process and in every ctxguard the tests start.
 os.environ["CTXGUARD_VERIFY_COUNTS"] = "1"
+
+# The property tests draw the same examples on every run, so a run is red only for a change
+# (never for a new draw). To search for new counterexamples: HYPOTHESIS_PROFILE=explore.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,11 @@ checkout, in a subprocess); printed per run:
     util         written / total budget (what the total could hold and does)
     cut          how many records are tier 2 or 3
 
-and, for the json form, per artifact its tier and the probes it kept.
+and, for the json form, per artifact its tier and the probes it kept, and `bare`: the content
+share the same bundle would have if every field neither the record contract nor an agent needs
+were gone and its tokens went to content (each record's retention, budget, entry, redacted map
+and files_not_listed; the offload's sha256 beside a file named by it; null and zero fields of
+the head): the ceiling of trimming named records, short of changing their shape.
 """
 
 from __future__ import annotations
@@ -145,6 +149,33 @@ def digest_of(text: str, form: str) -> str:
     return text[start : end if end > 0 else len(text)]
 
 
+_NOT_NEEDED = ("retention", "budget", "entry", "redacted", "files_not_listed")
+
+
+def bare_share(text: str, content: int, enc: tiktoken.Encoding) -> float:
+    """The content share of a json bundle with the fields an agent does not need gone, their
+    tokens given to content (both sizes counted in one compact form)."""
+
+    def size(data: object) -> int:
+        return len(enc.encode(json.dumps(data, ensure_ascii=False, separators=(",", ":")), disallowed_special=()))
+
+    bundle = json.loads(text)
+    before = size(bundle)
+    for key in [k for k, v in bundle.items() if v is None]:
+        del bundle[key]
+    for key in ("source", "totals"):
+        if isinstance(bundle.get(key), dict):
+            bundle[key] = {k: v for k, v in bundle[key].items() if v}
+    for record in bundle["artifacts"]:
+        for key in _NOT_NEEDED:
+            record.pop(key, None)
+        if record.get("offload"):
+            record["offload"] = {"path": record["offload"]["path"]}
+    saved = before - size(bundle)
+    written = len(enc.encode(text, disallowed_special=()))
+    return (content + saved) / written
+
+
 def _kept(record: dict[str, object]) -> str:
     kept = record.get("retention") or {}
     assert isinstance(kept, dict)
@@ -159,8 +190,8 @@ def main() -> int:
     args = parser.parse_args()
     enc = tiktoken.get_encoding("o200k_base")
     totals = [int(t) for t in args.totals.split(",")]
-    print("| change | total | form | written | content | util | cut | per artifact (json): tier, probes kept |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| change | total | form | written | content | bare | util | cut | per artifact (json): tier, probes kept |")
+    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="ctxguard-bench-bundle-") as tmp:
         repos = {"demo": Path(tmp) / "demo"}
         build_demo(repos["demo"])
@@ -172,20 +203,21 @@ def main() -> int:
                 for form in FORMS:
                     done = run(repo, form, total, Path(tmp) / "split")
                     if done is None:
-                        print(f"| {name} | {total} | {form} | n/a | | | | |")
+                        print(f"| {name} | {total} | {form} | n/a | | | | | |")
                         continue
                     text, records = done
                     written = len(enc.encode(text, disallowed_special=()))
                     content = sum(int(r["compacted_tokens"]) for r in records)  # type: ignore[call-overload]
                     content += len(enc.encode(digest_of(text, form), disallowed_special=()))
                     cut = sum(1 for r in records if r["truncated"] or r.get("tier", 0) == 2)
-                    per = ""
+                    per, bare = "", ""
                     if form == "json":
+                        bare = f"{bare_share(text, content, enc):.0%}"
                         bundle = json.loads(text)
                         per = "; ".join(_kept(a) for a in bundle["artifacts"])
                         cut = sum(1 for a in bundle["artifacts"] if a["tier"] > 1)
                     print(
-                        f"| {name} | {total} | {form} | {written} | {content / written:.0%} | "
+                        f"| {name} | {total} | {form} | {written} | {content / written:.0%} | {bare} | "
                         f"{written / total:.2f} | {cut}/{len(records)} | {per} |"
                     )
     return 0

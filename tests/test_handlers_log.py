@@ -448,3 +448,17 @@ def test_passing_and_progress_lines_are_the_last_taken_and_never_an_errors_conte
     level = {u.text[:15]: u.priority[0] for u in plan.units}
     assert level["tests/test_a.py"] == QUIET and level["tests/test_b.py"] == QUIET
     assert level["setup step 11 d"] == REST and QUIET > REST > BEFORE
+
+
+def test_a_failure_blocks_title_comes_before_the_runs_banner_and_passing_lines() -> None:
+    """The `____ test_x ____` line says which test the `E` lines under it belong to; the first
+    lines of a run (platform, plugins, the first passing tests) say nothing of the failure. The
+    banner's lines are fillers after the sections, and its passing lines the last taken."""
+    text = (SAMPLES.parent.parent / "examples" / "artifacts" / "failing-tests.log").read_text()
+    record = compress_text(text, 500, name="failing-tests.log")
+    content = record["content"]
+    assert record["tier"] == 2
+    for title in ("test_parse_european_decimal_comma", "test_parse_rejects_garbage"):
+        assert re.search(rf"^_+ {title} _+$", content, re.M), title
+    assert "test_parse_plain[1-1] PASSED" not in content
+    assert "E       AssertionError: assert Decimal('15') == Decimal('1.5')" in content

@@ -80,12 +80,12 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the last line when it is
     an error line (pytest's summary), the first occurrence of every error template (with its count),
     the last line when it is not one, the first occurrence of every warning template, the failing
-    statements (pytest's `>`, jest's Expected/Received), the first line, the last EDGE lines, then
-    the first EDGE lines (a run's banner). (The first and last lines are those that say something on
-    their own: not a compiler's source gutter or note.) Tier 2 also keeps every other error and
-    warning line, or is not tier 2. Then each traceback's start and last frames (never without its
-    `Type: message` end), stack frames, sections and lines naming the task, a few lines before each
-    first error; then repeats and the rest of the tracebacks; then everything else, from the end
+    statements (pytest's `>`, jest's Expected/Received), the first line and the last EDGE lines.
+    (The first and last lines are those that say something on their own: not a compiler's source
+    gutter or note.) Tier 2 also keeps every other error and warning line, or is not tier 2. Then
+    each traceback's start and last frames (never without its `Type: message` end), stack frames,
+    sections and lines naming the task, a few lines before each first error; then the first EDGE
+    lines (a run's banner); then repeats and the rest of the tracebacks; then everything else, from the end
     backwards. A passing test's line is never an error line, whatever its title says, and a
     compiler's source gutter (` 1069 |   code`, `      |   ^~~~`) is never shown without the
     diagnostic above it."""
@@ -142,9 +142,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         head = (i if head is None else head) if marked else None
         if marked and rank[i][0] > MARKED and read.kinds.get(i) not in ("start", "inside"):
             lift(i, MARKED, head)
-    for i in range(min(EDGE, n)):  # a run's banner: after the failures' details (kept, for a
-        lift(i, EDGES + 0.5)  # bigger budget to keep every probe a smaller one kept)
-        must[i] = True
+    _banner(read, quiet, rank, must)
     for i in range(max(0, n - EDGE), n):  # its end: the summary, the short test summary
         lift(i, SUMMARY_LEVEL if SUMMARY.search(lines[i]) else EDGES)
         must[i] = True
@@ -180,6 +178,17 @@ def _gutters(lines: list[str]) -> list[tuple[int, int]]:
         else:
             owner = i
     return found
+
+
+def _banner(read: LogDoc, quiet: list[bool], rank: list[tuple[float, int]], must: list[bool]) -> None:
+    """A run's first EDGE lines (platform, plugins, the first tests): after the failures'
+    details and sections, its passing lines the last taken. Its error lines are kept, repeats
+    too: as fillers they could show a probe that a bigger budget's must units had sealed out."""
+    for i in range(min(EDGE, len(rank))):
+        if not quiet[i]:
+            rank[i] = min(rank[i], (EDGES + 0.5, i))
+        if i in read.kinds:
+            must[i] = True
 
 
 def _named_once(lines: list[str], firsts: Iterable[int], rank: list[tuple[float, int]], must: list[bool]) -> None:

@@ -100,7 +100,7 @@ class LogSink:
         for number, text in self.tail:  # (passing tests and progress lines after the rest, as planned)
             offer(out, number, QUIET if passing(text) else REST, last - number, _clip(text))
         for number, text in self.head:
-            offer(out, number, EDGES, number, _clip(text))
+            offer(out, number, QUIET if passing(text) else EDGES, number, _clip(text))
         for number, text in list(self.tail)[-EDGE:]:
             offer(out, number, EDGES, last - number, _clip(text))
         for number, text in self.traces.items():

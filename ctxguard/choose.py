@@ -101,8 +101,8 @@ def _close_cheap_gaps(
     if not kept:
         return 0
     change = 0
-    for first, end in zip([-1, *kept], [*kept, len(units)]):
-        first += 1  # (the run after a unit shown)
+    for before, end in zip([-1, *kept], [*kept, len(units)]):  # each run between two shown
+        first = before + 1
         if first == end:
             continue
         cost = costs[end] - costs[first]

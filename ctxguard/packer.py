@@ -5,8 +5,9 @@ searches the limit: it renders the chosen units (each run left out replaced by t
 line), counts the content exactly, and chooses again at a smaller limit while it is over the
 room, at a bigger one while the room left unused could hold a unit left out. Tier 2 keeps every
 must unit or gives no content. A tier-3 cut goes in two steps: the longest run of must units
-(in priority order) that fits shown alone, then the other units around them, so a bigger room
-never keeps fewer must units than a smaller one.
+(in priority order) that fits shown alone, searched by its length with each content counted,
+then the other units around them, so a bigger room never keeps fewer must units than a smaller
+one.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class Fit(NamedTuple):
 
     content: str
     chosen: list[bool]
-    limit: int
+    limit: int  # (a tier-3 cut's first step: the run's length, in must units)
     estimated: int  # the units' estimated cost (at most limit)
     size: int  # the content's tokens
 
@@ -116,7 +117,7 @@ def _longest_run(
     most = sum(must)
     if fitted.size > room:
         return None
-    while fitted.limit < most:  # (a Fit's limit here: its run's length)
+    while fitted.limit < most:
         over = run(min(most, max(1, fitted.limit * 4)))
         if over.size > room:
             break

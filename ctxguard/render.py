@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import PurePosixPath
 
 from ctxguard.bundle import Bundle
 from ctxguard.record import Record
@@ -126,7 +127,9 @@ def _artifact(record: Record) -> list[str]:
         how = "compressed (tier 2)" if record.tier == 2 else "cut (tier 3)"
     out = [f"### {record.artifact_name}", "", f"{record.type}, {how}, {record.compacted_tokens:,} tokens"]
     out += [f"> {note}" for note in record.notes]
-    if record.offload:
-        out.append(f"> full text: `{record.offload.path}` (sha256 `{record.offload.sha256[:16]}…`)")
+    if record.offload:  # (its sha256 said once: the file is named by its first 16 digits)
+        named = PurePosixPath(record.offload.path).stem == record.offload.sha256[:16]
+        digits = "" if named else f" (sha256 `{record.offload.sha256[:16]}…`)"
+        out.append(f"> full text: `{record.offload.path}`{digits}")
     mark = fence(record.content)
     return [*out, "", f"{mark}{_LANG.get(record.type, 'text')}", record.content.rstrip("\n"), mark]

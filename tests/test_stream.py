@@ -227,3 +227,67 @@ def test_a_streamed_log_names_a_failed_test_once_too(small_stream: None, tmp_pat
     offered = {line: level for level, _, line, _ in sink.offered(len(text.splitlines()), "salient").values()}
     assert offered["FAILED tests/test_a.py::test_one - AssertionError: one is not two\n"] == NAMED
     assert offered["tests/test_a.py::test_one FAILED                                       [ 50%]\n"] == LATER
+
+
+def _bare_summary_run() -> str:
+    """A `--tb=short` run whose summary names its failed tests bare (ids too long for the
+    terminal's width): two causes, four tests."""
+    ids = [f"tests/test_spec.py::TestSpecifier::test_specifiers[{v}.0.dev1-<{v}-False]" for v in range(4)]
+    blocks = "".join(
+        f"{'_' * 20} TestSpecifier.test_specifiers[{v}.0.dev1-<{v}-False] {'_' * 20}\n"
+        "tests/test_spec.py:310: in test_specifiers\n"
+        "    assert (version not in Specifier(spec)) is expected\n"
+        + (
+            f"E   AssertionError: assert '{v}.0.dev1' not in <Specifier('<{v}', prereleases=True)>\n"
+            if v < 2
+            else "E   TypeError: '<' not supported between instances of 'Version' and 'str'\n"
+        )
+        for v in range(4)
+    )
+    passing = "".join(f"tests/test_b.py::test_{k} PASSED{' ' * 30}[ {k % 100:2d}%]\n" for k in range(300))
+    return (
+        "============================= test session starts ==============================\n"
+        + passing
+        + "=================================== FAILURES ===================================\n"
+        + blocks
+        + "=========================== short test summary info ============================\n"
+        + "".join(f"FAILED {test}\n" for test in ids)
+        + "====================== 4 failed, 300 passed in 9.01s ===========================\n"
+    )
+
+
+def test_a_bare_named_failures_first_cause_comes_right_after_its_name(small_stream: None, tmp_path: Path) -> None:
+    """pytest leaves a summary line's message out when the id fills the terminal: the first
+    such test's `E` line comes right after its name, before the other names, in the plan and
+    in the streaming sink alike."""
+    from ctxguard.kinds.log import KIND
+    from ctxguard.kinds.log.sink import LogSink
+    from ctxguard.tokens import get_tokenizer
+
+    text = _bare_summary_run()
+    first = "E   AssertionError: assert '0.0.dev1' not in <Specifier('<0', prereleases=True)>"
+    names = [line for line in text.splitlines() if line.startswith("FAILED ")]
+
+    def at(lines: list[str], start: str) -> int:  # (a repeated template's line says its count)
+        return next(i for i, line in enumerate(lines) if line.startswith(start))
+
+    tokenizer = get_tokenizer()
+    plan = KIND.plan(KIND.read(text, "run.log"), tokenizer.encode(text), tokenizer, frozenset())
+    by_plan = [u.text for u in sorted(plan.units, key=lambda u: u.priority)]
+    assert at(by_plan, names[0]) < at(by_plan, first) < at(by_plan, names[1])
+    path = tmp_path / "run.log"
+    path.write_text(text)
+    sink = LogSink(tokenizer, log=True)
+    stream.scan(path, tokenizer, sink, secrets=False)
+    offered = sink.offered(len(text.splitlines()), "salient").values()
+    by_sink = [line for _, _, line, _ in sorted(offered, key=lambda o: (o[0], o[1]))]
+    assert at(by_sink, names[0]) < at(by_sink, first) < at(by_sink, names[1])
+    # A tight cut shows the cause with the first name.
+    content = compress_text_of(text, 120)
+    assert first in content and names[0] in content
+
+
+def compress_text_of(text: str, budget: int) -> str:
+    from ctxguard import compress_text
+
+    return str(compress_text(text, budget, name="run.log")["content"])

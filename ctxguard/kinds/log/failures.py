@@ -61,6 +61,39 @@ def named_test(line: str) -> tuple[str, bool] | None:
     return None
 
 
+def unexplained(line: str) -> str | None:
+    """The title of the failure block (`Class.test[param]`, a subtest's with its `(n=1)`) of the
+    test a pytest summary line names bare (`FAILED id`, no message: pytest leaves it out when
+    the id fills the terminal's width)."""
+    match = _PYTEST_SUMMARY.match(line)
+    if match is None or match.group(3):
+        return None
+    test, subtest = match.group(2), match.group(1)
+    title = test.split("::", 1)[1].replace("::", ".") if "::" in test else test
+    return f"{title} {subtest}" if subtest else title
+
+
+class Blocks:
+    """pytest's failure blocks (`____ Class.test ____`), read line by line: each title and its
+    block's first `E` line (for the plan and the streaming sink alike)."""
+
+    def __init__(self, most: int | None = None) -> None:
+        self.first: dict[str, str] = {}  # title -> the block's first `E` line
+        self.most = most  # titles kept at most (a streamed log's are bounded)
+        self._title: str | None = None  # the block being read, until its first `E` line
+
+    def take(self, raw: str) -> None:
+        if "___ " not in raw and "E " not in raw:
+            return  # (neither a block's title nor an `E` line: most lines)
+        line = unstamped(strip_ansi(raw).rstrip("\r\n"))
+        if match := _PYTEST_BLOCK.match(line):
+            self._title = match.group(1)
+        elif self._title is not None and _PYTEST_E.match(line):
+            if self.most is None or len(self.first) < self.most:
+                self.first.setdefault(self._title, raw)
+            self._title = None
+
+
 def error_key(line: str) -> str:
     """What makes an error line a repeat of another: its template (numbers and ids normalised),
     but the line itself for a line naming a failed test or where a failure was raised

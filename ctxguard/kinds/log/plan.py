@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ctxguard.kinds.log.failures import NAMES_FAILURE, error_key, named_test
+from ctxguard.kinds.log.failures import NAMES_FAILURE, Blocks, error_key, named_test, unexplained
 from ctxguard.kinds.log.lines import (
     DIAGNOSTIC,
     FAILURE_DETAIL,
@@ -133,6 +133,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     for key, i in firsts.items():
         shown[i] = occurrences(shown[i], counts[key])
     _named_once(lines, firsts.values(), rank, must)  # a test named twice: once among the first
+    _first_cause(lines, firsts, rank)
     head = None  # stack frames, sections and task lines: each run shown with its first line
     for i in read.marked:  # the failing statement: kept like the errors, before the banner
         if FAILURE_DETAIL.match(lines[i]):
@@ -178,6 +179,27 @@ def _gutters(lines: list[str]) -> list[tuple[int, int]]:
         else:
             owner = i
     return found
+
+
+def _first_cause(lines: list[str], firsts: dict[str, int], rank: list[tuple[float, int]]) -> None:
+    """A run whose summary names its failed tests bare (`FAILED id`: pytest leaves the message
+    out when the id fills the terminal's width): the first such test's error line (its failure
+    block's first `E` line, where that template is first seen) comes right after its name,
+    before the other names, the likeliest cause of the rest."""
+    named = sorted(i for i in firsts.values() if rank[i][0] == NAMED)
+    first = next(((i, t) for i in named if (t := unexplained(unstamped(lines[i]).rstrip("\r\n")))), None)
+    if first is None:
+        return
+    i, title = first
+    blocks = Blocks()
+    for line in lines:
+        blocks.take(line)
+    cause = blocks.first.get(title)
+    j = firsts.get(error_key(cause)) if cause is not None else None
+    if j is not None and rank[j] > (NAMED, i):
+        for k in named:  # (room in the order for it: right after the name)
+            rank[k] = (NAMED, 2 * rank[k][1])
+        rank[j] = (NAMED, rank[i][1] + 1)
 
 
 def _banner(read: LogDoc, quiet: list[bool], rank: list[tuple[float, int]], must: list[bool]) -> None:

@@ -8,14 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxguard.kinds.base import Probe
-from ctxguard.kinds.log.failures import error_key
-from ctxguard.kinds.log.lines import Lines, is_important, passing, says, strip_ansi, template
+from ctxguard.kinds.log.failures import Blocks, error_key, unexplained
+from ctxguard.kinds.log.lines import Lines, is_important, passing, says, strip_ansi, template, unstamped
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import (
     EDGES,
     ENDS,
     ERROR,
     LATER,
+    NAMED,
     QUIET,
     REST,
     TRACE,
@@ -61,6 +62,7 @@ class LogSink:
         self.templates: dict[str, _Seen] = {}
         self.traces: dict[int, str] = {}
         self.untracked = 0
+        self.blocks = Blocks(most=MAX_TEMPLATES)  # pytest's failure blocks: each one's first `E` line
         self.reader = Lines()
 
     def take(self, number: int, line: str) -> None:
@@ -76,6 +78,7 @@ class LogSink:
         self.tail.append((number, shown))
         self.recent.append((number, shown))
         kind = self.reader.kind(shown)
+        self.blocks.take(shown)
         if kind == "end" and len(self.traces) < 4 * MAX_TEMPLATES:
             self.traces.update(self.recent)  # the traceback's last lines
         if kind in ("end", "error"):
@@ -106,10 +109,19 @@ class LogSink:
         for number, text in self.traces.items():
             offer(out, number, TRACE, number, _clip(text))
         again = named_again((seen.number, seen.text) for seen in self.templates.values())
-        for seen in self.templates.values():
+        levels = {
+            key: LATER if seen.number in again else template_level(seen.text, seen.goes_on)
+            for key, seen in self.templates.items()
+        }
+        after = self._first_cause(levels)  # (as the plan ranks them: names at twice their number)
+        for key, seen in self.templates.items():
             line = occurrences(_clip(seen.text), seen.count)
-            level = LATER if seen.number in again else template_level(seen.text, seen.goes_on)
-            offer(out, seen.number, level, seen.number, line)
+            level = levels[key]
+            if key == after[0]:
+                level, rank = NAMED, after[1]
+            else:
+                rank = 2 * seen.number if level == NAMED else seen.number
+            offer(out, seen.number, level, rank, line)
         if self.first is not None:
             offer(out, self.first[0], end_level(True, False) if self.log else ENDS, 0, _clip(self.first[1]))
         last_filled = self._last()
@@ -118,6 +130,20 @@ class LogSink:
             error = is_important(text) and template_level(text) <= ERROR
             offer(out, number, end_level(False, error, text) if self.log else ENDS, 1, _clip(text))
         return out
+
+    def _first_cause(self, levels: dict[str, float]) -> tuple[str | None, int]:
+        """The key of the first bare-named failed test's error line, and its rank: right after
+        the name (see ctxguard.kinds.log.plan's _first_cause)."""
+        named = sorted((seen.number, seen.text) for key, seen in self.templates.items() if levels[key] == NAMED)
+        for number, text in named:
+            title = unexplained(unstamped(text).rstrip("\r\n"))
+            if title is not None:
+                cause = self.blocks.first.get(title)
+                key = error_key(cause) if cause is not None else None
+                if key is not None and key in self.templates and levels[key] > NAMED:
+                    return key, 2 * number + 1
+                break
+        return None, 0
 
     def _last(self) -> tuple[int, str] | None:
         return next(((n, t) for n, t in reversed(self.tail) if self.says(t)), None)

@@ -416,3 +416,33 @@ def test_one_reading_gives_one_path_to_the_plan_probes_digest_coverage_and_strea
     path.write_text(_ODD, encoding="utf-8")
     _, sink = stream.prepare(path, tokenizer, "diff")
     assert tuple(f.path for f in sink.stats) == _ODD_PATHS  # type: ignore[union-attr]
+
+
+def test_changed_definitions_go_by_turns_across_files() -> None:
+    """A tight cut shows each file's first changed definition before any file's second, and a
+    definition's removed and added lines together: what changed across the change, not all of
+    its first file."""
+    files = []
+    for name in ("alpha", "beta", "gamma"):
+        hunks = "".join(
+            f"@@ -{10 * k + 1},3 +{10 * k + 1},3 @@\n"
+            f"-def {name}_{k}(request, timeout=1):\n+def {name}_{k}(request, timeout=2, retries=0):\n"
+            "     return handle(request)\n"
+            for k in range(6)
+        )
+        files.append(f"diff --git a/src/{name}.py b/src/{name}.py\n--- a/src/{name}.py\n+++ b/src/{name}.py\n{hunks}")
+    text = "".join(files)
+    content = compress_text(text, 360, name="change.diff")["content"]
+    for name in ("alpha", "beta", "gamma"):
+        assert f"-def {name}_0(request, timeout=1):\n+def {name}_0(request, timeout=2, retries=0):\n" in content
+    assert "alpha_5" not in content
+    # A streamed diff's sink ranks them alike.
+    from ctxguard.kinds.diff.sink import DiffSink
+
+    sink = DiffSink()
+    for number, line in enumerate(text.splitlines(keepends=True)):
+        sink.take(number, line)
+    sink.close()
+    order = [line for _, _, line, _ in sorted(sink.offered(0, "salient").values(), key=lambda o: (o[0], o[1]))]
+    first = [order.index(f"+def {name}_0(request, timeout=2, retries=0):\n") for name in ("alpha", "beta", "gamma")]
+    assert max(first) < order.index("-def alpha_1(request, timeout=1):\n")

@@ -14,6 +14,30 @@ from ctxguard.plan import Plan, ended, units
 from ctxguard.tokens import Encoded, Tokenizer
 from ctxguard.words import mentions
 
+TURN = 1 << 32  # a definition's turn among its file's counts before its place in the diff
+
+
+def turn_of(seen: dict[float, int], level: float, together: bool) -> int:
+    """A changed definition's or error line's turn in its file at its level (`seen`: the turns
+    taken so far, per level, in the file): each file's first, then each file's second, …, so a
+    tight cut shows what changed across the files rather than all of the first one's. A run of
+    them (`-def f(a)` `+def f(a, b)`) takes one turn."""
+    if not together:
+        seen[level] = seen.get(level, -1) + 1
+    return seen.get(level, 0)
+
+
+def _each_files_turn(rank: list[tuple[float, int]], kinds: list[str]) -> None:
+    """Changed definitions and error lines by turns across files (see turn_of)."""
+    seen: dict[float, int] = {}
+    for i, kind in enumerate(kinds):
+        if kind == "file":
+            seen = {}
+        elif kind in ("definition", "error"):
+            level = rank[i][0]
+            together = i > 0 and kinds[i - 1] in ("definition", "error") and rank[i - 1][0] == level
+            rank[i] = (level, turn_of(seen, level, together) * TURN + i)
+
 
 def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) -> str:
     """`Changed files (N):` and one line per file with its +/- counts, for a cut diff.
@@ -48,7 +72,8 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
     renames, modes, binary) and hunk header, every changed definition and error line, and every
     line of code in a source file edited in place (see small_edits: a flipped condition); a
     tier-3 cut takes those first as far as they fit (the edits that flip an operator, a number
-    or a keyword of logic, then definitions and errors, then the other edits, then definitions
+    or a keyword of logic, then definitions and errors by turns across files (turn_of), then
+    the other edits, then definitions
     and errors that only moved, each with its file and hunk header and the unchanged definition
     that encloses it, then the other file headers, then the other hunk headers) after the file
     list. Then the source files' other changed code, nearest a definition first, before any
@@ -121,6 +146,7 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
     for i in _moved(lines, reader_kind):  # a definition or error line moved or re-indented: after the edits
         rank[i] = (MOVED + rank[i][0] - 1, i)
+    _each_files_turn(rank, reader_kind)
     stats = doc.files
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
     # Every header is kept (tier 2 and 3), after the changed definitions and the lines edited in

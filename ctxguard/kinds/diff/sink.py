@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ctxguard.kinds.base import Probe
 from ctxguard.kinds.diff.lines import DiffReader
 from ctxguard.kinds.diff.model import FileStat
-from ctxguard.kinds.diff.plan import file_listing
+from ctxguard.kinds.diff.plan import TURN, file_listing, turn_of
 from ctxguard.plan import shown_listing
 from ctxguard.record import Listed
 from ctxguard.sink import Offered, offer
@@ -41,11 +41,13 @@ class DiffSink:
         self.stat: _Count | None = None
         self.header: tuple[int, ...] = ()  # the current file's `diff --git` line, and hunk header
         self.hunk: tuple[int, ...] = ()
+        self.turns: dict[float, int] = {}  # the file's definitions and errors: turns taken, per level
+        self.before: tuple[int, float] | None = None  # the last definition or error line: (number, level)
 
-    def _keep(self, number: int, level: float, line: str, needs: tuple[int, ...]) -> None:
+    def _keep(self, number: int, level: float, line: str, needs: tuple[int, ...], rank: int | None = None) -> None:
         # A line whose file or hunk header was not kept (the cap) is not kept either.
         if len(self.out) < MAX_OFFERED and all(n in self.out for n in needs):
-            offer(self.out, number, level, self.reader.index, _clip(line), needs)
+            offer(self.out, number, level, self.reader.index if rank is None else rank, _clip(line), needs)
 
     def _probe(self, kind: str, value: str) -> None:
         if len(self.found) < MAX_OFFERED:
@@ -68,7 +70,7 @@ class DiffSink:
         needs = self.hunk
         if kind == "file":
             self.close()
-            self.stat, self.changed = _Count(self.reader.path), 0
+            self.stat, self.changed, self.turns = _Count(self.reader.path), 0, {}
             self._probe("path", self.reader.path)
             self.header, self.hunk, needs = (number,), (), ()
         elif kind == "hunk":
@@ -101,6 +103,11 @@ class DiffSink:
                 if self.changed >= CHANGED_PER_FILE:
                     return
                 self.changed += 1
+            if kind in ("definition", "error"):  # by turns across files, as the plan ranks them
+                together = self.before == (number - 1, level)
+                self.before = (number, level)
+                self._keep(number, level, line, needs, turn_of(self.turns, level, together) * TURN + number)
+                return
         self._keep(number, level, line, needs)
 
     def offered(self, lines: int, mode: str) -> Offered:

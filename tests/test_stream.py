@@ -256,16 +256,16 @@ def _bare_summary_run() -> str:
     )
 
 
-def test_a_bare_named_failures_first_cause_comes_right_after_its_name(small_stream: None, tmp_path: Path) -> None:
-    """pytest leaves a summary line's message out when the id fills the terminal: the first
-    such test's `E` line comes right after its name, before the other names, in the plan and
-    in the streaming sink alike."""
+def test_a_bare_named_failures_cause_comes_right_after_its_name(small_stream: None, tmp_path: Path) -> None:
+    """pytest leaves a summary line's message out when the id fills the terminal. The names
+    nearest the summary come first (one block with it), and the error line of the first bare
+    name taken right after it, before the other names: in the plan and the streaming sink alike."""
     from ctxguard.kinds.log import KIND
     from ctxguard.kinds.log.sink import LogSink
     from ctxguard.tokens import get_tokenizer
 
     text = _bare_summary_run()
-    first = "E   AssertionError: assert '0.0.dev1' not in <Specifier('<0', prereleases=True)>"
+    cause = "E   TypeError: '<' not supported between instances of 'Version' and 'str'"  # (the last test's)
     names = [line for line in text.splitlines() if line.startswith("FAILED ")]
 
     def at(lines: list[str], start: str) -> int:  # (a repeated template's line says its count)
@@ -274,17 +274,18 @@ def test_a_bare_named_failures_first_cause_comes_right_after_its_name(small_stre
     tokenizer = get_tokenizer()
     plan = KIND.plan(KIND.read(text, "run.log"), tokenizer.encode(text), tokenizer, frozenset())
     by_plan = [u.text for u in sorted(plan.units, key=lambda u: u.priority)]
-    assert at(by_plan, names[0]) < at(by_plan, first) < at(by_plan, names[1])
+    assert at(by_plan, names[-1]) < at(by_plan, cause) < at(by_plan, names[-2]) < at(by_plan, names[0])
     path = tmp_path / "run.log"
     path.write_text(text)
     sink = LogSink(tokenizer, log=True)
     stream.scan(path, tokenizer, sink, secrets=False)
     offered = sink.offered(len(text.splitlines()), "salient").values()
     by_sink = [line for _, _, line, _ in sorted(offered, key=lambda o: (o[0], o[1]))]
-    assert at(by_sink, names[0]) < at(by_sink, first) < at(by_sink, names[1])
-    # A tight cut shows the cause with the first name.
-    content = compress_text_of(text, 120)
-    assert first in content and names[0] in content
+    assert at(by_sink, names[-1]) < at(by_sink, cause) < at(by_sink, names[-2]) < at(by_sink, names[0])
+    # A tight cut shows the cause with the last names, in one block with the summary.
+    content = compress_text_of(text, 150)
+    assert cause in content and names[-1] in content and names[0] not in content
+    assert f"{names[-2]}\n{names[-1]}\n====" in content
 
 
 def compress_text_of(text: str, budget: int) -> str:

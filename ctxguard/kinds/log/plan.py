@@ -133,7 +133,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     for key, i in firsts.items():
         shown[i] = occurrences(shown[i], counts[key])
     _named_once(lines, firsts.values(), rank, must)  # a test named twice: once among the first
-    _first_cause(lines, firsts, rank)
+    _names_and_cause(lines, firsts, rank)
     head = None  # stack frames, sections and task lines: each run shown with its first line
     for i in read.marked:  # the failing statement: kept like the errors, before the banner
         if FAILURE_DETAIL.match(lines[i]):
@@ -143,11 +143,12 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         head = (i if head is None else head) if marked else None
         if marked and rank[i][0] > MARKED and read.kinds.get(i) not in ("start", "inside"):
             lift(i, MARKED, head)
-    _banner(read, quiet, rank, must)
+    edges = ends(lines, says)  # the last and the first line that say something
+    _banner(read, quiet, rank, must, [lines[i].strip() for i in edges])
     for i in range(max(0, n - EDGE), n):  # its end: the summary, the short test summary
         lift(i, SUMMARY_LEVEL if SUMMARY.search(lines[i]) else EDGES)
         must[i] = True
-    for order, i in enumerate(ends(lines, says)):  # the last, then the first
+    for order, i in enumerate(edges):  # the last, then the first
         level = end_level(
             first=order == 1,
             error=read.kinds.get(i) in ("end", "error") and template_level(lines[i]) <= ERROR,
@@ -181,12 +182,18 @@ def _gutters(lines: list[str]) -> list[tuple[int, int]]:
     return found
 
 
-def _first_cause(lines: list[str], firsts: dict[str, int], rank: list[tuple[float, int]]) -> None:
-    """A run whose summary names its failed tests bare (`FAILED id`: pytest leaves the message
-    out when the id fills the terminal's width): the first such test's error line (its failure
-    block's first `E` line, where that template is first seen) comes right after its name,
-    before the other names, the likeliest cause of the rest."""
-    named = sorted(i for i in firsts.values() if rank[i][0] == NAMED)
+def _names_and_cause(lines: list[str], firsts: dict[str, int], rank: list[tuple[float, int]]) -> None:
+    """The lines naming a failed test, those nearest the run's summary first (with it, one block
+    and no gap line between). When the summary names them bare (`FAILED id`: pytest leaves the
+    message out when the id fills the terminal's width), the error line of the first such test
+    taken (its failure block's first `E` line, where that template is first seen) comes right
+    after its name, before the other names: a cause beside the names that say how far it
+    reached."""
+    n = len(lines)
+    for i in firsts.values():
+        if rank[i][0] == NAMED:  # (twice their distance from the end: room for a cause after one)
+            rank[i] = (NAMED, 2 * (n - i))
+    named = sorted((i for i in firsts.values() if rank[i][0] == NAMED), key=lambda i: rank[i])
     first = next(((i, t) for i in named if (t := unexplained(unstamped(lines[i]).rstrip("\r\n")))), None)
     if first is None:
         return
@@ -197,19 +204,18 @@ def _first_cause(lines: list[str], firsts: dict[str, int], rank: list[tuple[floa
     cause = blocks.first.get(title)
     j = firsts.get(error_key(cause)) if cause is not None else None
     if j is not None and rank[j] > (NAMED, i):
-        for k in named:  # (room in the order for it: right after the name)
-            rank[k] = (NAMED, 2 * rank[k][1])
         rank[j] = (NAMED, rank[i][1] + 1)
 
 
-def _banner(read: LogDoc, quiet: list[bool], rank: list[tuple[float, int]], must: list[bool]) -> None:
+def _banner(read: LogDoc, quiet: list[bool], rank: list[tuple[float, int]], must: list[bool], edges: list[str]) -> None:
     """A run's first EDGE lines (platform, plugins, the first tests): after the failures'
-    details and sections, its passing lines the last taken. Its error lines are kept, repeats
-    too: as fillers they could show a probe that a bigger budget's must units had sealed out."""
+    details and sections, its passing lines the last taken. Its lines that show a probe are
+    kept (its error lines, repeats too, and a line holding the first or the last line's text):
+    as fillers they could show a probe that a bigger budget's must units had sealed out."""
     for i in range(min(EDGE, len(rank))):
         if not quiet[i]:
             rank[i] = min(rank[i], (EDGES + 0.5, i))
-        if i in read.kinds:
+        if i in read.kinds or any(edge and edge in read.lines[i] for edge in edges):
             must[i] = True
 
 

@@ -113,15 +113,16 @@ class LogSink:
             key: LATER if seen.number in again else template_level(seen.text, seen.goes_on)
             for key, seen in self.templates.items()
         }
-        after = self._first_cause(levels)  # (as the plan ranks them: names at twice their number)
+        # As the plan ranks them: the names nearest the run's summary first, at twice their
+        # distance from the end (room for a cause right after one).
+        named = {key: 2 * (last - seen.number) for key, seen in self.templates.items() if levels[key] == NAMED}
+        after = self._first_cause(named, levels)
         for key, seen in self.templates.items():
             line = occurrences(_clip(seen.text), seen.count)
-            level = levels[key]
             if key == after[0]:
-                level, rank = NAMED, after[1]
+                offer(out, seen.number, NAMED, after[1], line)
             else:
-                rank = 2 * seen.number if level == NAMED else seen.number
-            offer(out, seen.number, level, rank, line)
+                offer(out, seen.number, levels[key], named.get(key, seen.number), line)
         if self.first is not None:
             offer(out, self.first[0], end_level(True, False) if self.log else ENDS, 0, _clip(self.first[1]))
         last_filled = self._last()
@@ -131,17 +132,16 @@ class LogSink:
             offer(out, number, end_level(False, error, text) if self.log else ENDS, 1, _clip(text))
         return out
 
-    def _first_cause(self, levels: dict[str, float]) -> tuple[str | None, int]:
-        """The key of the first bare-named failed test's error line, and its rank: right after
-        the name (see ctxguard.kinds.log.plan's _first_cause)."""
-        named = sorted((seen.number, seen.text) for key, seen in self.templates.items() if levels[key] == NAMED)
-        for number, text in named:
-            title = unexplained(unstamped(text).rstrip("\r\n"))
+    def _first_cause(self, named: dict[str, int], levels: dict[str, float]) -> tuple[str | None, int]:
+        """The key of the error line of the first bare-named failed test taken, and its rank:
+        right after the name (see ctxguard.kinds.log.plan's _names_and_cause)."""
+        for key in sorted(named, key=named.__getitem__):
+            title = unexplained(unstamped(self.templates[key].text).rstrip("\r\n"))
             if title is not None:
                 cause = self.blocks.first.get(title)
-                key = error_key(cause) if cause is not None else None
-                if key is not None and key in self.templates and levels[key] > NAMED:
-                    return key, 2 * number + 1
+                found = error_key(cause) if cause is not None else None
+                if found is not None and found in self.templates and levels[found] > NAMED:
+                    return found, named[key] + 1
                 break
         return None, 0
 

@@ -1,8 +1,8 @@
 """Which units a cut shows at a limit of estimated tokens (ctxguard.packer searches the limit).
 
-The must units are taken in priority order, each with the units it anchors to, while they fit
-(a tier-3 cut stops at the first that does not); then the others that fit, by priority; then
-each run left out that costs no more than the gap line standing for it. Choosing a unit closes,
+The must units are taken in priority order, each with the units it anchors to (all of them,
+or none: tier 2; a tier-3 cut gives how many, or which, it found to fit); then the others that
+fit, by priority; then each run left out that costs no more than the gap line standing for it. Choosing a unit closes,
 shortens or splits a gap, and the estimate counts each gap as the plan's widest gap line.
 """
 
@@ -20,22 +20,20 @@ def choose(
     must: Sequence[bool],
     gap: int,
     limit: int,
-    strict: bool,
     fill: bool = True,
     skip: Sequence[bool] | None = None,
     most: int | None = None,
 ) -> tuple[list[bool], int] | None:
-    """The units kept at limit: the must units in order (all of them, or None, when strict; else
-    until one does not fit), then, with fill, the others that fit, except those skipped. Given
-    skip (a tier-3 cut's second step), the must units are those its first step found to fit:
-    they are taken whatever the limit, which bounds only what is added around them. Given most
-    (a tier-3 cut's first step), the first `most` must units in order are taken, whatever the
-    limit, and no other. Returns the units chosen and their estimated cost."""
+    """The units kept at limit: the must units in order (all of them, or None), then, with fill,
+    the others that fit, except those skipped. Given skip (a tier-3 cut's second step), the
+    must units are those its first step found to fit: they are taken whatever the limit, which
+    bounds only what is added around them. Given most (a tier-3 cut's first step), the first
+    `most` must units in order are taken, whatever the limit, and no other. Returns the units
+    chosen and their estimated cost."""
     units = plan.units
     n = len(units)
     chosen = [False] * n
     used = gap if n else 0  # everything left out is one gap
-    sealed = False  # once a must unit did not fit, no must unit is taken after it
 
     def take(i: int, force: bool = False) -> bool:
         """Choose i and what it anchors to, if they fit (or forced); else change nothing."""
@@ -44,8 +42,8 @@ def choose(
             return False  # (sure not to fit: at best it closes a gap)
         anchors = units[i].anchors
         group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen)
-        if sealed and any(must[j] for j in group) or skip and any(skip[j] and not must[j] for j in group):
-            return False  # (a must unit past the seal: never taken, not even as an anchor)
+        if skip and any(skip[j] and not must[j] for j in group):
+            return False  # (a must unit the first step left out: never taken, not even as an anchor)
         before = used
         for j in group:
             left = j == 0 or chosen[j - 1]
@@ -68,13 +66,7 @@ def choose(
             break
         taken += 1
         if not take(i, force=skip is not None or most is not None):
-            if strict:
-                return None
-            # Tier 3: no must unit is passed over for a later one, nor taken later as another's
-            # anchor, so a bigger room keeps every must unit a smaller one kept (the units that
-            # carry the probes).
-            sealed = True
-            break
+            return None  # (tier 2: every must unit, or no content)
     used += _close_cheap_gaps(plan, chosen, must, skip, gap)  # (between the must units: before the fill)
     if fill:
         for i in order:

@@ -107,8 +107,8 @@ def _longest_run(
     run, even where a longer run's content is shorter (it closes a gap)."""
 
     def run(length: int) -> Fit:
-        found = choose(plan, order, must, gap, room, False, fill=False, most=length)
-        assert found is not None  # (only a strict choice can find nothing)
+        found = choose(plan, order, must, gap, room, fill=False, most=length)
+        assert found is not None  # (its must units are forced: nothing fails to fit)
         chosen, estimated = found
         content = render(plan, chosen, marker)
         return Fit(content, chosen, length, estimated, count(content))
@@ -152,7 +152,6 @@ def _fit(
     outer quarters of the interval: sizes jump where a big unit comes in)."""
     fitted: Fit | None = None  # the best content
     over_at, over_size = None, 0  # the least limit over, and its size
-    strict = marker is None or skip is not None  # (tier 2, or the must units of a tier-3 cut fixed)
 
     def between(fits: Fit, over: int) -> int:
         if over_size <= fits.size:
@@ -162,7 +161,7 @@ def _fit(
         return min(max(guess, fits.limit + quarter), over - quarter)
 
     for _ in range(_TRIES):
-        found = choose(plan, order, must, gap, limit, strict, True, skip)
+        found = choose(plan, order, must, gap, limit, True, skip)
         if found is None:
             return fitted
         chosen, estimated = found

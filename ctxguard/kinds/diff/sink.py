@@ -67,7 +67,7 @@ class DiffSink:
         from ctxguard.probes import definition_name, error_message
 
         kind, level = self.reader.read(line)
-        needs = self.hunk
+        needs, rank = self.hunk, None
         if kind == "file":
             self.close()
             self.stat, self.changed, self.turns = _Count(self.reader.path), 0, {}
@@ -106,9 +106,8 @@ class DiffSink:
             if kind in ("definition", "error"):  # by turns across files, as the plan ranks them
                 together = self.before == (number - 1, level)
                 self.before = (number, level)
-                self._keep(number, level, line, needs, turn_of(self.turns, level, together) * TURN + number)
-                return
-        self._keep(number, level, line, needs)
+                rank = turn_of(self.turns, level, together) * TURN + number
+        self._keep(number, level, line, needs, rank)
 
     def offered(self, lines: int, mode: str) -> Offered:
         if mode == "head":

@@ -13,7 +13,7 @@ ids share a cause.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ctxguard.kinds.log.lines import strip_ansi, template, unstamped
@@ -68,9 +68,27 @@ def unexplained(line: str) -> str | None:
     match = _PYTEST_SUMMARY.match(line)
     if match is None or match.group(3):
         return None
-    test, subtest = match.group(2), match.group(1)
-    title = test.split("::", 1)[1].replace("::", ".") if "::" in test else test
-    return f"{title} {subtest}" if subtest else title
+    title = block_title(match.group(2))
+    return f"{title} {match.group(1)}" if match.group(1) else title
+
+
+def block_title(test: str) -> str:
+    """The title of a pytest test id's failure block: `tests/x.py::Class::test_y[1]` ->
+    `Class.test_y[1]`."""
+    return test.split("::", 1)[1].replace("::", ".") if "::" in test else test
+
+
+def first_bare_cause(named: Sequence[str], blocks: Callable[[], Blocks]) -> tuple[int, str] | None:
+    """Of the lines naming failed tests, in the order a cut takes them: the first that names its
+    test bare (see unexplained), by its place in `named`, with its failure block's first `E`
+    line, if it has one (the blocks are read only then). For the plan and the streaming sink
+    alike."""
+    for at, line in enumerate(named):
+        title = unexplained(unstamped(line).rstrip("\r\n"))
+        if title is not None:
+            cause = blocks().first.get(title)
+            return (at, cause) if cause is not None else None
+    return None
 
 
 class Blocks:
@@ -194,7 +212,7 @@ def _grouped(found: dict[str, _Seen], order: list[str], blocks: dict[str, _Seen]
     causes: dict[str, Failure] = {}
     for test in order:
         seen = found[test]
-        title = test.split("::", 1)[1].replace("::", ".") if "::" in test else test
+        title = block_title(test)
         detail = blocks.get(title) or blocks.get(title.rsplit(".", 1)[-1])
         message, where = seen.message, seen.where
         if detail is not None:

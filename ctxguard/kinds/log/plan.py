@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ctxguard.kinds.log.failures import NAMES_FAILURE, Blocks, error_key, named_test, unexplained
+from ctxguard.kinds.log.failures import NAMES_FAILURE, Blocks, error_key, first_bare_cause, named_test
 from ctxguard.kinds.log.lines import (
     DIAGNOSTIC,
     FAILURE_DETAIL,
@@ -194,17 +194,19 @@ def _names_and_cause(lines: list[str], firsts: dict[str, int], rank: list[tuple[
         if rank[i][0] == NAMED:  # (twice their distance from the end: room for a cause after one)
             rank[i] = (NAMED, 2 * (n - i))
     named = sorted((i for i in firsts.values() if rank[i][0] == NAMED), key=lambda i: rank[i])
-    first = next(((i, t) for i in named if (t := unexplained(unstamped(lines[i]).rstrip("\r\n")))), None)
-    if first is None:
+    found = first_bare_cause([lines[i] for i in named], lambda: _blocks(lines))
+    if found is None:
         return
-    i, title = first
+    bare, j = named[found[0]], firsts.get(error_key(found[1]))
+    if j is not None and rank[j] > (NAMED, bare):
+        rank[j] = (NAMED, rank[bare][1] + 1)
+
+
+def _blocks(lines: list[str]) -> Blocks:
     blocks = Blocks()
     for line in lines:
         blocks.take(line)
-    cause = blocks.first.get(title)
-    j = firsts.get(error_key(cause)) if cause is not None else None
-    if j is not None and rank[j] > (NAMED, i):
-        rank[j] = (NAMED, rank[i][1] + 1)
+    return blocks
 
 
 def _banner(read: LogDoc, quiet: list[bool], rank: list[tuple[float, int]], must: list[bool], edges: list[str]) -> None:

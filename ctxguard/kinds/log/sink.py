@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ctxguard.kinds.base import Probe
-from ctxguard.kinds.log.failures import Blocks, error_key, unexplained
-from ctxguard.kinds.log.lines import Lines, is_important, passing, says, strip_ansi, template, unstamped
+from ctxguard.kinds.log.failures import Blocks, error_key, first_bare_cause
+from ctxguard.kinds.log.lines import Lines, is_important, passing, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import (
     EDGES,
@@ -135,15 +135,12 @@ class LogSink:
     def _first_cause(self, named: dict[str, int], levels: dict[str, float]) -> tuple[str | None, int]:
         """The key of the error line of the first bare-named failed test taken, and its rank:
         right after the name (see ctxguard.kinds.log.plan's _names_and_cause)."""
-        for key in sorted(named, key=named.__getitem__):
-            title = unexplained(unstamped(self.templates[key].text).rstrip("\r\n"))
-            if title is not None:
-                cause = self.blocks.first.get(title)
-                found = error_key(cause) if cause is not None else None
-                if found is not None and found in self.templates and levels[found] > NAMED:
-                    return found, named[key] + 1
-                break
-        return None, 0
+        order = sorted(named, key=named.__getitem__)
+        found = first_bare_cause([self.templates[key].text for key in order], lambda: self.blocks)
+        key = error_key(found[1]) if found is not None else None
+        if found is None or key not in self.templates or levels[key] <= NAMED:
+            return None, 0
+        return key, named[order[found[0]]] + 1
 
     def _last(self) -> tuple[int, str] | None:
         return next(((n, t) for n, t in reversed(self.tail) if self.says(t)), None)

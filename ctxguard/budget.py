@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ctxguard.errors import ConfigError
 from ctxguard.tiers import MIN_BUDGET
+from ctxguard.words import plural
 
 WEIGHT = {"high": 4.0, "normal": 2.0, "low": 1.0}
 ORDER = ("high", "normal", "low")
@@ -72,7 +73,7 @@ def allocate(
     if too_small(len(requests), total, margin, reserved, floor):
         raise ConfigError(
             f"total_budget {total} (x margin {margin}, less {reserved} tokens for the digest) leaves "
-            f"less than {floor} tokens for each of {len(requests)} artifacts; raise "
+            f"less than {floor} tokens for each of {plural(len(requests), 'artifact')}; raise "
             "total_budget or narrow the artifacts"
         )
     want = _within_entries(asked, requests, floor)

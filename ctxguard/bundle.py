@@ -38,13 +38,30 @@ CRITICAL_ACTION = "too full to review well: split the review into chunks or lowe
 FORMATS = ("json", "markdown", "prompt")
 
 
-def level(tokens: int, window: int) -> tuple[str, str]:
-    """The level of `tokens` in a context window of `window`, and its action."""
+def level(tokens: int, window: int, knob: str | None = None) -> tuple[str, str]:
+    """The level of `tokens` in a context window of `window`, and its action. `knob`: what
+    cut the records that were cut (`total_budget`, or an entry's `budget`), None when nothing
+    was cut; the room-to-spare action names it."""
     share = tokens / window if window else 1.0
     for limit, name, action in LEVELS:
         if share < limit:
-            return name, action
+            if name == "GREEN" and knob is None:
+                return name, "room to spare: nothing was cut"
+            return name, action.replace("raise total_budget if it helps", f"raise {knob} to keep more of what was cut")
     return CRITICAL, CRITICAL_ACTION
+
+
+def knob(records: Sequence[Record], budgets: Sequence[int]) -> str | None:
+    """What to raise to keep more of the records that were cut: `total_budget` when it held one
+    below its entry's own budget (`budgets`, one per record), else those entries' `budget`."""
+    cut = [(r, own) for r, own in zip(records, budgets) if r.tier > 1 and r.read != "reference"]
+    if not cut:
+        return None
+    if any(r.budget is not None and r.budget < own for r, own in cut):
+        return "total_budget"
+    names = list(dict.fromkeys(r.entry_name for r, _ in cut))
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return f"the budget of {shown}"
 
 
 @dataclass(frozen=True)
@@ -73,8 +90,8 @@ class Usage:
     action: str
 
     @classmethod
-    def of(cls, tokens: int, window: int) -> Usage:
-        name, action = level(tokens, window)
+    def of(cls, tokens: int, window: int, knob: str | None = None) -> Usage:
+        name, action = level(tokens, window, knob)
         return cls(tokens, window, round(tokens / window, 4) if window else 1.0, name, action)
 
 
@@ -187,16 +204,17 @@ def build(
     return Bundle(encoding, total_budget, source, digest, tuple(records), totals, Usage.of(0, window), task, chunk)
 
 
-def written(bundle: Bundle, fmt: str, tokenizer: Tokenizer) -> tuple[Bundle, str]:
-    """The bundle with its written size and usage, and its text in fmt (json, markdown or
-    prompt). The size is part of what it counts: settled in two passes, at most a few. When the
-    count of N is N + 1 and that of N + 1 is N (the digits merge differently), a few spaces at
-    the end of the text settle it: the size said is always the size written."""
+def written(bundle: Bundle, fmt: str, tokenizer: Tokenizer, knob: str | None = None) -> tuple[Bundle, str]:
+    """The bundle with its written size and usage (whose action names `knob`, what cut the
+    records that were cut), and its text in fmt (json, markdown or prompt). The size is part of
+    what it counts: settled in two passes, at most a few. When the count of N is N + 1 and that
+    of N + 1 is N (the digits merge differently), a few spaces at the end of the text settle it:
+    the size said is always the size written."""
     from ctxguard import render
 
     def sized(tokens: int) -> Bundle:
         totals = replace(bundle.totals, bundle_tokens=tokens)
-        return replace(bundle, totals=totals, usage=Usage.of(tokens, bundle.usage.window))
+        return replace(bundle, totals=totals, usage=Usage.of(tokens, bundle.usage.window, knob))
 
     def text_of(sized_bundle: Bundle) -> str:
         return dumps(sized_bundle) if fmt == "json" else render.render(sized_bundle, fmt)
@@ -255,7 +273,7 @@ def assemble(
         task=task,
         chunk=chunk,
     )
-    bundle, text = written(bundle, fmt, tokenizer)
+    bundle, text = written(bundle, fmt, tokenizer, knob(result.records, [a.budget for a in result.artifacts]))
     return Written(bundle, text, list(result.offloads), result.records)
 
 

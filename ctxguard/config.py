@@ -138,12 +138,25 @@ def load_config(path: str | Path) -> Config:
     if p.exists() and p.stat().st_size > MAX_CONFIG_BYTES:
         raise ConfigError(f"{path}: the config is {p.stat().st_size:,} bytes; a config is at most {MAX_CONFIG_BYTES:,}")
     try:
-        text = p.read_text(encoding="utf-8")
+        data = p.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"no config at {path}; create one with `ctxguard init`") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config {path}: {exc}") from None
-    return parse_config(text, str(path))
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
+    return parse_config(_utf8(data, str(path)), str(path))
+
+
+def _utf8(data: bytes, source: str) -> str:
+    """The config's text; a file in another encoding is refused at its first bad line."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:200]:
+        raise ConfigError(f"{source}: the config is UTF-16 (or holds NUL bytes); save it as UTF-8")
+    try:
+        return data.decode("utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"{source}:{line}: the config is not UTF-8 (byte 0x{data[exc.start]:02x} on line {line}); save it as UTF-8"
+        ) from None
 
 
 def parse_config(text: str, source: str = CONFIG_NAME) -> Config:

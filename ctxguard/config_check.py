@@ -33,7 +33,7 @@ class Validator:
 
     def choice(self, data: dict[str, Any], key: str, path: str, options: tuple[Any, ...], default: Any) -> Any:
         value = data.get(key, default)
-        if value not in options:
+        if isinstance(value, bool) or value not in options:  # (True == 1 in Python, not in a config)
             self._err(path, f"must be one of {', '.join(map(str, options))} (got {value!r})")
             return default
         return value
@@ -42,6 +42,8 @@ class Validator:
         value = data.get(key, default)
         if value is None:
             return None
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # (100.0 is a whole number, as JSON Schema's integer says)
         if isinstance(value, bool) or not isinstance(value, int):
             self._err(path, f"must be a whole number (got {value!r})")
             return default

@@ -18,7 +18,7 @@ from ctxguard.classify import classify
 from ctxguard.options import Options, Tier3Mode
 from ctxguard.read import read_artifact
 from ctxguard.tiers import MIN_BUDGET, compress
-from ctxguard.tokens import Tokenizer
+from ctxguard.tokens import Tokenizer, tiktoken_encoding
 
 RATIOS = (0.8, 0.5, 0.2)
 Method = Callable[[str, str, str, int], str]  # (text, kind, name, budget) -> content
@@ -77,12 +77,11 @@ def ctxguard_method(tokenizer: Tokenizer, tier3: Tier3Mode = "salient") -> Metho
 
 
 def independent_counter(tokenizer: Tokenizer) -> Callable[[str], int]:
-    """A token counter that does not share ctxguard's code path (tiktoken directly)."""
+    """A token counter that does not share ctxguard's code path (tiktoken itself, reading the
+    encoding files shipped with ctxguard)."""
     if not tokenizer.exact:
         return tokenizer.count
-    import tiktoken
-
-    encoding = tiktoken.get_encoding(tokenizer.name)
+    encoding = tiktoken_encoding(tokenizer.name)
     return lambda text: len(encoding.encode_ordinary(text))
 
 

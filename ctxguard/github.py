@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ctxguard.record import Record
 from ctxguard.report import status
+from ctxguard.words import plural
 
 if TYPE_CHECKING:
     from ctxguard.bundle import Bundle
@@ -71,7 +72,7 @@ def headline(bundle: Bundle, problems: list[str] | None = None) -> str:
     reason = f"; {problems[0]}" + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "") if problems else ""
     u = bundle.usage
     return (
-        f"ctxguard {verdict}{bundle.totals.artifacts} artifacts ({states}), "
+        f"ctxguard {verdict}{plural(bundle.totals.artifacts, 'artifact')} ({states}), "
         f"{u.tokens} tokens ({u.share:.0%} of a {u.window}-token window, {u.level}){reason}"
     )
 
@@ -89,7 +90,7 @@ def summary(bundle: Bundle, problems: list[str] | None = None) -> str:
         lines.append("")
     u = bundle.usage
     lines += [
-        f"{bundle.totals.artifacts} artifacts; the bundle is {u.tokens} tokens, {u.share:.0%} of a "
+        f"{plural(bundle.totals.artifacts, 'artifact')}; the bundle is {u.tokens} tokens, {u.share:.0%} of a "
         f"{u.window}-token context window: **{u.level}** ({u.action}). Encoding `{bundle.encoding}`.",
         "",
         "| artifact | type | tier | raw tokens | compacted | budget | status |",

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from ctxguard.config import Config
 from ctxguard.record import Record
+from ctxguard.words import plural
 
 
 def failures(records: Sequence[Record], config: Config, written: int | None = None) -> list[str]:
@@ -65,7 +66,7 @@ def _over_budget(records: Sequence[Record], config: Config, written: int | None)
         shown = sum(r.compacted_tokens for r in mine)
         if shown > cap and not spec.share_surplus:
             problems.append(
-                f"{spec.name}: its budget of {cap} cannot be met: {len(mine)} records need at "
+                f"{spec.name}: its budget of {cap} cannot be met: {plural(len(mine), 'record')} need at "
                 f"least {shown} tokens; raise its budget or narrow its paths"
             )
         elif raw > cap:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxguard import git
+from ctxguard.words import plural
 
 ZERO = "0" * 40
 DEFAULT_BRANCHES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
@@ -69,7 +70,7 @@ def unpushed(repo: Any, tip: str) -> Range:
             if git.exists(repo, name) and (n := git.unique_to(repo, tip, name)):
                 return Range(
                     f"{name}...{tip}",
-                    f"pre-push to a remote with no refs yet: the {n} commits not on {name} "
+                    f"pre-push to a remote with no refs yet: the {plural(n, 'commit')} not on {name} "
                     f"(of the {len(commits)} being pushed)",
                 )
         last = commits[-1]
@@ -84,7 +85,8 @@ def unpushed(repo: Any, tip: str) -> Range:
     base = parent or git.EMPTY_TREE
     start = "the start of history" if parent is None else parent[:12]
     return Range(
-        f"{base}...{tip}", f"pre-push without a remote ref: the {len(commits)} commits no remote has, from {start}"
+        f"{base}...{tip}",
+        f"pre-push without a remote ref: the {plural(len(commits), 'commit')} no remote has, from {start}",
     )
 
 

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from ctxguard.bundle import Bundle
 from ctxguard.record import Record
+from ctxguard.words import plural
 
 PROMPT_FRAME = """\
 # Material to review
@@ -61,7 +62,7 @@ def _about(bundle: Bundle, fmt: str) -> list[str]:
         ]
     return [
         *part,
-        f"{where}. {totals.artifacts} artifacts, {totals.compacted_tokens:,} of {totals.raw_tokens:,} raw "
+        f"{where}. {plural(totals.artifacts, 'artifact')}, {totals.compacted_tokens:,} of {totals.raw_tokens:,} raw "
         f"tokens shown ({bundle.encoding}).",
         f"This bundle: {usage.tokens:,} tokens, {usage.share:.0%} of a {usage.window:,}-token context window"
         + ("." if fmt == "prompt" else f": {usage.level} ({usage.action})."),

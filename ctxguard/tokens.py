@@ -155,6 +155,16 @@ def _bundled(name: str) -> Any:
     return ranks_cache.load(name, BUNDLED / _BUNDLED_FILES[name], lambda: _tiktoken_bundled(name))
 
 
+def tiktoken_encoding(name: str) -> Any:
+    """tiktoken's own `Encoding` for a name, read by tiktoken from the files shipped with
+    ctxguard, never downloaded: for code that wants tiktoken itself (an independent count in the
+    tests and benchmarks), not ctxguard's counting."""
+    if name not in _BUNDLED_FILES:
+        raise ValueError(f"unknown encoding {name!r}; choose one of {', '.join(ENCODINGS)}")
+    return _tiktoken_bundled(name)
+
+
+@functools.cache
 def _tiktoken_bundled(name: str) -> Any:
     """The encoding read by tiktoken from the files shipped with ctxguard: tiktoken reads its
     cache folder from the environment, so it is pointed there for the one call (under a lock,
@@ -199,4 +209,5 @@ __all__ = [
     "exact_pieces",
     "get_tokenizer",
     "last_clean_break",
+    "tiktoken_encoding",
 ]

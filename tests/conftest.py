@@ -1,4 +1,4 @@
-"""Test setup: offline tiktoken data, and guards so no test touches $HOME or this repository."""
+"""Test setup: repeatable property tests, verified counts, and guards so no test touches $HOME or this repository."""
 
 from __future__ import annotations
 
@@ -10,10 +10,6 @@ from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = Path(__file__).resolve().parent / "samples"
-_SHARED_TIKTOKEN = ROOT.parent / "shared" / "tiktoken"
-
-if not os.environ.get("TIKTOKEN_CACHE_DIR") and _SHARED_TIKTOKEN.is_dir():
-    os.environ["TIKTOKEN_CACHE_DIR"] = str(_SHARED_TIKTOKEN)
 
 # Every count ctxguard derives from per-line counts (tokens.Encoded.recount) is checked against
 # a whole encode, in this process and in every ctxguard the tests start.

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import tiktoken
-
-from ctxguard.tokens import get_tokenizer
+from ctxguard.tokens import get_tokenizer, tiktoken_encoding
 
 
 def independent_count(text: str, encoding: str = "o200k_base") -> int:
-    """Count with tiktoken directly, not through ctxguard's seam."""
-    return len(tiktoken.get_encoding(encoding).encode_ordinary(text))
+    """Count with tiktoken itself (from the shipped files), not through ctxguard's counting."""
+    return len(tiktoken_encoding(encoding).encode_ordinary(text))
 
 
 def budget_for_tier2(text: str, factor: float = 1.3) -> int:

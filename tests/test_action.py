@@ -172,6 +172,7 @@ def test_action_inputs_override_and_fail_on_fails_the_step(
 ) -> None:
     repo, event = pull_request
     base = event["pull_request"]["base"]["sha"]
+    (repo.path / ".git/info/exclude").write_text("/out/\n")  # (an output in the work tree must be ignored)
     done = _run_bundle_step(
         repo,
         tmp_path,
@@ -239,57 +240,90 @@ def test_a_shallow_checkout_says_to_fetch_the_history(
     assert "shallow clone" in done.stderr and "fetch-depth: 0" in done.stderr
 
 
-def test_the_comment_step_updates_its_own_comment_or_creates_one(
+def _comment_step(tmp_path: Path, body: Path, state: dict[str, Any]) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """Run the Action's comment step as written, with tests/fakes/gh (which answers as gh does)
+    over `state`; the state after the run."""
+    step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "comment")
+    assert set(step["env"]) == {"GH_TOKEN", "REPOSITORY", "PULL", "COMMENT_FILE"}
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    shutil.copy(ROOT / "tests/fakes/gh", bin_dir / "gh")
+    (tmp_path / "gh.json").write_text(json.dumps(state))
+    env = {
+        "GH_TOKEN": "ghs_installation",
+        "REPOSITORY": "o/r",
+        "PULL": "7",
+        "COMMENT_FILE": str(body),
+        "FAKE_GH_STATE": str(tmp_path / "gh.json"),
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+    }
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+    )
+    return done, json.loads((tmp_path / "gh.json").read_text())
+
+
+def _comments(state: Any, login: str) -> list[Any]:
+    return [c for c in state["comments"] if c["user"]["login"] == login and c["body"].startswith("<!-- ctxguard -->")]
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="the gh fake filters --jq through jq")
+def test_the_comment_is_created_then_updated_with_the_default_token(
     pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path
 ) -> None:
     repo, event = pull_request
     assert _run_bundle_step(repo, tmp_path, event).returncode == 0
     body = tmp_path / "runner-temp" / "ctxguard-comment.md"
     assert body.read_text().startswith("<!-- ctxguard -->\n### ctxguard bundle\n\n**Check passed.**")
-    step = next(s for s in ACTION["runs"]["steps"] if s.get("id") == "comment")
-    # A stand-in for the runner's gh: it logs its arguments and answers the search for our comment.
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "gh").write_text(
-        '#!/bin/sh\necho "$@" >> "$GH_LOG"\n[ "$1 $2" = "api user" ] && exit 1\n'
-        'case "$*" in *--method*) [ -n "$REFUSE" ] && exit 1;; esac\n'
-        'case "$*" in *--jq*) echo "$FOUND";; esac\n'
-    )
-    (bin_dir / "gh").chmod(0o755)
-    env = {
-        "GH_TOKEN": "t",
-        "REPOSITORY": "o/r",
-        "PULL": "7",
-        "COMMENT_FILE": str(body),
-        "GH_LOG": str(tmp_path / "gh.log"),
-        "PATH": f"{bin_dir}:{os.environ['PATH']}",
-    }
-    assert set(step["env"]) == {"GH_TOKEN", "REPOSITORY", "PULL", "COMMENT_FILE"}
-    for found, expected in (
-        ("42", f"api --method PATCH repos/o/r/issues/comments/42 -F body=@{body}"),
-        ("", f"api --method POST repos/o/r/issues/7/comments -F body=@{body}"),
-    ):
-        (tmp_path / "gh.log").write_text("")
-        done = subprocess.run(
-            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-            env={**os.environ, **env, "FOUND": found},
-            capture_output=True,
-            text=True,
-        )
-        assert done.returncode == 0, done.stderr
-        calls = (tmp_path / "gh.log").read_text().splitlines()
-        assert calls[0] == "api user --jq .login"  # (a GITHUB_TOKEN has no user: github-actions[bot])
-        assert calls[1].startswith("api --paginate repos/o/r/issues/7/comments --jq")
-        assert "github-actions[bot]" in calls[1] and "startswith" in calls[1]  # marker and author
-        assert calls[2:] == [expected]
-    # A fork's token may not write: the step warns and passes, the job's outcome is the check's.
-    done = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-        env={**os.environ, **env, "FOUND": "", "REFUSE": "1"},
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0 and "::warning title=ctxguard::could not comment" in done.stdout
+    others = [
+        {"id": 1, "issue": 7, "body": "LGTM", "user": {"login": "alice"}},
+        {"id": 2, "issue": 7, "body": "<!-- ctxguard -->\nalice quoting an old summary", "user": {"login": "alice"}},
+        {
+            "id": 3,
+            "issue": 8,
+            "body": "<!-- ctxguard -->\nanother pull request",
+            "user": {"login": "github-actions[bot]"},
+        },
+        {"id": 4, "issue": 7, "body": "a question", "user": {"login": "bob"}},
+    ]
+    # The job's GITHUB_TOKEN: no user, so `gh api user` is 403 with the error JSON on stdout.
+    done, state = _comment_step(tmp_path, body, {"comments": others, "next_id": 100})
+    assert done.returncode == 0 and "::warning" not in done.stdout, done.stdout + done.stderr
+    (created,) = _comments(state, "github-actions[bot]")[1:]  # (id 3 is another pull request's)
+    assert created["issue"] == 7 and created["body"] == body.read_text()
+    # The next push: the same comment, updated in place (found on the listing's second page).
+    body.write_text("<!-- ctxguard -->\nthe second run")
+    done, state = _comment_step(tmp_path, body, state)
+    assert done.returncode == 0 and "::warning" not in done.stdout, done.stdout + done.stderr
+    ours = [c for c in _comments(state, "github-actions[bot]") if c["issue"] == 7]
+    assert [(c["id"], c["body"]) for c in ours] == [(100, "<!-- ctxguard -->\nthe second run")]
+    assert state["comments"][:4] == others  # nobody else's comment touched
+    assert ["api", "--method", "PATCH", "repos/o/r/issues/comments/100", "-F", f"body=@{body}"] in state["calls"]
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="the gh fake filters --jq through jq")
+def test_the_comment_with_a_personal_token_is_that_users(tmp_path: Path) -> None:
+    body = tmp_path / "comment.md"
+    body.write_text("<!-- ctxguard -->\nsummary")
+    bots = [{"id": 5, "issue": 7, "body": "<!-- ctxguard -->\nthe bot's", "user": {"login": "github-actions[bot]"}}]
+    done, state = _comment_step(tmp_path, body, {"user": "octocat", "comments": bots, "next_id": 100})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [c["id"] for c in _comments(state, "octocat")] == [100] and state["comments"][0] == bots[0]
+    done, state = _comment_step(tmp_path, body, state)
+    assert [c["id"] for c in _comments(state, "octocat")] == [100]
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="the gh fake filters --jq through jq")
+def test_a_forks_read_only_token_warns_and_passes(tmp_path: Path) -> None:
+    body = tmp_path / "comment.md"
+    body.write_text("<!-- ctxguard -->\nsummary")
+    done, state = _comment_step(tmp_path, body, {"comments": [], "next_id": 100, "read_only": True})
+    assert done.returncode == 0 and "::warning title=ctxguard::could not comment (posting failed)" not in done.stdout
+    assert "::warning title=ctxguard::could not comment on the pull request (posting failed)" in done.stdout
+    assert state["comments"] == []
 
 
 def test_a_huge_summary_is_cut_to_fit_a_comment() -> None:
@@ -318,10 +352,10 @@ def test_upload_takes_the_bundle_and_its_offloads_hidden_files_included() -> Non
     ]
 
 
-def test_readme_documents_every_input_and_output() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_list_every_input_and_output() -> None:
+    docs = (ROOT / "docs/integrations.md").read_text()  # (generated from action.yml: docs/tables.py)
     for name in [*ACTION["inputs"], *ACTION["outputs"]]:
-        assert f"`{name}`" in readme, name
+        assert f"| `{name}` |" in docs, name
 
 
 def test_the_events_default_branch_is_the_base_when_nothing_else_says(

@@ -308,6 +308,45 @@ def test_config_output_inside_the_repository_must_be_ignored_by_git(
     assert "review" not in repo.git.git.status("--porcelain", "--untracked-files=all")
 
 
+@pytest.mark.parametrize("flag", ["--output", "--prompt"])
+def test_a_path_named_on_the_command_line_in_the_work_tree_follows_the_same_rule(
+    repo: Repo, flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The flag and the config alike: in the work tree only where git ignores the file and the
+    offload/ folder beside it, else refused (exit 2, nothing written) with the line to add."""
+    repo.write("reports/unit/run.log", log_of(20000))  # (cut: its full text is offloaded)
+    before = repo.snapshot()
+    assert main(["bundle", "--repo", str(repo.path), flag, str(repo.path / "review.md")]) == 2
+    err = capsys.readouterr().err
+    assert "would be in the work tree where git does not ignore it" in err and "add '/review.md' to .gitignore" in err
+    assert repo.snapshot() == before
+    (repo.path / ".git/info/exclude").write_text("/review.md\n")  # the file, not its offload/ folder
+    assert main(["bundle", "--repo", str(repo.path), flag, str(repo.path / "review.md")]) == 2
+    assert "add '/offload/' to .gitignore" in capsys.readouterr().err and repo.snapshot() == before
+    (repo.path / ".git/info/exclude").write_text("/review.md\n/offload/\n")
+    assert main(["bundle", "--repo", str(repo.path), flag, str(repo.path / "review.md")]) == 0
+    assert (repo.path / "review.md").is_file() and (repo.path / "offload").is_dir()  # (the log was cut)
+    assert repo.git.git.status("--porcelain", "--untracked-files=all") == before[2]
+
+
+def test_every_path_a_written_prompt_names_opens_from_where_it_is(repo: Repo, tmp_path: Path) -> None:
+    """The Action writes the prompt form away from the bundle ($RUNNER_TEMP): the full texts it
+    names are beside it too."""
+    prompt = tmp_path / "runner-temp" / "ctxguard" / "prompt.md"
+    repo.write("reports/unit/run.log", log_of(20000))
+    assert main(["bundle", "--repo", str(repo.path), "--prompt", str(prompt)]) == 0
+    bundle_path = repo.path / ".git/ctxguard/bundle.json"
+    for written in (prompt, bundle_path):
+        named = re.findall(r"offload/[0-9a-f]{16}\.\w+", written.read_text())
+        assert named, written  # (the log was cut: there is a full text to name)
+        for relative in named:
+            full = written.parent / relative
+            assert full.is_file(), (written, relative)
+    bundle = json.loads(bundle_path.read_text())
+    cut = next(a for a in bundle["artifacts"] if a["artifact_name"] == "reports/unit/run.log")
+    assert (prompt.parent / cut["offload"]["path"]).read_text() == (repo.path / "reports/unit/run.log").read_text()
+
+
 @pytest.mark.parametrize("fmt", ["json", "markdown"])
 def test_total_budget_bounds_the_written_bundle_with_many_files_and_artifacts(tmp_path: Path, fmt: str) -> None:
     repo = configured(
@@ -585,3 +624,30 @@ def test_a_cut_diff_lists_its_omitted_files_within_a_quarter_of_its_budget() -> 
     assert listing(rows, 100_000, tokenizer) == tuple(rows)  # room for all: all
     whole = [replace(r, shown="whole") for r in rows]
     assert listing(whole, 10, tokenizer) == tuple(whole)  # nothing omitted: nothing to leave out
+
+
+@pytest.mark.parametrize(
+    ("total", "log_budget", "said"),
+    [
+        (60000, 600, "raise the budget of logs to keep more"),  # the entry's own budget cut it
+        (1500, 4000, "raise total_budget to keep more"),  # the total held it below its own budget
+        (60000, 40000, "room to spare: nothing was cut"),
+    ],
+)
+def test_the_usage_line_names_the_knob_that_cut(
+    tmp_path: Path, total: int, log_budget: int, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = configured(
+        tmp_path / "repo",
+        f"version: 1\ntotal_budget: {total}\nfail_on: never\nartifacts:\n"
+        f"  - {{name: logs, paths: ['logs/*.log'], budget: {log_budget}}}\n",
+    )
+    repo.write("logs/run.log", log_of(6000))
+    assert main(["bundle", "--repo", str(repo.path)]) == 0
+    usage = next(line for line in capsys.readouterr().err.splitlines() if line.startswith("context: "))
+    assert said in usage and "GREEN" in usage, usage
+
+
+def test_one_artifact_is_one_artifact(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--repo", str(repo.path), "--only", "plan"]) == 0
+    assert "check passed (1 artifact)" in capsys.readouterr().err

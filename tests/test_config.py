@@ -101,3 +101,27 @@ def test_config_errors(text: str, expected: str) -> None:
 def test_missing_config_says_how_to_create_one(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="ctxguard init"):
         load_config(tmp_path / ".ctxguard.yaml")
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ("version: 1\nartifacts: []\n".encode("utf-16"), "the config is UTF-16 (or holds NUL bytes); save it as UTF-8"),
+        (b"version: 1\n# caf\xe9\nartifacts: []\n", ":2: the config is not UTF-8 (byte 0xe9 on line 2)"),
+    ],
+)
+def test_a_config_in_another_encoding_says_its_line_and_to_save_it_as_utf8(
+    tmp_path: Path, data: bytes, said: str
+) -> None:
+    path = tmp_path / ".ctxguard.yaml"
+    path.write_bytes(data)
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    assert said in str(exc.value) and "save it as UTF-8" in str(exc.value)
+    assert "codec" not in str(exc.value) and "position" not in str(exc.value)
+
+
+def test_a_utf8_config_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
+    path = tmp_path / ".ctxguard.yaml"
+    path.write_bytes(b"\xef\xbb\xbfversion: 1\nartifacts:\n  - name: diff\n    budget: 100\n")
+    assert load_config(path).artifacts[0].name == "diff"

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-import tiktoken
 
 from ctxguard.config import parse_config
 from ctxguard.diffpath import header_path, unquote
@@ -22,7 +21,7 @@ from ctxguard.errors import ConfigError
 from ctxguard.main import main
 from ctxguard.output import remove_stale, write_atomic
 from ctxguard.read import BINARY, read_artifact, spool
-from ctxguard.tokens import exact_pieces, get_tokenizer
+from ctxguard.tokens import exact_pieces, get_tokenizer, tiktoken_encoding
 from tests.conftest import ROOT
 from tests.gitrepo import Repo, configured
 
@@ -188,7 +187,7 @@ def _long_runs(seed: int) -> list[str]:
 @pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
 @pytest.mark.parametrize("seed", range(6))
 def test_counts_of_long_runs_are_exact(encoding: str, seed: int) -> None:
-    plain = tiktoken.get_encoding(encoding)
+    plain = tiktoken_encoding(encoding)
     tokenizer = get_tokenizer(encoding)
     for text in _long_runs(seed):
         exact = len(plain.encode_ordinary(text))
@@ -207,7 +206,7 @@ def test_a_record_never_reports_fewer_tokens_than_its_content_holds() -> None:
     from ctxguard.api import compress_text
 
     text = base64.b64encode(random.Random(3).randbytes(30_000)).decode()
-    exact = len(tiktoken.get_encoding("o200k_base").encode_ordinary(text))
+    exact = len(tiktoken_encoding("o200k_base").encode_ordinary(text))
     record = compress_text(text, exact)
     assert record["tier"] == 1 and record["raw_tokens"] == exact == record["compacted_tokens"]
 

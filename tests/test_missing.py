@@ -89,4 +89,4 @@ def test_the_help_example_runs_as_written_in_a_new_repository(tmp_path: Path) ->
         ["bash", "-c", script.replace("ctxguard", "python -m ctxguard")], cwd=tmp_path, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
-    assert "wrote .ctxguard.yaml" in done.stderr and "check passed (1 artifacts)" in done.stderr
+    assert "wrote .ctxguard.yaml" in done.stderr and "check passed (1 artifact)" in done.stderr

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -25,18 +26,50 @@ artifacts:
 """
 
 
-@pytest.fixture(scope="module")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One hook environment for the module: pre-commit builds it once (pip install of this repo)."""
-    return tmp_path_factory.mktemp("pre-commit-home")
+@dataclass(frozen=True)
+class HookRepo:
+    """This checkout as pre-commit sees it: one repository at one commit, so every try-repo call
+    of the session reuses the one hook venv pre-commit builds for that (repo, rev)."""
+
+    path: Path
+    rev: str
+    home: Path
 
 
-def _try_repo(repo: Repo, home: Path, hook: str, *extra: str) -> subprocess.CompletedProcess[str]:
+@pytest.fixture(scope="session")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory) -> HookRepo:
+    """A commit of this checkout as it is now, uncommitted changes included (what try-repo does
+    by itself, but with a new commit, and so a new hook venv, at every call)."""
+    shadow = tmp_path_factory.mktemp("hook-repo")
+    git = ["git", "-c", "user.name=ctxguard tests", "-c", "user.email=tests@example.com"]
+    subprocess.run([*git, "clone", "-q", "--no-hardlinks", str(ROOT), str(shadow)], check=True)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source, target = ROOT / name, shadow / name
+        if source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+        elif target.exists():
+            target.unlink()  # (deleted in the checkout, not yet committed)
+    subprocess.run([*git, "add", "-A"], cwd=shadow, check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "the checkout under test"], cwd=shadow, check=True)
+    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=shadow, capture_output=True, text=True, check=True)
+    return HookRepo(shadow, rev.stdout.strip(), tmp_path_factory.mktemp("pre-commit-home"))
+
+
+def _try_repo(repo: Repo, hook_repo: HookRepo, hook: str, *extra: str) -> subprocess.CompletedProcess[str]:
     tool = shutil.which("pre-commit")
     assert tool, "pre-commit is part of the test extra"
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    env = {**os.environ, "PRE_COMMIT_HOME": str(hook_repo.home), "PRE_COMMIT_COLOR": "never"}
+    if os.environ.get("CTXGUARD_TEST_WHEELS"):  # (offline CI: the wheels .ci/run built before)
+        env |= {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": os.environ["CTXGUARD_TEST_WHEELS"]}
     return subprocess.run(
-        [tool, "try-repo", str(ROOT), hook, "--verbose", *extra],
+        [tool, "try-repo", str(hook_repo.path), hook, "--ref", hook_repo.rev, "--verbose", *extra],
         cwd=repo.path,
         env=env,
         capture_output=True,
@@ -56,12 +89,12 @@ def repo(tmp_path: Path) -> Repo:
     return configured(tmp_path / "repo", CONFIG)
 
 
-def test_bundle_hook_writes_the_bundle_and_leaves_the_repository_alone(repo: Repo, pre_commit_home: Path) -> None:
+def test_bundle_hook_writes_the_bundle_and_leaves_the_repository_alone(repo: Repo, hook_repo: HookRepo) -> None:
     repo.write("app.py", "def main():\n    raise SystemExit('boom')\n")
     repo.write("notes.txt", "unstaged and untracked\n")
     repo.add("app.py")
     before = _state(repo)
-    done = _try_repo(repo, pre_commit_home, "ctxguard")
+    done = _try_repo(repo, hook_repo, "ctxguard")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ctxguard bundle" in done.stdout and "Passed" in done.stdout
     assert _state(repo) == before  # work tree, staged entries and `git status` as they were
@@ -71,29 +104,27 @@ def test_bundle_hook_writes_the_bundle_and_leaves_the_repository_alone(repo: Rep
     assert "raise SystemExit('boom')" in diff["content"] and "notes.txt" not in diff["content"]
 
 
-def test_check_hook_fails_on_the_configured_policy(repo: Repo, pre_commit_home: Path) -> None:
+def test_check_hook_fails_on_the_configured_policy(repo: Repo, hook_repo: HookRepo) -> None:
     repo.write("app.py", "".join(f"def handler_{i}():\n    return {i}\n" for i in range(200)))
     repo.add("app.py")
-    done = _try_repo(repo, pre_commit_home, "ctxguard-check")
+    done = _try_repo(repo, hook_repo, "ctxguard-check")
     assert done.returncode == 1
     assert "Failed" in done.stdout and "check failed: diff was truncated" in done.stdout
     assert not (repo.path / ".git/ctxguard").exists()  # the gate writes nothing
 
 
-def test_pre_push_stage_bundles_the_pushed_range(repo: Repo, pre_commit_home: Path) -> None:
+def test_pre_push_stage_bundles_the_pushed_range(repo: Repo, hook_repo: HookRepo) -> None:
     base = repo.git.head.commit.hexsha
     repo.write("app.py", "def main():\n    return 2\n")
     head = repo.commit("second")
-    done = _try_repo(
-        repo, pre_commit_home, "ctxguard", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", head
-    )
+    done = _try_repo(repo, hook_repo, "ctxguard", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", head)
     assert done.returncode == 0, done.stdout + done.stderr
     bundle = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())
     assert bundle["source"]["diff"] == f"{base}...{head}"
     assert "+    return 2" in bundle["artifacts"][0]["content"]
 
 
-def _first_push(repo: Repo, pre_commit_home: Path, tmp_path: Path, branch: str) -> subprocess.CompletedProcess[str]:
+def _first_push(repo: Repo, hook_repo: HookRepo, tmp_path: Path, branch: str) -> subprocess.CompletedProcess[str]:
     """What pre-commit's pre-push hook runs at a first push to the empty remote tmp_path/remote.git
     (the push includes the root commit): --all-files and the remote's name, url and branches, but
     no from/to ref."""
@@ -101,7 +132,7 @@ def _first_push(repo: Repo, pre_commit_home: Path, tmp_path: Path, branch: str) 
     remote = str(tmp_path / "remote.git")
     return _try_repo(
         repo,
-        pre_commit_home,
+        hook_repo,
         "ctxguard",
         "--hook-stage",
         "pre-push",
@@ -117,14 +148,12 @@ def _first_push(repo: Repo, pre_commit_home: Path, tmp_path: Path, branch: str) 
     )
 
 
-def test_first_push_to_an_empty_remote_bundles_the_last_commit(
-    repo: Repo, pre_commit_home: Path, tmp_path: Path
-) -> None:
+def test_first_push_to_an_empty_remote_bundles_the_last_commit(repo: Repo, hook_repo: HookRepo, tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
     repo.git.git.remote("add", "origin", str(tmp_path / "remote.git"))
     repo.write("feature.py", "def feature():\n    return 3\n")
     repo.commit("feature")
-    done = _first_push(repo, pre_commit_home, tmp_path, "main")
+    done = _first_push(repo, hook_repo, tmp_path, "main")
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
     assert "diff --git a/feature.py b/feature.py" in record["content"] and "a/app.py" not in record["content"]
@@ -132,7 +161,7 @@ def test_first_push_to_an_empty_remote_bundles_the_last_commit(
 
 
 def test_first_push_of_a_branch_to_an_empty_remote_bundles_its_commits_not_on_main(
-    repo: Repo, pre_commit_home: Path, tmp_path: Path
+    repo: Repo, hook_repo: HookRepo, tmp_path: Path
 ) -> None:
     subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "remote.git")], check=True)
     repo.git.git.remote("add", "origin", str(tmp_path / "remote.git"))
@@ -141,7 +170,7 @@ def test_first_push_of_a_branch_to_an_empty_remote_bundles_its_commits_not_on_ma
     repo.commit("one")
     repo.write("two.py", "def two():\n    return 2\n")
     repo.commit("two")
-    done = _first_push(repo, pre_commit_home, tmp_path, "topic")
+    done = _first_push(repo, hook_repo, tmp_path, "topic")
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
     assert "diff --git a/one.py b/one.py" in record["content"] and "diff --git a/two.py b/two.py" in record["content"]
@@ -150,13 +179,13 @@ def test_first_push_of_a_branch_to_an_empty_remote_bundles_its_commits_not_on_ma
 
 
 def test_all_files_in_ci_with_nothing_staged_bundles_the_branch(
-    repo: Repo, pre_commit_home: Path, monkeypatch: pytest.MonkeyPatch
+    repo: Repo, hook_repo: HookRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo.git.git.checkout("-q", "-b", "feature")
     repo.write("feature.py", "def feature():\n    return 3\n")
     repo.commit("feature")
     monkeypatch.setenv("CI", "true")
-    done = _try_repo(repo, pre_commit_home, "ctxguard", "--all-files")
+    done = _try_repo(repo, hook_repo, "ctxguard", "--all-files")
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())["artifacts"][0]
     assert "diff --git a/feature.py b/feature.py" in record["content"]
@@ -164,7 +193,7 @@ def test_all_files_in_ci_with_nothing_staged_bundles_the_branch(
 
 
 def test_a_first_commit_passes_without_a_config_and_after_init(
-    tmp_path: Path, pre_commit_home: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, hook_repo: HookRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from ctxguard.main import main
 
@@ -172,12 +201,12 @@ def test_a_first_commit_passes_without_a_config_and_after_init(
     monkeypatch.chdir(repo.path)
     repo.write("app.py", "def main():\n    return 1\n")
     repo.add()
-    done = _try_repo(repo, pre_commit_home, "ctxguard")  # a first commit is never blocked for lack of a config
+    done = _try_repo(repo, hook_repo, "ctxguard")  # a first commit is never blocked for lack of a config
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Passed" in done.stdout and "no .ctxguard.yaml: using the defaults" in done.stdout
     assert main(["init"]) == 0
     repo.add()
-    done = _try_repo(repo, pre_commit_home, "ctxguard")
+    done = _try_repo(repo, hook_repo, "ctxguard")
     assert done.returncode == 0 and "Passed" in done.stdout, done.stdout + done.stderr
     assert "using the defaults" not in done.stdout
     repo.git.git.commit("-q", "-m", "first")

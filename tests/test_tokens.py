@@ -93,6 +93,34 @@ def test_counts_are_exact_offline_from_the_shipped_encodings(tmp_path: object) -
     )
 
 
+def test_eval_runs_offline_again_and_again(tmp_path: Path) -> None:
+    """`ctxguard eval` counts independently with tiktoken itself: from the shipped files, also
+    on a second run, when the tokenizer comes from the ranks cached by the first."""
+    sample = tmp_path / "run.log"
+    sample.write_text("".join(f"line {i} ok\n" for i in range(300)) + "ERROR: boom\n")
+    env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"} | _OFFLINE
+    env["CTXGUARD_CACHE_DIR"] = str(tmp_path / "cache")
+    code = f"from ctxguard.main import main; raise SystemExit(main(['eval', {str(sample)!r}, '--ratios', '0.5']))"
+    for _ in range(2):
+        result = _fresh(code, env)
+        assert result.returncode == 0 and "Error" not in result.stderr, result.stderr
+    assert list((tmp_path / "cache").iterdir())  # (the second run read the cached ranks)
+
+
+def test_no_tokenizer_is_loaded_around_the_projects_own_loader() -> None:
+    """Every tokenizer load in the package and the tests goes through ctxguard.tokens."""
+    from tests.conftest import ROOT
+
+    allowed = {ROOT / "ctxguard/tokens.py"}
+    sources = [*(ROOT / "ctxguard").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in sources
+        if path not in allowed and path != Path(__file__) and "tiktoken.get_encoding(" in path.read_text()
+    ]
+    assert offenders == []
+
+
 def test_the_shipped_files_are_tiktokens_own() -> None:
     import hashlib
 

@@ -14,6 +14,7 @@ from ctxguard.config import FAIL_ON, parse_fail_on
 from ctxguard.errors import EXIT_OK, EXIT_POLICY
 from ctxguard.options import TIER3_MODES
 from ctxguard.tokens import ENCODINGS
+from ctxguard.words import plural
 
 FORMATS = ("json", "markdown", "prompt")
 _SUFFIX = {"json": "json", "markdown": "md", "prompt": "prompt.md"}
@@ -168,23 +169,42 @@ def _confined(top: Path, value: str) -> Path:
 
 
 def _output(args: argparse.Namespace, config: Any, repo: Any, fmt: str) -> Path:
-    """Where the bundle goes: --output, else the config's output, else inside the git directory."""
+    """Where the bundle goes: --output, else the config's output, else inside the git directory.
+    A path in the work tree is refused unless git ignores it (the flag and the config alike)."""
     from ctxguard import git
 
     if getattr(args, "output", None):
-        return Path(args.output)
+        path = Path(args.output)
+        _ignored_or_refused(repo, path, f"--output {args.output!r}")
+        return path
     if config.output:
         path = _confined(git.root(repo), config.output)
-        if not git.ignored(repo, path):
-            from ctxguard.errors import ConfigError
-
-            raise ConfigError(
-                f"output: {config.output!r} is in the work tree and git does not ignore it, so "
-                "the next `git add -A` would stage the bundle; add it to .gitignore, or leave "
-                "output unset (the default is inside the git directory)"
-            )
+        _ignored_or_refused(repo, path, f"output: {config.output!r}")
         return path
     return Path(git.git_path(repo, "ctxguard")) / f"bundle.{_SUFFIX[fmt]}"
+
+
+def _ignored_or_refused(repo: Any, path: Path, said: str, offloads: bool = True) -> None:
+    """One rule for every file ctxguard writes at a path the user names: outside the work tree,
+    or in the git directory, or where git ignores it (the file, and the `offload/` folder beside
+    it that keeps the full texts of what was cut); else the next `git add -A` would stage it."""
+    from ctxguard import git
+    from ctxguard.collect import inside
+    from ctxguard.errors import ConfigError
+
+    top = git.root(repo).resolve()
+    folder = path.parent / "offload"
+    targets = [(path, path, "it")]
+    if offloads:
+        targets.append((folder / "full-text", folder, f"the full texts it names ({folder})"))
+    for probe, shown, what in targets:
+        if inside(top, probe) and not git.ignored(repo, probe):
+            line = shown.resolve().relative_to(top).as_posix() + ("/" if shown is folder else "")
+            raise ConfigError(
+                f"{said}: {what} would be in the work tree where git does not ignore it, so the "
+                f"next `git add -A` would stage it; add '/{line}' to .gitignore, write it outside "
+                "the repository, or leave it unset (the default is inside the git directory)"
+            )
 
 
 def run_bundle(args: argparse.Namespace) -> int:
@@ -206,12 +226,22 @@ def _bundle(args: argparse.Namespace) -> int:
 
     repo, config, tokenizer = prepare(args)
     path = _output(args, config, repo, args.format)
+    if args.prompt:
+        _ignored_or_refused(repo, Path(args.prompt), f"--prompt {args.prompt!r}")
+    if args.split:
+        _ignored_or_refused(repo, Path(args.split) / "records", f"--split {args.split!r}", offloads=False)
     made = bundles(args, repo, config, tokenizer, args.format, path, stdout=args.stdout)
     prompt = Path(args.prompt) if args.prompt else None
     paths = [part_path(path, k, len(made)) for k in range(1, len(made) + 1)]
+    # The offloads are named relative to the file that names them: beside the bundle, and beside
+    # the prompt form when that is elsewhere (the Action writes it to $RUNNER_TEMP).
+    folders = [path.parent / "offload"]
+    if prompt is not None and prompt.parent.resolve() != path.parent.resolve():
+        folders.append(prompt.parent / "offload")
     for k, (result, out) in enumerate(made, 1):
         where = paths[k - 1]
-        output.write_offloads(out.offloads, path.parent / "offload")
+        for folder in folders:
+            output.write_offloads([(folder / target.name, raw) for target, raw in out.offloads], folder)
         if args.stdout:
             sys.stdout.write(out.text)
         else:
@@ -267,5 +297,5 @@ def run_check(args: argparse.Namespace) -> int:
     made = bundles(args, repo, config, tokenizer, "json", _output(args, config, repo, "json"))
     code = _report_failures(_failures(made, config), args.hook)
     if code == EXIT_OK:
-        print(f"ctxguard: check passed ({sum(len(r.records) for r, _ in made)} artifacts)", file=sys.stderr)
+        print(f"ctxguard: check passed ({plural(sum(len(r.records) for r, _ in made), 'artifact')})", file=sys.stderr)
     return code

@@ -70,7 +70,7 @@ def collect(
             found, result = _git_artifacts(spec, repo, mode, why)
             source = Source(top.name, result.head or result.base, result.base if result.head else None, mode)
         else:
-            found = _file_artifacts(spec, top)
+            found = _file_artifacts(spec, top, Path(repo.git_dir).resolve())
         artifacts.extend(found)
     if source.head is None:
         head = git.head_commit(repo)
@@ -161,7 +161,9 @@ def _git_artifacts(
     return [Artifact(name=spec.name, budget=spec.budget, text=body, **common)], result  # type: ignore[arg-type]
 
 
-def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
+def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifact]:
+    """The files an entry names; nothing under the git directory is ever an artifact (its
+    config, hooks and logs, with committers' e-mails)."""
     common: dict[str, Any] = dict(
         entry=spec.name,
         type=spec.type,
@@ -188,6 +190,10 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
                 continue
             if not inside(resolved_top, path):
                 problems.append(f"{path.relative_to(top)} points outside the repository; skipped")
+                continue
+            if _in_git_dir(path.relative_to(top), path, git_dir):
+                if not _is_glob(pattern):
+                    problems.append(f"{path.relative_to(top)} is inside the git directory; skipped")
                 continue
             if spec.exclude and is_excluded(path.relative_to(top).as_posix(), spec.exclude):
                 continue  # `exclude:` applies to files entries as to git entries
@@ -239,6 +245,12 @@ def _file_artifacts(spec: ArtifactSpec, top: Path) -> list[Artifact]:
             )
         )
     return out
+
+
+def _in_git_dir(relative: Path, path: Path, git_dir: Path) -> bool:
+    """True for the git directory's files (`.git/config`), wherever it is, and for anything
+    under a `.git` folder or file (a submodule's, a worktree's)."""
+    return ".git" in relative.parts or path.resolve().is_relative_to(git_dir)
 
 
 def inside(root: Path, path: Path) -> bool:

@@ -7,6 +7,12 @@ EXIT_POLICY = 1
 EXIT_USAGE = 2
 EXIT_CRASH = 3
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports a terminated command
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (a CI job cancelled, a hook's timeout): raised where the run stands, so
+    what it was writing is cleaned up as after Ctrl-C, and said."""
 
 
 class CtxguardError(Exception):

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ctxguard import __version__
-from ctxguard.errors import EXIT_CRASH, EXIT_INTERRUPTED, EXIT_USAGE, CtxguardError, io_message
+from ctxguard.errors import (
+    EXIT_CRASH,
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    CtxguardError,
+    Terminated,
+    io_message,
+)
 
 EXAMPLES = """\
 examples:
@@ -20,7 +29,7 @@ examples:
   ctxguard eval reports/ docs/ --ratios 0.8,0.5,0.2
 
 exit codes: 0 ok, 1 policy failed, 2 usage/config/input error, 3 unexpected error,
-130 interrupted.
+130 interrupted, 143 terminated (SIGTERM).
 """
 
 
@@ -49,8 +58,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        result: int = args.func(args)
+        with _on_sigterm():
+            result: int = args.func(args)
         return result
+    except Terminated:
+        print("ctxguard: terminated (SIGTERM); nothing half-written was left", file=sys.stderr)
+        return EXIT_TERMINATED
     except CtxguardError as exc:
         print(f"ctxguard: error: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -73,3 +86,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_CRASH
+
+
+@contextlib.contextmanager
+def _on_sigterm() -> Iterator[None]:
+    """SIGTERM raises Terminated while the command runs (in the main thread, and only where
+    nobody else chose what it does: an ignored or handled SIGTERM is left as it is)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) != signal.SIG_DFL:
+        yield
+        return
+
+    def terminated(signum: int, frame: object) -> None:
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

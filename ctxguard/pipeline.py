@@ -170,12 +170,17 @@ def run(
         # JSON escaping grows with the content, so reserve a little more than the excess.
         grown = bundle_part + over + max(16, over // 8)
         if too_small(len(requests), config.total_budget, config.margin, reserved + grown, floor):
-            # The bundle's fixed part alone is over the total.
+            # The bundle's fixed part alone is over the total: list fewer files per record (the
+            # rest counted: files_not_listed), then give the digest fewer rows (the rest counted).
             longest = max((len(r.files or ()) for r in records), default=0)
-            if longest == 0:
-                break  # nothing left to shorten: `check` reports the written size
-            listed = longest // 2  # list fewer files per record (the rest counted: files_not_listed)
-            continue
+            if longest > 0:
+                listed = longest // 2
+                continue
+            if rows > 1:
+                rows //= 2
+                reserved = tokenizer.count(digest.render(found, placeholders, worst=True, rows=rows))
+                continue
+            break  # nothing left to shorten: the command refuses to write an over-total bundle
         bundle_part = grown
     if best is not None and best[1] is not records:  # (the last try was over: the best fit stands)
         _, records, text, used = best

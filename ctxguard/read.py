@@ -49,6 +49,8 @@ def decode(data: bytes) -> Loaded:
         return Loaded(None, error=BINARY)
     if nul >= 0:
         return Loaded(None, error=str(BinaryData(nul)))
+    if (share := not_text_share(data)) > NOT_TEXT_LIMIT:
+        return Loaded(None, error=not_text(share))
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     try:
@@ -57,6 +59,25 @@ def decode(data: bytes) -> Loaded:
         text = data.decode("utf-8", "replace")
         bad = text.count("\ufffd")
         return Loaded(text, notes=(f"{bad} invalid UTF-8 sequences replaced with U+FFFD",))
+
+
+NOT_TEXT_LIMIT = 0.1  # (a Latin-1 file has a few bad bytes in a thousand; random bytes, most)
+
+
+def not_text_share(data: bytes) -> float:
+    """The share of the first block's characters that are not UTF-8 (random bytes without a
+    NUL: an image, a compressed file, with a .log name)."""
+    head = data[:_SNIFF]
+    if not head or head.startswith(codecs.BOM_UTF8):
+        return 0.0
+    text = head.decode("utf-8", "replace")
+    end = len(text.rstrip("\ufffd")) if len(data) > _SNIFF else len(text)  # (a sequence cut at the block's end)
+    return text.count("\ufffd", 0, end) / max(1, end)
+
+
+def not_text(share: float) -> str:
+    """The reason data with that share of bad UTF-8 is not read as text."""
+    return f"binary data ({share:.0%} of its first {_SNIFF // 1024} KiB is not UTF-8 text); not a text artifact"
 
 
 def read_artifact(path: str | Path) -> Loaded:
@@ -124,6 +145,8 @@ def spool(stream: BinaryIO, folder: Path, limit: int = STDIN_LIMIT) -> Path | st
         while block := stream.read(1 << 20):
             if total == 0 and not block.startswith(_BOMS) and b"\x00" in block[:_SNIFF]:
                 return BINARY
+            if total == 0 and not block.startswith(_BOMS) and (share := not_text_share(block)) > NOT_TEXT_LIMIT:
+                return not_text(share)
             total += len(block)
             if total > limit:
                 return (

@@ -28,7 +28,7 @@ from ctxguard.kinds import KINDS
 from ctxguard.options import Options, Tier3Mode
 from ctxguard.packer import pack
 from ctxguard.plan import MAX_LINE, Plan, Unit, hole
-from ctxguard.read import BinaryData
+from ctxguard.read import NOT_TEXT_LIMIT, BinaryData, not_text_share
 from ctxguard.record import Record
 from ctxguard.redact import note, redact
 from ctxguard.sink import Offered, Sink, Taker
@@ -160,7 +160,7 @@ def streamable(path: Path, label: str, artifact_type: str | None) -> str | None:
             head = handle.read(65536)
     except OSError:
         return None  # the normal path reports why it cannot be read
-    if b"\x00" in head[:8192] or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if b"\x00" in head[:8192] or head.startswith((b"\xff\xfe", b"\xfe\xff")) or not_text_share(head) > NOT_TEXT_LIMIT:
         return None  # binary or UTF-16/32: the normal path handles and explains it
     kind = artifact_type or classify(label, head.decode("utf-8", "replace"))
     return kind if kind in KINDS and KINDS[kind].sink is not None else None

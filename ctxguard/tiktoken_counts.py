@@ -9,6 +9,7 @@ import functools
 import itertools
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -258,12 +259,23 @@ def exact_pieces(text: str) -> Iterator[str]:
     for run in _LONG_RUN.finditer(text):
         at = run.start()
         while run.end() - at > 2 * _RUN_PIECE:
-            cut = _SAFE_CUT.search(text, at + _RUN_PIECE, run.end())
+            cut = _safe_cut(text, at + _RUN_PIECE, run.end())
             if cut is None:
                 break
-            yield text[pos : cut.start()]
-            pos = at = cut.start()
+            yield text[pos:cut]
+            pos = at = cut
     yield text[pos:]
+
+
+def _safe_cut(text: str, start: int, end: int) -> int | None:
+    r"""The first place in text[start:end] where a letter meets a digit: `\w` that is not `\d`
+    also holds numerals such as `²` and `Ⅷ`, which tiktoken groups with the digits after them
+    (`\p{N}`), so the character before must be a letter or a mark."""
+    while (cut := _SAFE_CUT.search(text, start, end)) is not None:
+        if unicodedata.category(text[cut.start() - 1])[0] in "LM":
+            return cut.start()
+        start = cut.start() + 1
+    return None
 
 
 def _has_long_run(text: str) -> bool:

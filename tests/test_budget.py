@@ -1,13 +1,18 @@
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxguard.budget import ORDER, Request, allocate
 from ctxguard.errors import ConfigError
+from ctxguard.main import main
+from tests.conftest import SAMPLES
+from tests.gitrepo import configured
+from tests.helpers import independent_count
 
 
 def test_a_budget_is_a_cap_other_entries_surplus_does_not_raise_it() -> None:
@@ -147,3 +152,66 @@ def test_a_budget_holds_in_a_bundle_and_over_budget_fails_when_raw_exceeds_it(
     assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) == 0
     shared = json.loads(out.read_text())["artifacts"][0]
     assert shared["budget"] > 300 and shared["compacted_tokens"] > 300  # the log's unused budget
+
+
+# --- property: a written bundle never goes over its total ------------------------------------
+_REAL = sorted(p.name for p in (SAMPLES).iterdir() if p.is_file() and p.suffix in (".log", ".md", ".json", ".diff"))
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    names=st.lists(st.sampled_from(_REAL), min_size=1, max_size=6, unique=True),
+    budgets=st.lists(st.integers(32, 3000), min_size=6, max_size=6),
+    total=st.integers(100, 6000),
+    fmt=st.sampled_from(["json", "markdown", "prompt"]),
+)
+def test_a_written_bundle_keeps_to_its_total_or_nothing_is_written(
+    names: list[str], budgets: list[int], total: int, fmt: str
+) -> None:
+    """Random real artifacts, budgets and totals: the file written counts at most total_budget
+    (exactly, with tiktoken), or the run fails (exit 2) saying the total it needs, and writes
+    nothing."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        entries = "".join(
+            f"  - {{name: a{i}, paths: ['{name}'], budget: {budget}}}\n"
+            for i, (name, budget) in enumerate(zip(names, budgets))
+        )
+        repo = configured(
+            Path(folder) / "repo", f"version: 1\ntotal_budget: {total}\nfail_on: never\nartifacts:\n{entries}"
+        )
+        for name in names:
+            shutil.copy(SAMPLES / name, repo.path / name)
+        out = Path(folder) / f"bundle.{fmt}"
+        code = main(["bundle", "--repo", str(repo.path), "--format", fmt, "--output", str(out)])
+        if code == 2:
+            assert not out.exists()
+        else:
+            assert code == 0 and independent_count(out.read_text()) <= total
+
+
+def test_a_total_too_small_for_the_bundles_own_fields_fails_and_says_what_fits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = [
+        "pytest-failure.log",
+        "plan-with-tables.md",
+        "json-report-failures.json",
+        "rfc2119-spec.md",
+        "traceback.log",
+    ]
+    entries = "".join(f"  - {{name: a{i}, paths: ['{name}'], budget: 2000}}\n" for i, name in enumerate(names))
+    repo = configured(tmp_path / "repo", f"version: 1\ntotal_budget: 719\nfail_on: never\nartifacts:\n{entries}")
+    for name in names:
+        shutil.copy(SAMPLES / name, repo.path / name)
+    out = tmp_path / "bundle.json"
+    assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "total_budget 719 cannot hold this bundle" in err and not out.exists()
+    least = int(err.split("raise total_budget to ")[1].split(" ")[0].replace(",", ""))
+    config = (repo.path / ".ctxguard.yaml").read_text().replace("total_budget: 719", f"total_budget: {least}")
+    (repo.path / ".ctxguard.yaml").write_text(config)
+    assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) == 0  # what it said fits
+    assert independent_count(out.read_text()) <= least
+    assert main(["check", "--repo", str(repo.path)]) == 0

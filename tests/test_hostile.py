@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from collections.abc import Callable
@@ -172,3 +173,59 @@ def test_a_config_glob_matching_a_named_pipe_does_not_block(tmp_path: Path) -> N
     records = {r["artifact_name"]: r for r in json.loads(out.read_text())["artifacts"]}
     assert "named pipe" in records["logs/live.log"]["error"]
     assert records["logs/ok.log"]["content"] == "INFO started\nERROR boom\n"
+
+
+def test_random_bytes_without_a_nul_named_log_are_marked_binary(tmp_path: Path) -> None:
+    """An image or an archive renamed `.log` holds no NUL byte by chance in its first block, but
+    most of it is not UTF-8: a clear binary record, never a budget of U+FFFD."""
+    import random
+
+    from ctxguard.read import read_artifact
+
+    pick = random.Random(5)
+    data = bytes(pick.choice([b for b in range(1, 256)]) for _ in range(20000))
+    path = tmp_path / "capture.log"
+    path.write_bytes(data)
+    loaded = read_artifact(path)
+    assert loaded.text is None and loaded.error is not None and loaded.error.startswith("binary data (")
+    latin1 = tmp_path / "latin1.log"
+    latin1.write_bytes("Fehler beim Öffnen der Datei: Größe überschritten\n".encode("latin-1") * 200)
+    assert read_artifact(latin1).text is not None  # a few bad bytes a line: still text, noted
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the child's signal mask from /proc")
+def test_sigterm_is_said_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    """A cancelled CI job sends SIGTERM: ctxguard says so, exits 143 and leaves no temporary file
+    (here: standard input spooled, while it waits for more)."""
+    import signal
+    import sys
+    import time
+
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "ctxguard", "compress", "-", "--budget", "100"],
+        stdin=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(spool)},
+        preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL),  # (whatever the parent ignores)
+    )
+    assert child.stdin is not None and child.stderr is not None
+    child.stdin.write(b"a line of a log that goes on\n" * 1000)
+    child.stdin.flush()
+    # Wait until the child catches SIGTERM (bit 15 of its SigCgt mask): no sleep guesses the time.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        status = Path(f"/proc/{child.pid}/status").read_text()
+        caught = int(next(line for line in status.splitlines() if line.startswith("SigCgt:")).split()[1], 16)
+        if caught & (1 << (signal.SIGTERM - 1)):
+            break
+        time.sleep(0.01)
+    else:
+        pytest.fail("the child never caught SIGTERM")
+    child.send_signal(signal.SIGTERM)
+    child.stdin.close()
+    err = child.stderr.read().decode()
+    assert child.wait(timeout=60) == 143, err
+    assert "ctxguard: terminated (SIGTERM)" in err and "Traceback" not in err
+    assert list(spool.iterdir()) == []

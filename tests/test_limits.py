@@ -329,3 +329,15 @@ def test_split_file_keeps_the_digest_short(tmp_path: Path) -> None:
     digest = json.loads(out.read_text())["digest"]
     status = [line for line in digest.splitlines() if line.startswith("- diff/") or line.startswith("- pkg/")]
     assert len(status) <= MAX_ARTIFACTS + 100 and "more artifacts, each in its own record" in digest
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_a_written_file_has_the_mode_the_umask_gives(tmp_path: Path, umask: int) -> None:
+    """A bundle is written as any file the user writes: 0644 under umask 022, not mkstemp's 0600."""
+    code = (
+        "import os, sys; from pathlib import Path; from ctxguard.output import write_atomic\n"
+        f"os.umask({umask}); write_atomic(Path(sys.argv[1]), 'x')\n"
+    )
+    target = tmp_path / "bundle.json"
+    subprocess.run([sys.executable, "-c", code, str(target)], check=True)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask

@@ -129,15 +129,27 @@ def test_names_are_read_as_whole_parts(name: str, kind: str) -> None:
         "password_hash",
         "api_key_id",
         "jsonwebtoken",
-        "csrf-token",
         "tokenizer",
-        "forgot_password",
-        "cancelToken",
         "token_type",
     ],
 )
 def test_names_of_other_things_hold_no_secret(name: str) -> None:
     assert classify(name) is None
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["csrf-token", "forgot_password", "cancelToken", "REDIS_CACHE_PASSWORD", "DATA_SYNC_TOKEN", "X_HEADER_TOKEN"],
+)
+def test_a_qualifier_before_the_secret_word_asks_for_a_random_value(name: str) -> None:
+    """A name ending in a secret word holds a secret when its value looks random, whatever word
+    comes before (`CACHE_`, `SYNC_`, `HEADER_`): a word of the not-before list only makes the
+    name's plain words (`cancelToken = "cancel"`) something else."""
+    found = classify(name)
+    assert found is not None and not found.sure
+    value = "Xq8vR2mK9pL4nZ7wT1yB6cF3hJ5dG0sA"
+    assert value not in redact(f"{name}={value}\n").text
+    assert redact(f"{name} = 'cancelled'\n").text == f"{name} = 'cancelled'\n"
 
 
 def test_an_identifier_shaped_value_is_a_reference_only_in_code() -> None:
@@ -251,3 +263,144 @@ def test_the_quoted_assignment_reader_is_skipped_only_where_it_cannot_match() ->
     assert len(matched) > len(lines) // 2  # (the lines exercise the reader)
     assert all(assign._SEP_QUOTE.search(line) for line in matched)
     assert assign._SEP_QUOTE.search("a key passage in prose, `quoted` words but no assignment") is None
+
+
+# --- properties: any name ending in a secret word; JSON that still parses; code that stays ----
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_QUALIFIERS = [
+    "cache", "sync", "header", "legacy", "index", "csrf", "data", "redis", "db", "x", "slack", "client",
+    "service", "mock", "sample", "next", "session", "app", "main", "prod", "backup", "old", "new", "my",
+]  # fmt: skip
+_SECRET_WORDS = ["password", "passwd", "token", "secret", "api_key", "secret_key", "access_token", "auth_token"]
+_ALPHABET = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+
+
+@st.composite
+def _random_values(draw: st.DrawFn) -> str:
+    """A machine-made value: 24-40 characters drawn uniformly, both cases and digits."""
+    pick = random.Random(draw(st.integers(0, 2**32)))
+    return "aZ7" + "".join(pick.choice(_ALPHABET) for _ in range(draw(st.integers(21, 37))))
+
+
+@st.composite
+def _secret_names(draw: st.DrawFn) -> str:
+    words = draw(st.lists(st.sampled_from(_QUALIFIERS), min_size=0, max_size=3))
+    name = "_".join([*words, draw(st.sampled_from(_SECRET_WORDS))])
+    return name.upper() if draw(st.booleans()) else name
+
+
+@given(name=_secret_names(), value=_random_values())
+def test_a_random_value_under_any_name_ending_in_a_secret_word_is_redacted_in_every_syntax(
+    name: str, value: str
+) -> None:
+    for text in _syntaxes(name, value):
+        assert value not in redact(text).text, text
+
+
+_JSON_NAMES = st.one_of(_secret_names(), st.sampled_from(["user", "region", "id", "count", "note"]))
+_JSON_VALUES = st.one_of(
+    _random_values(),
+    _random_values().map(lambda v: f'"{v}"'),  # quotes inside the value: escaped in the JSON
+    _random_values().map(lambda v: v + '"'),
+    _random_values().map(lambda v: v + "\\"),
+    st.text(max_size=12),
+    st.integers(),
+    st.booleans(),
+    st.none(),
+)
+
+
+def _env_entries(name: str, value: object) -> object:
+    return {"name": name, "value": value}
+
+
+_DOCUMENTS = st.recursive(
+    _JSON_VALUES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(_JSON_NAMES, inner, max_size=4),
+        st.builds(_env_entries, _secret_names(), _JSON_VALUES),
+    ),
+    max_leaves=12,
+)
+
+
+def _shape(value: object) -> object:
+    """A JSON value's structure: its keys, lengths and types, strings not compared."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(item) for item in value]
+    return "str" if isinstance(value, str) else value
+
+
+@given(document=_DOCUMENTS, indent=st.sampled_from([None, 2]))
+def test_every_redacted_json_parses_and_keeps_its_structure(document: object, indent: int | None) -> None:
+    text = json.dumps(document, indent=indent)
+    redacted = redact(text).text
+    assert _shape(json.loads(redacted)) == _shape(document)
+
+
+_CODE_VALUES = [
+    "None", "True", "False", "null", "nil", "undefined",
+    "get_password()", "self.token", "request.headers.get(\"Authorization\")", "os.environ[\"TOKEN\"]",
+    "config.secret", "getpass()", "new_password", "await fetch_token(user)", "this.apiKey",
+]  # fmt: skip
+_CODE_FORMS = [
+    "{name} = {value}\n",
+    "    {name}={value},\n",
+    "    {name}={value}):\n",
+    "def f(user, {name}={value}):\n",
+    "  {name}: {value},\n",
+    "{name} := {value}\n",
+]
+
+
+@given(
+    name=st.sampled_from(["password", "token", "secret", "api_key", "authorization", "auth_token", "dbPassword"]),
+    value=st.sampled_from(_CODE_VALUES),
+    form=st.sampled_from(_CODE_FORMS),
+)
+def test_identifiers_calls_and_keywords_in_assignment_position_are_kept(name: str, value: str, form: str) -> None:
+    line = form.format(name=name, value=value)
+    assert redact(line).text == line
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        (
+            "OPENAI=sk-ctxguard-review-bot-T3BlbkFJr7sT9uV1wX3yZ5aB7cD9eF",
+            "sk-ctxguard-review-bot-T3BlbkFJr7sT9uV1wX3yZ5aB7cD9eF",
+        ),
+        (
+            "used sk-my-team-Ab3dE5fG7hI9jK1lT3BlbkFJr7sT9uV1wX3yZ5 today",
+            "sk-my-team-Ab3dE5fG7hI9jK1lT3BlbkFJr7sT9uV1wX3yZ5",
+        ),
+        ("slack xoxa-2-1234567890-abcdefghijklmnopqrstuvwx", "xoxa-2-1234567890-abcdefghijklmnopqrstuvwx"),
+        ("slack xoxr-1234567890-AbCdEfGhIjKlMnOp12345", "xoxr-1234567890-AbCdEfGhIjKlMnOp12345"),
+        (
+            "slack xoxe-1-My0xNjg1ODY5NTIwNjQyLTEyMzQ1Njc4OTAxMi0xMjM0NTY3",
+            "xoxe-1-My0xNjg1ODY5NTIwNjQyLTEyMzQ1Njc4OTAxMi0xMjM0NTY3",
+        ),
+        ("slack xoxo-1234567890-1234567890-abcdef1234567890", "xoxo-1234567890-1234567890-abcdef1234567890"),
+    ],
+)
+def test_vendor_formats_with_no_name_are_redacted(line: str, secret: str) -> None:
+    assert secret not in redact(line + "\n").text
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'authorization = request.headers.get("Authorization")\n',
+        "    def connect(self, host, password=None):\n",
+        "    password=None):\n",
+        "    token=True)\n",
+        "slack placeholder xoxp-1-RANDOMSTRINGHERE\n",
+    ],
+)
+def test_code_a_reviewer_reads_is_never_rewritten(line: str) -> None:
+    assert redact(line).text == line

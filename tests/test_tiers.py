@@ -214,3 +214,17 @@ def test_options_are_one_frozen_value_checked_when_made() -> None:
         classify("x.txt", "", "yaml")
     record = compress("word " * 400, 100, tokenizer=get_tokenizer(), name="a.txt", options=options)
     assert record.task == "fix the parser" and record.tier == 3
+
+
+def test_a_one_line_file_bigger_than_its_budget_keeps_its_start() -> None:
+    """A minified bundle is one line: the salient cut, which keeps whole lines, would show the
+    marker alone; the head cut shows as much of the line as the budget holds."""
+    import random
+
+    pick = random.Random(7)
+    text = ";".join(f"function f{i}(a,b){{return a*{pick.randint(1, 99)}+b.x{i % 7}}}" for i in range(3000))
+    tokenizer = get_tokenizer()
+    record = compress(text, 5000, tokenizer=tokenizer, name="dist/app.min.js")
+    assert record.tier == 3 and record.truncated and record.raw_tokens > 30000
+    assert 4900 <= record.compacted_tokens <= 5000 and record.content.startswith("function f0(a,b){return a*")
+    assert any("a head cut shows their start" in note for note in record.notes)

@@ -277,3 +277,15 @@ def test_the_ranks_cache_gives_tiktokens_own_encoding_and_survives_damage(tmp_pa
     assert ranks_cache.load("o200k_base", source, lambda: built) is built
     monkeypatch.setenv("CTXGUARD_CACHE_DIR", "/dev/null/cannot-be-a-folder")  # unwritable: loads anyway
     assert ranks_cache.load("o200k_base", source, lambda: built) is built
+
+
+def test_a_long_run_of_numerals_and_digits_counts_exactly() -> None:
+    """`²` is a word character to Python but a numeral to tiktoken (`\\p{N}`), grouped with the
+    digits after it: a long run is never cut between them, so its count is the whole encode's."""
+    import random
+
+    tokenizer = get_tokenizer()
+    for seed in range(12):
+        pick = random.Random(seed)
+        text = "".join(pick.choice(["²", "1", "2", "a", "³", "7", "b", "x9", "Ⅷ"]) for _ in range(40000))
+        assert tokenizer.count(text) == independent_count(text), seed

@@ -231,6 +231,7 @@ def _bundle(args: argparse.Namespace) -> int:
     if args.split:
         _ignored_or_refused(repo, Path(args.split) / "records", f"--split {args.split!r}", offloads=False)
     made = bundles(args, repo, config, tokenizer, args.format, path, stdout=args.stdout)
+    _within_total(made, config, _fits(args, repo, config, tokenizer, args.format, path, args.stdout))
     prompt = Path(args.prompt) if args.prompt else None
     paths = [part_path(path, k, len(made)) for k in range(1, len(made) + 1)]
     # The offloads are named relative to the file that names them: beside the bundle, and beside
@@ -278,6 +279,48 @@ def _bundle(args: argparse.Namespace) -> int:
     return _report_failures(problems, args.hook) if problems is not None else EXIT_OK
 
 
+def _within_total(made: list[tuple[Any, Any]], config: Any, fits: Any) -> None:
+    """The bundle as written keeps to total_budget, or nothing is written and the error says
+    what would fit: a total too small for the bundle's own fields and digest cannot be met by
+    cutting content. `fits(total)` makes the bundles again under another total and says whether
+    they keep to it (the least total that does is searched, in a few tries)."""
+    from ctxguard.errors import ConfigError
+
+    total = config.total_budget
+    if total is None or all(out.tokens <= total for _, out in made):
+        return
+    records = max((result.records for result, _ in made), key=len)
+    low, high = total, max(total + 1, max(out.tokens for _, out in made))
+    for _ in range(6):  # (the written size shrinks with the total: one step up is usually enough)
+        if fits(high):
+            break
+        low, high = high, high * 5 // 4
+    else:
+        high = 0
+    while high and high - low > max(8, high // 50):
+        middle = (low + high) // 2
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    said = f"raise total_budget to {high:,} or more" if high else "raise total_budget"
+    raise ConfigError(
+        f"total_budget {total:,} cannot hold this bundle: the fields and digest of "
+        f"{plural(len(records), 'artifact')}, with the least content each may have, are more; {said}, "
+        "or narrow the artifacts (nothing was written)"
+    )
+
+
+def _fits(args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str, path: Path, stdout: bool) -> Any:
+    """Whether the bundles made under another total_budget keep to it."""
+    from dataclasses import replace
+
+    from ctxguard.commands.runs import bundles
+
+    def fits(total: int) -> bool:
+        made = bundles(args, repo, replace(config, total_budget=total), tokenizer, fmt, path, stdout=stdout)
+        return all(out.tokens <= total for _, out in made)
+
+    return fits
+
+
 def _failures(made: list[tuple[Any, Any]], config: Any) -> list[str]:
     """The policies every bundle of the change fails, each said once."""
     from ctxguard.policy import failures
@@ -294,7 +337,9 @@ def run_check(args: argparse.Namespace) -> int:
     repo, config, tokenizer = prepare(args)
     # Allocated and measured as `ctxguard bundle` writes its default (JSON) bundle, so both
     # commands give the same verdict; nothing is written.
-    made = bundles(args, repo, config, tokenizer, "json", _output(args, config, repo, "json"))
+    path = _output(args, config, repo, "json")
+    made = bundles(args, repo, config, tokenizer, "json", path)
+    _within_total(made, config, _fits(args, repo, config, tokenizer, "json", path, False))
     code = _report_failures(_failures(made, config), args.hook)
     if code == EXIT_OK:
         print(f"ctxguard: check passed ({plural(sum(len(r.records) for r, _ in made), 'artifact')})", file=sys.stderr)

@@ -12,6 +12,7 @@ over the next lines (`pending`).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Generator, Iterator
 
@@ -43,9 +44,9 @@ _PAIR = re.compile(
 # `{"name": "DB_PASSWORD", "value": "v"}`, `<entry name="X" value="v"/>`, `<X>v</X>`.
 _ENTRY = re.compile(
     r"[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"'](?P<name>[\w.-]+)[\"'][ \t]*,?[ \t]*"
-    r"[\"']?value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?P<value>[^\"'\s,}]+)",
+    r"(?P<vq>[\"']?)value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?:\\[\"'])?(?P<value>[^\"'\s,}\\]+)",
     re.I,
-)
+)  # (a value never holds a backslash: `"\"v\""` is the value v quoted, and its escape stays)
 _XML_ELEMENT = re.compile(r"<(?P<name>[\w.-]+)>[ \t]*(?P<value>[^<\s][^<]{3,}?)[ \t]*</(?P=name)>")
 # Unquoted, from a line's start: `.env`, YAML, INI, make, shell `export`, a diff's +/- lines.
 _LEADING = re.compile(
@@ -74,18 +75,23 @@ _NAME_LINE = re.compile(
     re.I,
 )
 _VALUE_LINE = re.compile(
-    r"^[+ -]?[ \t]*(?:[\"']?value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?P<value>[^\"'\s,}]+)"
+    r"^[+ -]?[ \t]*(?:(?P<vq>[\"']?)value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?:\\[\"'])?(?P<value>[^\"'\s,}\\]+)"
     r"|(?P<bare>[^\s<>\"'=:]{8,})[ \t]*$)",
     re.I,
 )
 
 
 def spans(body: str) -> list[Span]:
-    """The secret values assigned on one line, as (start, end, kind), without overlaps."""
+    """The secret values assigned on one line, as (start, end, kind), without overlaps (the
+    first reader's span wins), in the order of the line."""
     found: list[Span] = []
+    starts: list[int] = []  # (found is kept sorted: spans that never overlap end in order too)
     for start, end, kind in _candidates(body):
-        if end > start and not any(s < end and start < e for s, e, _ in found):
-            found.append((start, end, kind))
+        at = bisect.bisect_right(starts, start)
+        if end <= start or (at and found[at - 1][1] > start) or (at < len(found) and found[at][0] < end):
+            continue
+        found.insert(at, (start, end, kind))
+        starts.insert(at, start)
     return found
 
 
@@ -103,6 +109,8 @@ def pending_value(body: str, secret: SecretName, name: str = "") -> Span | None:
     if match is None:
         return None
     group = "value" if match.group("value") is not None else "bare"
+    if group == "value" and match.group("vq") == '"' and not match.group("q"):
+        return None  # (an unquoted JSON value: a number, true, false or null)
     value = match.group(group)
     if not _secret(secret, value, quoted=bool(match.group("q")), code=False, words=parts(name)):
         return None
@@ -114,6 +122,8 @@ def _candidates(body: str) -> Iterator[Span]:  # noqa: C901 (a reader per assign
     lowered = body.lower()
     if "value" in lowered:
         for match in _ENTRY.finditer(body):
+            if match.group("vq") == '"' and not match.group("q"):
+                continue  # (an unquoted JSON value is a number, true, false or null: a marker would not parse)
             yield from _judge(match, match.group("name"), bool(match.group("q")), code=False)
     if "</" in body:
         for match in _XML_ELEMENT.finditer(body):
@@ -150,8 +160,10 @@ def _candidates(body: str) -> Iterator[Span]:  # noqa: C901 (a reader per assign
         yield from _leading(leading)
     if "=" in body:
         at = 0
+        lead = len(body) - len(body.lstrip(" \t+-"))  # where the line's first word starts
+        paren = body.find("(")  # (code: a call's keyword arguments)
         while (inline := _INLINE.search(body, at)) is not None:
-            end = yield from _inline(inline, body)
+            end = yield from _inline(inline, body, lead, paren)
             at = max(inline.start("value"), end)  # a query string's next `&name=` is read on its own
     for match in _INLINE_SPACED.finditer(body):
         secret = classify(match.group("name").lstrip("$@"))
@@ -191,22 +203,41 @@ def _leading(match: re.Match[str]) -> Iterator[Span]:
         return
     code = value.endswith((",", ";")) or "(" in value or bool(re.search(r"[a-z][A-Z]", name))
     code = code or match.string[match.start("sep") - 1 : match.start("sep")] == " " != match.group("sep")[:1]
+    closers = _unopened_closers(value)
+    if closers:  # `password=None):` ends an argument list: the value is before its `)`
+        value, code = value[: -len(closers)], True
     value = value.rstrip(",;") if code or value.endswith(",") else value
     if _secret(secret, value, quoted=False, code=code, words=parts(name), env=name.isupper()):
         yield start, start + len(value), secret.kind
 
 
-def _inline(match: re.Match[str], body: str) -> Generator[Span, None, int]:
-    """The value of one `name=value` inside a line; returns where the value (as cut) ends."""
+def _unopened_closers(value: str) -> str:
+    """The brackets, and what follows them, that close what the value never opened: `None):`
+    ends with `):`, `f(x)` ends with nothing. Redaction never takes them."""
+    depth = 0
+    for i, c in enumerate(value):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return value[i:]
+            depth -= 1
+    return ""
+
+
+def _inline(match: re.Match[str], body: str, lead: int, paren: int) -> Generator[Span, None, int]:
+    """The value of one `name=value` inside a line; returns where the value (as cut) ends.
+    `lead`: where the line's first word starts; `paren`: its first `(` (or -1). Both are found
+    once a line, so a line of many pairs is read in one pass."""
     name = match.group("name").lstrip("$@")
     value, start = match.group("value"), match.start("value")
-    first = not body[: match.start()].strip(" \t+-")  # at the line's start, `_leading` reads it
+    first = match.start() <= lead  # at the line's start, `_leading` reads it
     secret = None if first or value.startswith("=") else classify(name)
     before = body[match.start() - 1] if match.start() else ""
     stops = {"?": "&#", "&": "&#", ";": ";", ",": ",)}", "{": ",}", "(": ",)", "[": ",]"}.get(before, "")
     cut = min((i for i in (value.find(c) for c in stops + "\\") if i >= 0), default=len(value))
     value = value[:cut]
-    code = "(" in body[: match.start()] or before in "(," or body[max(0, match.start() - 2) : match.start()] == ", "
+    code = 0 <= paren < match.start() or before in "(," or body[max(0, match.start() - 2) : match.start()] == ", "
     if code:
         value = re.split(r"[),;\]}]", value, maxsplit=1)[0]
     value = value.rstrip(",);]}:")
@@ -221,6 +252,8 @@ def _secret(secret: SecretName, value: str, quoted: bool, code: bool, words: lis
     `env` name (`API_TOKEN`) outside code holds a value, never a reference to a variable."""
     if len(value.strip()) < 3 or kept(value, words) or (not env and CAMEL_NAME.fullmatch(value.strip())):
         return False
+    if value.strip() in _KEYWORDS:
+        return False  # `password=None`, `token: null`: a keyword is never a secret
     if looks_random(value):
         return True
     if not secret.sure:
@@ -233,6 +266,7 @@ def _secret(secret: SecretName, value: str, quoted: bool, code: bool, words: lis
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*")
+_KEYWORDS = frozenset("None True False null nil NULL true false undefined nullptr NaN".split())
 _GO_TYPE = re.compile(r"\*?(?:\[\])?(?:string|String|str|bytes?|byte|\[\]byte|char\*?|CharSequence|SecretStr|Secret)")
 
 

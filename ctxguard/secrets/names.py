@@ -122,8 +122,11 @@ def classify(name: str) -> SecretName | None:
 
 
 def _secret_word(word: str, before: list[str]) -> SecretName | None:
-    """What one part holds, given the parts before it (None: not a secret word here)."""
-    if (before and before[-1] in _NOT_BEFORE) or any(w in ("public", "publishable") for w in before):
+    """What one part holds, given the parts before it (None: not a secret word here). A word of
+    `_NOT_BEFORE` just before it (`CACHE_PASSWORD`, `INDEX_TOKEN`, `pad_token`) makes it a name
+    whose value is a secret only when it looks random: any name ending in a secret word holds a
+    secret when its value is random-looking. Only `public` ones never do."""
+    if any(w in ("public", "publishable") for w in before):
         return None
     found = _word(word, before)
     if found is None:
@@ -131,8 +134,12 @@ def _secret_word(word: str, before: list[str]) -> SecretName | None:
         if compound is None:
             return None
         head, found = compound
-        if head in _NOT_BEFORE or head in ("public", "jsonweb", "web"):
+        if head in ("public", "jsonweb", "web"):
             return None
+        if head in _NOT_BEFORE:
+            return SecretName(found.kind, False)
+    if before and before[-1] in _NOT_BEFORE:
+        return SecretName(found.kind, False)
     return found
 
 
@@ -159,4 +166,6 @@ def _compound(word: str) -> tuple[str, SecretName] | None:
     for tail, kind in _COMPOUND_TAILS:
         if word.endswith(tail) and (word != tail or tail not in ("password", "token", "secret")):
             return word[: -len(tail)], SecretName(kind, True)
+    if word.endswith("key") and word[:-3] in _KEY_OWNERS:  # `CLIENTKEY`, `servicekey`
+        return "", SecretName("secret", True)
     return None

@@ -70,7 +70,7 @@ def not_words(value: str) -> bool:
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_.~|-]+")
 _DOTTED = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)+")
 _SEGMENT = re.compile(r"[a-z]{1,3}\d{0,3}|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*\d{0,3}(?:[_-][a-z0-9]+)*")
-_CAMEL_WORDS = re.compile(r"[A-Za-z][a-z]{1,}(?:[A-Z][a-z]{2,})+\d{0,3}")
+_CAMEL_WORDS = re.compile(r"[A-Za-z][a-z]{1,}(?:[A-Z][a-z]+)*[A-Z][a-z]{2,}\d{0,3}")
 # Three or more words joined by _ - or . (`user_profile_cache`, `my-app-key-name`): a name.
 _WORDY = re.compile(r"(?:[A-Za-z][a-z]{2,}[_.-]){2,}[A-Za-z][a-z]{2,}")
 

@@ -45,6 +45,7 @@ def _f(
 _B = r"(?<![A-Za-z0-9_-])"  # a token starts here (not inside a longer word)
 _E = r"(?![A-Za-z0-9_-])"  # and ends here
 _BD = r"(?<![A-Za-z0-9])"
+_CODE_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")  # `request.headers.authorization`: code
 _ED = r"(?![A-Za-z0-9])"
 
 
@@ -67,6 +68,14 @@ FORMATS: tuple[Format, ...] = (
     _f("gitlab_token", "GR1348941", r"(?<![\w-])GR1348941[\w-]{20,}(?![\w-])"),
     _f("slack_token", "xoxa- xoxb- xoxp- xoxo- xoxs- xoxr-", r"(?<![\w-])xox[abposr]-\d{8,}-[A-Za-z0-9-]{8,}(?![\w-])"),
     _f("slack_token", "xoxe- xoxe.", r"(?<![\w-])xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{40,}(?![\w-])"),
+    # Legacy workspace and refresh tokens (`xoxa-2-…`, `xoxr-…`) and other shapes of the same
+    # prefixes: 16 characters or more after the prefix, two digits among them (not a
+    # placeholder such as `xoxp-1-RANDOMSTRINGHERE`), not inside `xoxe.xoxp-…`.
+    _f(
+        "slack_token",
+        "xoxa- xoxr- xoxe- xoxo- xoxb- xoxp- xoxs-",
+        r"(?<![\w.-])xox[abeoprs]-(?=(?:[A-Za-z-]*\d){2})[A-Za-z0-9-]{16,}(?![\w-])",
+    ),
     _f("slack_token", "xapp-", r"(?<![\w-])xapp-\d-[A-Za-z0-9-]{10,}(?![\w-])"),
     _f("slack_webhook", "hooks.slack.com", r"hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/-]{16,}"),
     _f(
@@ -85,6 +94,8 @@ FORMATS: tuple[Format, ...] = (
         "sk-proj- sk-svcacct- sk-admin- sk-None-",
         r"(?<![\w-])sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}(?![\w-])",
     ),
+    # OpenAI's keys hold `T3BlbkFJ` (base64 of `OpenAI`) whatever name comes after `sk-`.
+    _f("openai_key", "T3BlbkFJ", r"(?<![\w-])sk-[A-Za-z0-9_-]{1,200}T3BlbkFJ[A-Za-z0-9_-]{8,}(?![\w-])", back=210),
     _f("openai_key", "sk-", r"(?<![\w-])sk-[A-Za-z0-9_-]{32,}(?![\w-])", check=not_words),
     _f(
         "stripe_key",
@@ -246,11 +257,11 @@ FORMATS: tuple[Format, ...] = (
     _f(
         "authorization",
         "authorization",  # a header with no scheme: the value alone
-        r"(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?([\w.~+/-]{16,}=*)(?![\w-])",
+        r"(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?([\w.~+/-]{16,}=*)(?![\w(-])",
         group=1,
         ignore_case=True,
-        check=lambda v: re.fullmatch(r"[A-Z0-9_-]+", v) is None,
-    ),  # not `AWS4-HMAC-SHA256`
+        check=lambda v: re.fullmatch(r"[A-Z0-9_-]+", v) is None and _CODE_PATH.fullmatch(v) is None,
+    ),  # not `AWS4-HMAC-SHA256`, nor `request.headers.get(…)`
     _f(
         "authorization",
         "bearer",  # `Bearer <token>` outside a header: only a random-looking token

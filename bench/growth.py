@@ -1,0 +1,133 @@
+"""Does time grow with the input, and no faster? Two inputs that once grew faster than linear.
+
+    python bench/growth.py [--line 1.25,2.5,5] [--files 2000,8000,20000] [--repeat 3]
+
+- **one long line**: a log line of `name=value` pairs (names with secret words in them:
+  `session_id=`, `token_type=`, `cache_key=`), 1x, 2x, 4x the size; CPU time of
+  `ctxguard.redact.redact` (the inline-assignment reader once read the line again at each pair).
+- **split: file**: a staged change of N new files in a real temporary repository, bundled with
+  `split: file` (one record per file); CPU time of one `ctxguard bundle` process (children
+  included), N = 2,000 / 8,000 / 20,000 (each offload write once scanned the offload folder).
+
+Prints CPU seconds, the time per unit (per MB, per 1,000 files) and its ratio to the smallest
+size's: linear growth keeps the ratio near 1.0 (within 10 %, where the process's fixed start
+is a small share). Minimum of --repeat runs each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
+
+from ctxguard.redact import redact  # noqa: E402
+
+NAMES = ["user", "session_id", "auth_method", "key_count", "token_type", "status", "latency_ms", "pass_rate"]
+NAMES.append("cache_key")
+
+
+def long_line(megabytes: float, seed: int = 3) -> str:
+    pick = random.Random(seed)
+    parts: list[str] = []
+    size = 0
+    while size < megabytes * (1 << 20):
+        part = f"{pick.choice(NAMES)}={pick.randint(0, 99999)}x"
+        parts.append(part)
+        size += len(part) + 1
+    return " ".join(parts)
+
+
+def time_line(megabytes: float, repeat: int) -> float:
+    text = long_line(megabytes)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        redact(text)
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com"}
+    env |= {"GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com"}
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env)
+
+
+def files_repo(folder: Path, count: int) -> Path:
+    """A repository with one commit and `count` new files staged, split: file."""
+    repo = folder / f"repo-{count}"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    entry = f"  - {{name: diff, diff: staged, budget: {count * 40}, split: file}}\n"
+    (repo / ".ctxguard.yaml").write_text(f"version: 1\nfail_on: never\nartifacts:\n{entry}")
+    (repo / "README").write_text("base\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "base")
+    for i in range(count):
+        folder_i = repo / "src" / f"m{i // 500}"
+        folder_i.mkdir(parents=True, exist_ok=True)
+        body = "".join(f"def handler_{i}_{k}(request):\n    return {k} * {i}\n\n" for k in range(6))
+        (folder_i / f"f{i}.py").write_text(body)
+    _git(repo, "add", "-A")
+    return repo
+
+
+def time_files(repo: Path, repeat: int) -> float:
+    best = float("inf")
+    env = {k: v for k, v in os.environ.items()} | {"PYTHONPATH": str(ROOT)}
+    for _ in range(repeat):
+        out = repo.parent / f"{repo.name}.json"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxguard", "bundle", "--repo", str(repo), "--output", str(out)],
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode not in (0, 1):
+            raise SystemExit(done.stderr)
+        best = min(best, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime))
+    return best
+
+
+def _table(title: str, unit: str, rows: list[tuple[float, float]]) -> None:
+    print(f"\n{title}")
+    print(f"{'size':>10}  {'cpu s':>8}  {unit:>12}  {'ratio':>6}")
+    first = rows[0][1] / rows[0][0]
+    for size, seconds in rows:
+        per = seconds / size
+        print(f"{size:>10,g}  {seconds:>8.2f}  {per:>12.4f}  {per / first:>6.2f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--line", default="1.25,2.5,5", help="sizes of the long line, in MB")
+    parser.add_argument("--files", default="2000,8000,20000", help="numbers of files for split: file")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    if args.line:
+        sizes = [float(s) for s in args.line.split(",")]
+        _table("one long line of name=value pairs: redact", "s per MB", [(s, time_line(s, args.repeat)) for s in sizes])
+    if args.files:
+        counts = [int(s) for s in args.files.split(",")]
+        rows = []
+        with tempfile.TemporaryDirectory() as folder:
+            for count in counts:
+                repo = files_repo(Path(folder), count)
+                rows.append((count / 1000, time_files(repo, args.repeat)))
+        _table("split: file, a staged change of N new files: ctxguard bundle", "s per 1k", rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

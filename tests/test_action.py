@@ -159,8 +159,13 @@ def test_action_bundle_step_on_a_pull_request(pull_request: tuple[Repo, dict[str
     assert outputs["truncated"] == str(bundle["totals"]["truncated"]) == "2"
     assert outputs["total-tokens"] == str(bundle["totals"]["bundle_tokens"])
     assert outputs["level"] == bundle["usage"]["level"]
-    prompt = Path(outputs["prompt-path"]).read_text()
+    prompt_path = Path(outputs["prompt-path"])
+    prompt = prompt_path.read_text()
     assert prompt.startswith("# Material to review") and "## Coverage" in prompt and "## Digest" in prompt
+    # Every full text the prompt names opens from where the prompt is ($RUNNER_TEMP/ctxguard/).
+    named = re.findall(r"offload/[0-9a-f]{16}\.\w+", prompt)
+    assert named and prompt_path.parent != Path(outputs["bundle-path"]).parent
+    assert all((prompt_path.parent / relative).is_file() for relative in named)
     summary = (tmp_path / "summary").read_text()
     assert "| artifact | type | tier |" in summary and "`diff`" in summary and "`reports/test.log`" in summary
     warnings = [line for line in done.stdout.splitlines() if line.startswith("::warning")]

@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
 
-from ctxguard.redact import redact  # noqa: E402
+from ctxguard.secrets.redact import redact  # noqa: E402
 
 NAMES = ["user", "session_id", "auth_method", "key_count", "token_type", "status", "latency_ms", "pass_rate"]
 NAMES.append("cache_key")

@@ -327,7 +327,7 @@ def _squeeze(text: str) -> str:
 def measure(cases: Path, ratios: list[float], show: int) -> None:
     """Needle recall per family and ratio, for ctxguard, a head cut and a tail cut."""
     from ctxguard.api import compress_text
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     tokenizer = get_tokenizer("o200k_base")
     encoding = tokenizer._encoding  # type: ignore[attr-defined]

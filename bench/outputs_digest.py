@@ -119,7 +119,18 @@ def bundled() -> bytes:
             for fmt in ("json", "markdown", "prompt"):
                 target = Path(folder) / f"out-{total}" / f"bundle.{fmt}"
                 done = subprocess.run(
-                    [sys.executable, "-m", "ctxguard", "bundle", "--repo", str(repo), "--format", fmt, "--output", str(target)],
+                    [
+                        sys.executable,
+                        "-m",
+                        "ctxguard",
+                        "bundle",
+                        "--repo",
+                        str(repo),
+                        "--format",
+                        fmt,
+                        "--output",
+                        str(target),
+                    ],
                     capture_output=True,
                     text=True,
                     env=env,

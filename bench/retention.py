@@ -34,9 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
 
+from ctxguard.engine.tiers import marker  # noqa: E402
 from ctxguard.evaluate import Method, Row, ctxguard_method, evaluate, load, table  # noqa: E402
-from ctxguard.tiers import marker  # noqa: E402
-from ctxguard.tokens import get_tokenizer  # noqa: E402
+from ctxguard.tokens.load import get_tokenizer  # noqa: E402
 
 _WORD = re.compile(r"\w+")
 

@@ -25,8 +25,8 @@ import tiktoken
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
 
-from ctxguard.tiers import compress  # noqa: E402
-from ctxguard.tokens import get_tokenizer  # noqa: E402
+from ctxguard.engine.tiers import compress  # noqa: E402
+from ctxguard.tokens.load import get_tokenizer  # noqa: E402
 
 MB = 1 << 20
 WORDS = (

@@ -40,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ctxguard.redact import redact  # noqa: E402
+from ctxguard.secrets.redact import redact  # noqa: E402
 from ctxguard.secrets.values import switches  # noqa: E402
 
 VECTORS = Path(__file__).resolve().parent.parent / "tests" / "samples" / "secrets" / "vectors.json"

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fake_secrets import CONTEXTS, HELD_OUT, KINDS, NEUTRAL, PREFIXED, core, secret_value, written  # noqa: E402
 
 from ctxguard.read import read_artifact  # noqa: E402
-from ctxguard.redact import redact  # noqa: E402
+from ctxguard.secrets.redact import redact  # noqa: E402
 from tests.fuzz import endings  # noqa: E402
 
 

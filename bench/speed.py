@@ -33,11 +33,12 @@ import tiktoken
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
 
-from ctxguard.kinds import KINDS  # noqa: E402
+from ctxguard.engine.tiers import compress  # noqa: E402
+from ctxguard.kinds.registry import KINDS  # noqa: E402
+from ctxguard.options import MIN_BUDGET
 from ctxguard.read import read_artifact  # noqa: E402
-from ctxguard.redact import redact  # noqa: E402
-from ctxguard.tiers import MIN_BUDGET, compress  # noqa: E402
-from ctxguard.tokens import get_tokenizer  # noqa: E402
+from ctxguard.secrets.redact import redact  # noqa: E402
+from ctxguard.tokens.load import get_tokenizer  # noqa: E402
 
 
 def _forget() -> None:

@@ -6,14 +6,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ctxguard.classify import classify
+from ctxguard.engine import stream
+from ctxguard.engine.tiers import compress, min_budget
+from ctxguard.kinds.classify import classify
 from ctxguard.options import Options, Tier3Mode
 from ctxguard.read import BinaryData, Loaded, read_artifact
 from ctxguard.record import Record, error_record
-from ctxguard.redact import note
-from ctxguard.redact import redact as redact_secrets
-from ctxguard.tiers import compress, min_budget
-from ctxguard.tokens import get_tokenizer
+from ctxguard.secrets.redact import note
+from ctxguard.secrets.redact import redact as redact_secrets
+from ctxguard.tokens.load import get_tokenizer
 
 
 def compress_file_record(
@@ -54,7 +55,6 @@ def compress_file_record(
 def _stream(
     path: Path, label: str, budget: int, artifact_type: str | None, encoding: str | None, options: Options, redact: bool
 ) -> Record | None:
-    from ctxguard import stream
 
     kind = stream.streamable(path, label, artifact_type)
     if kind is None:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxguard.errors import ConfigError
-from ctxguard.tiers import MIN_BUDGET
+from ctxguard.options import MIN_BUDGET
 from ctxguard.words import plural
 
 WEIGHT = {"high": 4.0, "normal": 2.0, "low": 1.0}

@@ -6,12 +6,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ctxguard import git
-from ctxguard.config import ArtifactSpec, Config
-from ctxguard.diffpath import header_path, line_path
+from ctxguard.config.model import ArtifactSpec, Config
+from ctxguard.engine.stream import streamable
 from ctxguard.generated import GENERATED, is_excluded, matches_paths
+from ctxguard.git import repo as git
+from ctxguard.git.paths import header_path, line_path
+from ctxguard.git.ranges import since_default
+from ctxguard.options import MIN_BUDGET
 from ctxguard.read import read_artifact
-from ctxguard.tiers import MIN_BUDGET
 from ctxguard.words import plural
 
 NO_CHANGES = "[NO CHANGES]"
@@ -63,8 +65,6 @@ def collect(
             mode = diff_override or spec.diff or "staged"
             why = reason if diff_override else None
             if mode == "auto":  # (a config's `diff: auto`: the command line resolves its own)
-                from ctxguard.ranges import since_default
-
                 chosen = since_default(repo, "HEAD", "diff: auto")
                 mode, why = (chosen.mode, chosen.why) if chosen else ("staged", "diff: auto: no default branch, staged")
             found, result = _git_artifacts(spec, repo, mode, why)
@@ -208,7 +208,6 @@ def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifa
         ]
     share = max(MIN_BUDGET, spec.budget // len(matches))
     out = []
-    from ctxguard.stream import streamable
 
     for path in matches:
         rel = path.relative_to(top).as_posix()

@@ -16,8 +16,7 @@ from typing import Any
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.log.failures import MAX_IDS, Failure, covered, failures
 from ctxguard.kinds.log.model import reports_of, summary_of
-from ctxguard.record import Record, omissions
-from ctxguard.report import status
+from ctxguard.record import Record, omissions, status
 from ctxguard.words import plural
 
 MAX_FILES = 100

@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxguard import probes
-from ctxguard.classify import classify
-from ctxguard.options import Options, Tier3Mode
+from ctxguard.engine import probes
+from ctxguard.engine.tiers import compress
+from ctxguard.kinds.classify import classify
+from ctxguard.options import MIN_BUDGET, Options, Tier3Mode
 from ctxguard.read import read_artifact
-from ctxguard.tiers import MIN_BUDGET, compress
-from ctxguard.tokens import Tokenizer, tiktoken_encoding
+from ctxguard.tokens.base import Tokenizer
+from ctxguard.tokens.load import tiktoken_encoding
 
 RATIOS = (0.8, 0.5, 0.2)
 Method = Callable[[str, str, str, int], str]  # (text, kind, name, budget) -> content

@@ -1,11 +1,17 @@
 """How one artifact is cut: the options that travel with it from the config or the command line
-to the tiers, as one frozen value (black's `Mode` is the model)."""
+to the tiers, as one frozen value (black's `Mode` is the model); and the names every stage
+shares: the kinds' names, the least budget."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from typing import Literal, get_args
+
+KindName = Literal["diff", "json", "log", "markdown", "text"]  # the artifact kinds (ctxguard.kinds)
+TYPES: tuple[KindName, ...] = get_args(KindName)
+MIN_BUDGET = 32  # the least budget: room for the marker and some content
+OFFLINE_MIN_BUDGET = 64  # when tokens are estimated, the warning line must fit too
 
 Tier3Mode = Literal["salient", "head"]  # the type's most telling parts, or the literal head cut
 TIER3_MODES: tuple[Tier3Mode, ...] = get_args(Tier3Mode)

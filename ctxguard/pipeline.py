@@ -8,19 +8,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ctxguard import digest, reference, stream
+from ctxguard import digest, reference
 from ctxguard import records as make
 from ctxguard.budget import Request, allocate, capacity, too_small
-from ctxguard.classify import classify
 from ctxguard.collect import Artifact, Source, collect
-from ctxguard.config import Config
-from ctxguard.kinds import KINDS
+from ctxguard.config.model import Config
+from ctxguard.engine import stream
+from ctxguard.engine.tiers import min_budget, overhead
+from ctxguard.kinds.classify import classify
 from ctxguard.kinds.diff import DiffDoc
 from ctxguard.kinds.diff.numbers import numbered
+from ctxguard.kinds.registry import KINDS
 from ctxguard.read import BinaryData
 from ctxguard.record import Offload, Record, error_record
-from ctxguard.tiers import min_budget, overhead
-from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.tokens.base import Encoded, Tokenizer
 
 
 @dataclass(frozen=True)

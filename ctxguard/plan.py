@@ -15,7 +15,7 @@ from functools import cached_property
 from itertools import accumulate
 from typing import NamedTuple
 
-from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.tokens.base import Encoded, Tokenizer
 
 
 class Unit(NamedTuple):

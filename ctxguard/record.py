@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ctxguard.plan import GAP_LINE
@@ -197,3 +200,31 @@ def omissions(content: str) -> str:
         return "compressed: rewritten shorter, nothing omitted"
     said = ", ".join(f"{n:,} {unit}{'s' if n != 1 else ''}" for unit, n in totals.items())
     return f"compressed: {said} omitted"
+
+
+def status(record: Record) -> str:
+    """What happened to one artifact: MISSING (a configured file that does not exist), ERROR
+    (could not be read), REFERENCE (listed, not included), TRUNCATED (cut), COMPRESSED (tier 2:
+    rewritten shorter, every must-keep unit in) or OK."""
+    if record.missing:
+        return "MISSING"
+    if record.error:
+        return "ERROR"
+    if record.read == "reference":
+        return "REFERENCE"
+    if record.truncated:
+        return "TRUNCATED"
+    return "COMPRESSED" if record.tier == 2 else "OK"
+
+
+_SUFFIX = {"diff": "diff", "json": "json", "log": "log", "markdown": "md"}
+
+
+def offload_for(raw: str, kind: str, directory: Path, relative_to: Path | None) -> tuple[Path, Offload]:
+    """Where a cut artifact's full text will be kept (nothing written), and how a record names
+    it: a path relative to `relative_to` (the bundle's folder) and the first 16 hex digits of the
+    text's sha256 (64 bits: the file's name too; 14 tokens where the whole digest takes 43)."""
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
+    target = directory / f"{digest[:16]}.{_SUFFIX.get(kind, 'txt')}"
+    shown = os.path.relpath(target, relative_to) if relative_to is not None else str(target)
+    return target, Offload(Path(shown).as_posix(), digest[:16])

@@ -10,21 +10,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ctxguard import preview, reference, stream
-from ctxguard.bundle import offload_for
+from ctxguard import reference
 from ctxguard.collect import Artifact
-from ctxguard.config import Config
-from ctxguard.kinds import KINDS
+from ctxguard.config.model import Config
+from ctxguard.engine import preview, stream
+from ctxguard.engine.tiers import compress, min_budget
 from ctxguard.kinds.diff import DiffDoc, file_coverage
 from ctxguard.kinds.diff.lines import file_offset
 from ctxguard.kinds.diff.numbers import numbered
+from ctxguard.kinds.registry import KINDS
+from ctxguard.kinds.sink import Sink
 from ctxguard.options import Options
 from ctxguard.read import read_artifact
-from ctxguard.record import Listed, Offload, Record, error_record
-from ctxguard.redact import note, redact
-from ctxguard.sink import Sink
-from ctxguard.tiers import compress, min_budget
-from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.record import Listed, Offload, Record, error_record, offload_for
+from ctxguard.secrets.redact import note, redact
+from ctxguard.tokens.base import Encoded, Tokenizer
 
 
 def offloaded(

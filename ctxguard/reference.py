@@ -12,10 +12,11 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxguard.engine import stream
 from ctxguard.read import decode, not_regular
 from ctxguard.record import Record, Referenced
-from ctxguard.redact import note, redact
-from ctxguard.tokens import Tokenizer, warning_line
+from ctxguard.secrets.redact import note, redact
+from ctxguard.tokens.base import Tokenizer, warning_line
 from ctxguard.words import clip
 
 PREVIEW_LINES = 10  # first lines shown at most
@@ -46,7 +47,6 @@ def describe(path: Path, name: str, tokenizer: Tokenizer, secrets: bool = True) 
     problem = not_regular(path)
     if problem is not None:
         return problem.replace(str(path), name)
-    from ctxguard import stream  # (stream sits above the handlers this module needs)
 
     try:
         with path.open("rb") as handle:

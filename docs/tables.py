@@ -63,7 +63,7 @@ def _default(value: Any) -> str:
 
 
 def config_keys() -> str:
-    from ctxguard.config import ArtifactSpec, Config
+    from ctxguard.config.model import ArtifactSpec, Config
 
     schema = json.loads((ROOT / "ctxguard/schemas/config.schema.json").read_text())
     top = schema["properties"]

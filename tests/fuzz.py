@@ -27,7 +27,7 @@ import jsonschema
 
 from ctxguard.api import compress_text
 from ctxguard.read import decode
-from ctxguard.redact import redact
+from ctxguard.secrets.redact import redact
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = (

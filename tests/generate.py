@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from ctxguard.tokens import get_tokenizer
+from ctxguard.tokens.load import get_tokenizer
 
 _SERVICES = ("api", "worker", "scheduler", "billing", "auth")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxguard.tokens import get_tokenizer, tiktoken_encoding
+from ctxguard.tokens.load import get_tokenizer, tiktoken_encoding
 
 
 def independent_count(text: str, encoding: str = "o200k_base") -> int:
@@ -18,8 +18,8 @@ def budget_for_tier2(text: str, factor: float = 1.3) -> int:
 def probes_kept(text: str, kind: str, name: str, shares: tuple[float, float]) -> list[set[object]]:
     """The probes a cut keeps at the smaller and the bigger of two budgets (shares of the raw
     tokens, at least 32), compared as the records compare them."""
-    from ctxguard import probes
-    from ctxguard.tiers import compress
+    from ctxguard.engine import probes
+    from ctxguard.engine.tiers import compress
 
     tokenizer = get_tokenizer()
     raw = tokenizer.count(text)

@@ -332,7 +332,7 @@ def test_a_forks_read_only_token_warns_and_passes(tmp_path: Path) -> None:
 
 
 def test_a_huge_summary_is_cut_to_fit_a_comment() -> None:
-    from ctxguard.github import COMMENT_LIMIT, comment_body
+    from ctxguard.report.github import COMMENT_LIMIT, comment_body
 
     table = "| artifact | status |\n|---|---|\n" + "".join(f"| logs/run-{i}.log | OK |\n" for i in range(8000))
     body = comment_body(table)

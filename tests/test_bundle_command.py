@@ -11,8 +11,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from ctxguard.bundle import level
+from ctxguard.bundle.model import level
 from ctxguard.main import main
+from ctxguard.record import offload_for
 from tests.generate import log_of
 from tests.gitrepo import Repo, configured
 from tests.helpers import independent_count
@@ -224,7 +225,7 @@ def test_symlink_pointing_outside_is_refused(repo: Repo, tmp_path: Path) -> None
 
 def test_offline_bundle_pays_for_the_warning_line(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
     # A small diff must stay tier 1 when the estimate's warning line is added to its content.
-    from ctxguard import tokens
+    from ctxguard.tokens import load as tokens
 
     monkeypatch.setattr(tokens, "get_tokenizer", lambda encoding=None: tokens.HeuristicTokenizer(reason="offline"))
     repo.write("app.py", "".join(f"def handler_{i}():\n    return {i}\n" for i in range(40)))
@@ -378,12 +379,13 @@ def test_total_budget_bounds_the_written_bundle_with_many_files_and_artifacts(tm
 
 
 def test_offloads_named_in_a_run_are_never_pruned_and_markdown_names_them(tmp_path: Path) -> None:
-    from ctxguard import bundle, output, render
+    from ctxguard.bundle import model as bundle
+    from ctxguard.bundle import output, render
     from ctxguard.collect import Source
     from ctxguard.record import Record
 
     folder = tmp_path / "offload"
-    named = [bundle.offload_for(f"raw text {i}\n", "log", folder, tmp_path) for i in range(250)]
+    named = [offload_for(f"raw text {i}\n", "log", folder, tmp_path) for i in range(250)]
     output.write_offloads([(target, f"raw text {i}\n") for i, (target, _) in enumerate(named)], folder)
     assert all((tmp_path / offload.path).exists() for _, offload in named)  # 250 > the 200 kept
     record = Record("f0.log", 900, 32, True, "[TRUNCATED: …]", "log", 3, 32, "o200k_base", offload=named[0][1])
@@ -513,7 +515,7 @@ def test_line_numbers_show_new_file_lines_within_the_budget(tmp_path: Path) -> N
 def test_split_chunks_reviews_a_big_change_in_several_bundles_each_whole(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ctxguard.config import parse_config
+    from ctxguard.config.load import parse_config
     from ctxguard.errors import ConfigError
 
     repo = configured(
@@ -607,7 +609,7 @@ def test_a_cut_diff_lists_its_omitted_files_within_a_quarter_of_its_budget() -> 
     are counted, and the rows keep diff order."""
     from ctxguard.record import Listed
     from ctxguard.records import listing
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     tokenizer = get_tokenizer("o200k_base")
     rows = [Listed(f"docs/page_{i}.md", 40, 2, "modified", "omitted") for i in range(30)]

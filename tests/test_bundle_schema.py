@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from ctxguard import bundle
+from ctxguard.bundle import model as bundle
 from ctxguard.collect import Source
 from ctxguard.record import Listed, Offload, Record, Referenced
 from tests.conftest import ROOT

@@ -116,7 +116,7 @@ def test_offline_budget_floor_is_64(
     monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from ctxguard import tokens
+    from ctxguard.tokens import load as tokens
 
     offline = tokens.HeuristicTokenizer(reason="offline")
     monkeypatch.setattr(tokens, "get_tokenizer", lambda encoding=None: offline)

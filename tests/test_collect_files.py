@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ctxguard.collect import collect
-from ctxguard.config import parse_config
+from ctxguard.config.load import parse_config
 from tests.gitrepo import Repo, configured
 
 

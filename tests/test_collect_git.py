@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ctxguard import git as cgit
 from ctxguard.collect import NO_CHANGES, collect, split_diff
-from ctxguard.config import parse_config
+from ctxguard.config.load import parse_config
 from ctxguard.errors import GitError
+from ctxguard.git import repo as cgit
 from tests.gitrepo import Repo
 
 

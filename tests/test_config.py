@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from ctxguard.commands.init import STARTER
-from ctxguard.config import default_config, load_config, parse_config
+from ctxguard.config.load import default_config, load_config, parse_config
 from ctxguard.errors import ConfigError
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/config.schema.json").read_text())

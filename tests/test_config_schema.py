@@ -14,8 +14,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from ctxguard.config import parse_config
-from ctxguard.config_yaml import parse_yaml
+from ctxguard.config.load import parse_config
+from ctxguard.config.parse import parse_yaml
 from ctxguard.errors import ConfigError
 
 SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/config.schema.json").read_text())

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from ctxguard.definitions import _PATTERNS, DEFINITION, is_definition, language
+from ctxguard.kinds.definitions import _PATTERNS, DEFINITION, is_definition, language
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,9 @@ import jsonschema
 import pytest
 import yaml
 
-from ctxguard.config import load_config
+from ctxguard.config.load import load_config
 from ctxguard.main import main
-from ctxguard.tokens import tiktoken_encoding
+from ctxguard.tokens.load import tiktoken_encoding
 from tests.conftest import ROOT
 from tests.gitrepo import Repo
 

@@ -4,8 +4,8 @@ raised and its tests; the digest shows it as a table and leaves its lines out of
 from __future__ import annotations
 
 from ctxguard import digest
-from ctxguard.kinds import KINDS
 from ctxguard.kinds.log.failures import Failure, failures
+from ctxguard.kinds.registry import KINDS
 from tests.conftest import SampleReader
 
 

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from ctxguard.tiers import compress
-from ctxguard.tokens import get_tokenizer
+from ctxguard.engine.tiers import compress
+from ctxguard.tokens.load import get_tokenizer
 from tests.conftest import SampleReader
 
 GAP = re.compile(r"\.\.\. \(lines? (\d+)(?:-(\d+))? omitted\)")

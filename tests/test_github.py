@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from ctxguard import github
-from ctxguard.bundle import Bundle, build
+from ctxguard.bundle.model import Bundle, build
 from ctxguard.collect import Source
 from ctxguard.record import Record
+from ctxguard.report import github
 
 
 def _bundle(truncated: int, total: int, **changes: dict[str, object]) -> Bundle:

@@ -233,7 +233,7 @@ def _hunk_with_a_definition_deep_inside(header: str) -> str:
 
 def test_body_lines_near_a_definition_go_first_with_or_without_git_headers() -> None:
     from ctxguard.kinds.diff.plan import plan
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     tokenizer = get_tokenizer()
     for header in ("diff --git a/pkg/jobs.py b/pkg/jobs.py\nindex 1111111..2222222 100644\n", ""):
@@ -247,7 +247,7 @@ def test_body_lines_near_a_definition_go_first_with_or_without_git_headers() -> 
 
 def test_a_line_naming_the_task_keeps_its_lift_in_a_test_file() -> None:
     from ctxguard.kinds.diff.plan import plan
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     lines = [f"+    value_{i} = compute_{i}(value_{i - 1})\n" for i in range(1, 60)]
     body = "".join(lines)
@@ -327,7 +327,7 @@ def test_a_cut_that_lists_the_files_shows_the_behaviour_change_before_other_head
 
 def test_a_quoted_string_edited_goes_after_code_edited_and_a_flipped_condition_first() -> None:
     from ctxguard.kinds.diff.plan import EDITED, EDITED_QUOTED, FLIPPED, plan
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     tokenizer = get_tokenizer()
     text = _VERSION_BUMP + (
@@ -368,7 +368,7 @@ def test_a_definition_or_error_line_moved_goes_after_the_edits() -> None:
     """`raise ValueError(` removed at one depth and added at another is a move, not a change:
     still kept by tier 2, but a cut takes the lines edited in place first."""
     from ctxguard.kinds.diff.plan import EDITED, MOVED, plan
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     tokenizer = get_tokenizer()
     text = (
@@ -400,9 +400,10 @@ _ODD = (
 
 
 def test_one_reading_gives_one_path_to_the_plan_probes_digest_coverage_and_stream(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from ctxguard import digest, stream
+    from ctxguard import digest
+    from ctxguard.engine import stream
     from ctxguard.kinds.diff import KIND, file_coverage, file_listing
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     tokenizer = get_tokenizer()
     doc = read(_ODD)

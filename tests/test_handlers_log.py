@@ -282,7 +282,7 @@ def test_a_compilers_errors_come_before_its_last_note_and_gutter(sample) -> None
     record = compress_text(text, 130, name="build.log")
     assert all(line in record["content"] for line in errors)
     # Its ends are the lines that say something on their own: not a gutter, not a note.
-    from ctxguard.kinds import KINDS
+    from ctxguard.kinds.registry import KINDS
 
     ends = {
         p.kind: p.value
@@ -377,7 +377,7 @@ def test_a_test_named_twice_is_taken_once_by_the_line_that_says_why() -> None:
     the message: the summary's line comes with the failures, the progress line with repeats."""
     from ctxguard.kinds.log import KIND
     from ctxguard.kinds.log.plan import ERROR, NAMED
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     text = (
         "============================= test session starts ==============================\n"
@@ -432,7 +432,7 @@ def test_passing_and_progress_lines_are_the_last_taken_and_never_an_errors_conte
     after every other line, and never taken as the context before an error line."""
     from ctxguard.kinds.log import KIND
     from ctxguard.kinds.log.plan import BEFORE, QUIET, REST
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     text = (
         "============================= test session starts ==============================\n"

@@ -137,7 +137,7 @@ def test_a_cut_keeps_rules_from_the_whole_document_and_a_repeated_rule_once() ->
     assert sum(f"name{i} MUST NOT be empty." in content for i in range(8)) >= 4  # the short rules first
     assert "Each part 0 handler MUST" not in content  # (a head-first cut would keep the long ones)
     from ctxguard.kinds.markdown import KIND
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     tokenizer = get_tokenizer()
     plan = KIND.plan(KIND.read(text, "spec.md"), tokenizer.encode(text), tokenizer, frozenset())
@@ -200,7 +200,7 @@ def test_list_rules_show_with_the_prose_that_leads_into_their_list() -> None:
     filler = "".join(f"\nFiller paragraph {i} says nothing a reviewer needs to see today.\n" for i in range(30))
     text = "# Spec\n\n## Naming\n\n" + lead + items + filler
     from ctxguard.kinds.markdown import KIND
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     tokenizer = get_tokenizer()
     plan = KIND.plan(KIND.read(text, "spec.md"), tokenizer.encode(text), tokenizer, frozenset())
@@ -227,7 +227,7 @@ def test_each_next_rule_is_the_one_that_costs_least_to_add() -> None:
     )
     text = "# Spec\n" + deep + wide
     from ctxguard.kinds.markdown import KIND
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     tokenizer = get_tokenizer()
     plan = KIND.plan(KIND.read(text, "spec.md"), tokenizer.encode(text), tokenizer, frozenset())

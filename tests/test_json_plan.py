@@ -11,11 +11,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxguard import compress_text
+from ctxguard.engine.packer import pack
+from ctxguard.engine.tiers import marker
 from ctxguard.kinds.json import read
 from ctxguard.kinds.json.plan import plan
-from ctxguard.packer import pack
-from ctxguard.tiers import marker
-from ctxguard.tokens import get_tokenizer
+from ctxguard.tokens.load import get_tokenizer
 from tests.helpers import budget_for_tier2, independent_count, probes_kept
 
 OMITTED_ITEMS = re.compile(r"(\d+) items? omitted")
@@ -365,7 +365,7 @@ def test_a_coverage_map_goes_after_the_failing_items() -> None:
 def test_a_cut_of_notes_and_its_marker_alone_is_hollow() -> None:
     """The JSON kind's answer to "does this cut show anything of the document" (a preview
     replaces a hollow cut in a bundle)."""
-    from ctxguard.kinds import KINDS
+    from ctxguard.kinds.registry import KINDS
 
     hollow = KINDS["json"].hollow
     marker = '"[TRUNCATED: content exceeds budget, remaining 90 tokens omitted]"'

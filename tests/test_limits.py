@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from ctxguard.config import parse_config
-from ctxguard.diffpath import header_path, unquote
+from ctxguard.bundle.output import remove_stale, write_atomic
+from ctxguard.config.load import parse_config
 from ctxguard.errors import ConfigError
+from ctxguard.git.paths import header_path, unquote
 from ctxguard.main import main
-from ctxguard.output import remove_stale, write_atomic
 from ctxguard.read import BINARY, read_artifact, spool
-from ctxguard.tokens import exact_pieces, get_tokenizer, tiktoken_encoding
+from ctxguard.tokens.exact import exact_pieces
+from ctxguard.tokens.load import get_tokenizer, tiktoken_encoding
 from tests.conftest import ROOT
 from tests.gitrepo import Repo, configured
 
@@ -217,7 +218,7 @@ def test_a_json_cut_that_cannot_be_packed_is_a_marked_valid_json_cut(monkeypatch
     text = (ROOT / "tests/samples/json-nested-at-a-tiny-budget.json").read_text()
     record = compress_text(text, 64, artifact_type="json")  # (a head cut of it did not parse)
     assert record["tier"] == 3 and "TRUNCATED" in json.dumps(json.loads(record["content"]))
-    monkeypatch.setattr("ctxguard.tiers.pack", lambda *args, **kwargs: None)  # nothing fits at all
+    monkeypatch.setattr("ctxguard.engine.tiers.pack", lambda *args, **kwargs: None)  # nothing fits at all
     record = compress_text(text, 64, artifact_type="json")
     assert record["tier"] == 3 and record["truncated"] and "TRUNCATED" in json.loads(record["content"])
     assert any("only the marker" in n for n in record["notes"])
@@ -335,7 +336,7 @@ def test_split_file_keeps_the_digest_short(tmp_path: Path) -> None:
 def test_a_written_file_has_the_mode_the_umask_gives(tmp_path: Path, umask: int) -> None:
     """A bundle is written as any file the user writes: 0644 under umask 022, not mkstemp's 0600."""
     code = (
-        "import os, sys; from pathlib import Path; from ctxguard.output import write_atomic\n"
+        "import os, sys; from pathlib import Path; from ctxguard.bundle.output import write_atomic\n"
         f"os.umask({umask}); write_atomic(Path(sys.argv[1]), 'x')\n"
     )
     target = tmp_path / "bundle.json"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxguard.config import parse_config
+from ctxguard.config.load import parse_config
 from ctxguard.errors import ConfigError
 from ctxguard.main import main
 from tests.gitrepo import Repo, configured

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxguard.packer import pack
+from ctxguard.engine.packer import pack
+from ctxguard.engine.tiers import marker
 from ctxguard.plan import Plan, Unit, listing_room
-from ctxguard.tiers import marker
-from ctxguard.tokens import get_tokenizer
+from ctxguard.tokens.load import get_tokenizer
 
 TOKENIZER = get_tokenizer()
 

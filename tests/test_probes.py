@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ctxguard.probes import (
-    Probe,
-    definition_name,
-    error_message,
-    extract,
-    measure,
-    prefix_key_paths,
-)
+from ctxguard.engine.probes import Probe, extract, measure, prefix_key_paths
+from ctxguard.kinds.definitions import definition_name
+from ctxguard.kinds.diff.lines import error_message
 from tests.conftest import SampleReader
 
 
@@ -134,7 +129,7 @@ def test_probes_are_found_as_a_search_of_the_whole_content_finds_them() -> None:
     """The word index decides misses without searching; it must agree with plain search."""
     import random
 
-    from ctxguard.probes import Probe, _Finder, _word_at
+    from ctxguard.engine.probes import Probe, _Finder, _word_at
 
     rng = random.Random(3)
     pieces = ["def ", "run", "_job", "(", ")", " ", "\n", "a/b.py", "$x", "raise ", "Error", ": ", "x.y", "'"]

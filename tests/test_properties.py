@@ -8,8 +8,9 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from ctxguard.tiers import compress
-from ctxguard.tokens import HEURISTIC_WARNING, HeuristicTokenizer, get_tokenizer
+from ctxguard.engine.tiers import compress
+from ctxguard.tokens.base import HEURISTIC_WARNING, HeuristicTokenizer
+from ctxguard.tokens.load import get_tokenizer
 
 # Pieces, not just characters, so that lines, paragraphs and special-token text show up often.
 TEXT = st.lists(
@@ -114,7 +115,7 @@ _SECRET_LINES = [
     )
 )
 def test_redaction_never_changes_the_line_structure(lines: list[tuple[str, str]]) -> None:
-    from ctxguard.redact import redact
+    from ctxguard.secrets.redact import redact
 
     text = "".join(body + ending for body, ending in lines)
     assert endings(redact(text).text) == endings(text)

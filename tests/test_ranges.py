@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ctxguard import git, ranges
 from ctxguard.errors import GitError
+from ctxguard.git import ranges
+from ctxguard.git import repo as git
 from ctxguard.main import main
 from tests.gitrepo import Repo, configured
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxguard.classify import TYPES
-from ctxguard.config import _ENTRY, _TOP
+from ctxguard.config.model import _ENTRY, _TOP
+from ctxguard.options import TYPES
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text()

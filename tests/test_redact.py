@@ -9,7 +9,7 @@ import pytest
 
 from ctxguard.api import compress_text
 from ctxguard.main import main
-from ctxguard.redact import redact
+from ctxguard.secrets.redact import redact
 from tests.fuzz import endings
 from tests.gitrepo import Repo, configured
 

@@ -11,11 +11,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from ctxguard import reference, stream
-from ctxguard.config import parse_config
+from ctxguard import reference
+from ctxguard.config.load import parse_config
+from ctxguard.engine import stream
 from ctxguard.errors import ConfigError
 from ctxguard.main import main
-from ctxguard.tokens import get_tokenizer
+from ctxguard.tokens.load import get_tokenizer
 from tests.generate import log_of
 from tests.gitrepo import Repo
 from tests.helpers import independent_count

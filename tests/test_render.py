@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ctxguard import bundle, render
+from ctxguard.bundle import model as bundle
+from ctxguard.bundle import render
 from ctxguard.collect import Source
 from ctxguard.record import Listed, Offload, Record
 

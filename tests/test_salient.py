@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ctxguard.api import compress_text
-from ctxguard.probes import extract, measure
+from ctxguard.engine.probes import extract, measure
 from tests.conftest import SampleReader
 from tests.generate import log_of
 from tests.helpers import independent_count

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxguard.redact import redact
 from ctxguard.secrets.names import classify
+from ctxguard.secrets.redact import redact
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from secret_vectors import VECTORS, measure  # noqa: E402

@@ -8,9 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from ctxguard import stream
 from ctxguard.api import compress_file
-from ctxguard.redact import redact
+from ctxguard.engine import stream
+from ctxguard.secrets.redact import redact
 from tests.generate import log_of
 from tests.helpers import independent_count
 from tests.test_hostile import RECORD
@@ -145,7 +145,7 @@ PIECES = st.lists(
 def test_block_counts_sum_to_the_whole_count(
     pieces: list[str], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     monkeypatch.setattr(stream, "BLOCK", 16)  # many block boundaries
     text = "".join(pieces)
@@ -205,7 +205,7 @@ def test_a_streamed_log_names_a_failed_test_once_too(small_stream: None, tmp_pat
     summary, the summary's line (which says why) comes with the failures, the other later."""
     from ctxguard.kinds.log.plan import LATER, NAMED
     from ctxguard.kinds.log.sink import LogSink
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     passing = "".join(
         f"tests/test_b.py::test_{k} PASSED                              [ {k % 100:2d}%]\n" for k in range(900)
@@ -262,7 +262,7 @@ def test_a_bare_named_failures_cause_comes_right_after_its_name(small_stream: No
     name taken right after it, before the other names: in the plan and the streaming sink alike."""
     from ctxguard.kinds.log import KIND
     from ctxguard.kinds.log.sink import LogSink
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     text = _bare_summary_run()
     cause = "E   TypeError: '<' not supported between instances of 'Version' and 'str'"  # (the last test's)

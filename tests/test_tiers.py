@@ -11,9 +11,10 @@ import sys
 import pytest
 
 from ctxguard import compress_file, compress_text
-from ctxguard.options import Options
-from ctxguard.tiers import MIN_BUDGET, compress, marker
-from ctxguard.tokens import HEURISTIC_WARNING, HeuristicTokenizer, get_tokenizer
+from ctxguard.engine.tiers import compress, marker
+from ctxguard.options import MIN_BUDGET, Options
+from ctxguard.tokens.base import HEURISTIC_WARNING, HeuristicTokenizer
+from ctxguard.tokens.load import get_tokenizer
 from tests.generate import log_of, prose_of
 from tests.helpers import independent_count
 
@@ -160,7 +161,7 @@ def test_cli_strict_refuses_the_estimate(tmp_path: object) -> None:
     env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(tmp_path), HTTPS_PROXY="http://127.0.0.1:9")
     # No cache, no network and (BUNDLED pointed at an empty folder) no shipped files either.
     code = (
-        "import sys; from pathlib import Path; import ctxguard.tokens as t; t.BUNDLED = Path(sys.argv[1]); "
+        "import sys; from pathlib import Path; import ctxguard.tokens.load as t; t.BUNDLED = Path(sys.argv[1]); "
         "from ctxguard.main import main; raise SystemExit(main(sys.argv[2:]))"
     )
     base = [sys.executable, "-c", code, str(tmp_path), "compress", str(artifact), "--budget", "100"]
@@ -201,7 +202,7 @@ def test_options_are_one_frozen_value_checked_when_made() -> None:
 
     import pytest
 
-    from ctxguard.classify import classify
+    from ctxguard.kinds.classify import classify
 
     options = Options(task="fix the parser", tier2_ratio=2.0, tier3="head")
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ctxguard.tokens import HeuristicTokenizer, get_tokenizer
+from ctxguard.tokens.base import HeuristicTokenizer
+from ctxguard.tokens.load import get_tokenizer
 from tests.helpers import independent_count
 
 
@@ -72,7 +73,7 @@ def test_counts_are_exact_offline_from_the_shipped_encodings(tmp_path: object) -
     """No TIKTOKEN_CACHE_DIR, no network: the files shipped in the package count exactly. An empty
     cache folder that tiktoken cannot fill falls back to them too."""
     code = (
-        "from ctxguard.tokens import get_tokenizer\n"
+        "from ctxguard.tokens.load import get_tokenizer\n"
         "for name in ('o200k_base', 'cl100k_base'):\n"
         "    t = get_tokenizer(name); print(t.name, t.exact, t.count('hello world, <|endoftext|>'))\n"
     )
@@ -111,7 +112,7 @@ def test_no_tokenizer_is_loaded_around_the_projects_own_loader() -> None:
     """Every tokenizer load in the package and the tests goes through ctxguard.tokens."""
     from tests.conftest import ROOT
 
-    allowed = {ROOT / "ctxguard/tokens.py"}
+    allowed = {ROOT / "ctxguard/tokens/load.py"}
     sources = [*(ROOT / "ctxguard").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]
     offenders = [
         str(path.relative_to(ROOT))
@@ -124,7 +125,7 @@ def test_no_tokenizer_is_loaded_around_the_projects_own_loader() -> None:
 def test_the_shipped_files_are_tiktokens_own() -> None:
     import hashlib
 
-    from ctxguard.tokens import BUNDLED
+    from ctxguard.tokens.load import BUNDLED
 
     digests = {path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in BUNDLED.iterdir()}
     assert digests == {  # tiktoken_ext/openai_public.py's expected_hash values
@@ -136,7 +137,7 @@ def test_the_shipped_files_are_tiktokens_own() -> None:
 def test_missing_encodings_fall_back_with_one_warning(tmp_path: object) -> None:
     # A fresh interpreter with an empty cache, no network and no shipped files: estimate, once.
     code = (
-        "import sys; from pathlib import Path; import ctxguard.tokens as tokens\n"
+        "import sys; from pathlib import Path; import ctxguard.tokens.load as tokens\n"
         f"tokens.BUNDLED = Path({str(tmp_path)!r})\n"
         "t = tokens.get_tokenizer(); tokens.get_tokenizer()\n"
         "print(t.name, t.count('abcdefgh'))\n"
@@ -257,8 +258,8 @@ def test_segment_counts_of_one_long_line_in_many_parts() -> None:
 def test_the_ranks_cache_gives_tiktokens_own_encoding_and_survives_damage(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import tiktoken
 
-    from ctxguard import ranks_cache
-    from ctxguard.tokens import BUNDLED, _tiktoken_bundled
+    from ctxguard.tokens import ranks_cache
+    from ctxguard.tokens.load import BUNDLED, _tiktoken_bundled
 
     monkeypatch.setenv("CTXGUARD_CACHE_DIR", str(tmp_path / "cache"))
     source = BUNDLED / "fb374d419588a4632f3f557e76b4b70aebbca790"

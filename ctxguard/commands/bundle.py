@@ -10,10 +10,10 @@ from typing import Any
 
 from ctxguard.commands.common import positive_int
 from ctxguard.commands.setup import prepare
-from ctxguard.config import FAIL_ON, parse_fail_on
+from ctxguard.config.model import FAIL_ON, parse_fail_on
 from ctxguard.errors import EXIT_OK, EXIT_POLICY
 from ctxguard.options import TIER3_MODES
-from ctxguard.tokens import ENCODINGS
+from ctxguard.tokens.base import ENCODINGS
 from ctxguard.words import plural
 
 FORMATS = ("json", "markdown", "prompt")
@@ -171,7 +171,7 @@ def _confined(top: Path, value: str) -> Path:
 def _output(args: argparse.Namespace, config: Any, repo: Any, fmt: str) -> Path:
     """Where the bundle goes: --output, else the config's output, else inside the git directory.
     A path in the work tree is refused unless git ignores it (the flag and the config alike)."""
-    from ctxguard import git
+    from ctxguard.git import repo as git
 
     if getattr(args, "output", None):
         path = Path(args.output)
@@ -188,9 +188,9 @@ def _ignored_or_refused(repo: Any, path: Path, said: str, offloads: bool = True)
     """One rule for every file ctxguard writes at a path the user names: outside the work tree,
     or in the git directory, or where git ignores it (the file, and the `offload/` folder beside
     it that keeps the full texts of what was cut); else the next `git add -A` would stage it."""
-    from ctxguard import git
     from ctxguard.collect import inside
     from ctxguard.errors import ConfigError
+    from ctxguard.git import repo as git
 
     top = git.root(repo).resolve()
     folder = path.parent / "offload"
@@ -214,15 +214,16 @@ def run_bundle(args: argparse.Namespace) -> int:
         return _bundle(args)
     except CtxguardError as exc:
         if getattr(args, "github", False):  # in Actions: an annotation and a summary that say what to do
-            from ctxguard import github
+            from ctxguard.report import github
 
             github.report_error(str(exc))
         raise
 
 
 def _bundle(args: argparse.Namespace) -> int:
-    from ctxguard import output, render, report
+    from ctxguard.bundle import output, render
     from ctxguard.commands.runs import bundles, part_path
+    from ctxguard.report import table as report
 
     repo, config, tokenizer = prepare(args)
     path = _output(args, config, repo, args.format)
@@ -266,7 +267,7 @@ def _bundle(args: argparse.Namespace) -> int:
             print(f"ctxguard: wrote {where}", file=sys.stderr)
     problems = _failures(made, config) if args.check else None
     if args.github:
-        from ctxguard import github
+        from ctxguard.report import github
 
         github.publish(
             made[0][1].bundle,
@@ -323,7 +324,7 @@ def _fits(args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt:
 
 def _failures(made: list[tuple[Any, Any]], config: Any) -> list[str]:
     """The policies every bundle of the change fails, each said once."""
-    from ctxguard.policy import failures
+    from ctxguard.report.policy import failures
 
     said: list[str] = []
     for result, out in made:

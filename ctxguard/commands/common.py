@@ -8,9 +8,10 @@ import math
 import sys
 from typing import Any
 
-from ctxguard.classify import TYPES
 from ctxguard.errors import TokenizerError
-from ctxguard.tokens import ENCODINGS, get_tokenizer
+from ctxguard.options import TYPES
+from ctxguard.tokens.base import ENCODINGS
+from ctxguard.tokens.load import get_tokenizer
 
 
 def add_encoding(parser: argparse.ArgumentParser) -> None:

@@ -15,8 +15,7 @@ from ctxguard.commands.common import (
     ratio,
 )
 from ctxguard.errors import EXIT_OK, EXIT_USAGE, UsageError
-from ctxguard.options import TIER2_RATIO, TIER3_MODES
-from ctxguard.tiers import MIN_BUDGET
+from ctxguard.options import MIN_BUDGET, TIER2_RATIO, TIER3_MODES
 
 
 def add_parser(sub: Any) -> None:
@@ -60,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
     if args.budget < MIN_BUDGET:
         raise UsageError(f"--budget must be at least {MIN_BUDGET} tokens")
     check_tokenizer(args.encoding, args.strict)
-    from ctxguard.tiers import min_budget
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.engine.tiers import min_budget
+    from ctxguard.tokens.load import get_tokenizer
 
     floor = min_budget(get_tokenizer(args.encoding))
     if args.budget < floor:

@@ -22,7 +22,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxguard.read import Loaded, read_artifact, spooled_stdin
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     check_tokenizer(args.encoding, args.strict)
     if args.path == "-":

@@ -40,7 +40,7 @@ def add_parser(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ctxguard.evaluate import ctxguard_method, evaluate, load, table
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer
 
     check_tokenizer(args.encoding, args.strict)
     artifacts, skipped = load(args.paths)

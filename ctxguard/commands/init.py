@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ctxguard.config import DEFAULTS
+from ctxguard.config.load import DEFAULTS
 from ctxguard.errors import EXIT_OK, UsageError
 
 HEADER = """\

@@ -66,7 +66,7 @@ def _alias_value() -> str:
 
 def _config(args: argparse.Namespace) -> Any:
     """A callable running `git config` in the right scope."""
-    from ctxguard import git as cgit
+    from ctxguard.git import repo as cgit
 
     if args.global_:
         import git
@@ -89,7 +89,7 @@ def _current_alias(config: Any, key: str) -> str | None:
 def _hook_path(args: argparse.Namespace, installing: bool = True) -> Path:
     import git
 
-    from ctxguard import git as cgit
+    from ctxguard.git import repo as cgit
 
     repo = cgit.open_repo(args.repo)
     try:

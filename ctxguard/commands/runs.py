@@ -23,15 +23,17 @@ def bundles(
     each as written in fmt. Cut records name their full text in the offload folder beside
     output: relative to output's folder, or with stdout (no file to be beside) to the current
     directory."""
-    from ctxguard import bundle, chunks, pipeline
+    from ctxguard import pipeline
+    from ctxguard.bundle import chunks, write
+    from ctxguard.bundle import model as bundle
     from ctxguard.collect import collect
 
     chosen = diff_range(args, repo)
     mode, why = (chosen.mode, chosen.why) if chosen else (None, None)
     task = getattr(args, "task", None) or _one_task(config)
 
-    def assemble(result: pipeline.Result, chunk: Any) -> bundle.Written:
-        return bundle.assemble(
+    def assemble(result: pipeline.Result, chunk: Any) -> write.Written:
+        return write.assemble(
             result,
             fmt=fmt,
             total_budget=config.total_budget,
@@ -42,7 +44,7 @@ def bundles(
         )
 
     def build(collected: Any = None, chunk: Any = None) -> tuple[Any, Any]:
-        last: list[bundle.Written] = []
+        last: list[write.Written] = []
 
         def measure(result: pipeline.Result) -> int:
             last[:] = [assemble(result, chunk)]

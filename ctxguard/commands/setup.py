@@ -15,7 +15,7 @@ from typing import Any
 
 def diff_range(args: argparse.Namespace, repo: Any, environ: Mapping[str, str] = os.environ) -> Any:
     """The range this run reviews (ctxguard.ranges), or None for each entry's own `diff:`."""
-    from ctxguard import ranges
+    from ctxguard.git import ranges
 
     return ranges.resolve(repo, args.diff, hook=args.hook, github=getattr(args, "github", False), environ=environ)
 
@@ -59,10 +59,11 @@ def _task(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> 
 
 def prepare(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """The repository, the config with the command line's overrides, and the tokenizer."""
-    from ctxguard import git
     from ctxguard.commands.common import check_tokenizer
-    from ctxguard.config import CONFIG_NAME, DEFAULTS_SAID, default_config, load_config
-    from ctxguard.tokens import get_tokenizer
+    from ctxguard.config.load import DEFAULTS_SAID, default_config, load_config
+    from ctxguard.config.model import CONFIG_NAME
+    from ctxguard.git import repo as git
+    from ctxguard.tokens.load import get_tokenizer
 
     repo = git.open_repo(args.repo)
     top = git.root(repo)

@@ -45,8 +45,8 @@ def add_parser(sub: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ctxguard.bundle import Bundle, dumps
-    from ctxguard.render import render
+    from ctxguard.bundle.model import Bundle, dumps
+    from ctxguard.bundle.render import render
 
     path = Path(args.bundle)
     try:

@@ -1,20 +1,2 @@
-"""The explicit registry of artifact kinds (see ctxguard.kinds.base.Kind).
-
-Each kind reads an artifact's text once into a document of its own (diff, json, log, markdown,
-text), and answers the plan and the probes from it.
-"""
-
-from __future__ import annotations
-
-from ctxguard.kinds import diff, json, log, markdown, text
-from ctxguard.kinds.base import Kind, KindName, Probe
-
-KINDS: dict[str, Kind] = {
-    "diff": diff.KIND,
-    "json": json.KIND,
-    "log": log.KIND,
-    "markdown": markdown.KIND,
-    "text": text.KIND,
-}
-
-__all__ = ["KINDS", "Kind", "KindName", "Probe"]
+"""The artifact kinds: each reads its text once into a document of its own and answers every
+question from it (ctxguard.kinds.base.Kind); ctxguard.kinds.registry lists them."""

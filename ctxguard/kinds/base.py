@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
+from ctxguard.options import KindName
 from ctxguard.plan import Plan, ends, filled
-from ctxguard.tokens import Encoded, Tokenizer
-
-KindName = Literal["diff", "json", "log", "markdown", "text"]
+from ctxguard.tokens.base import Encoded, Tokenizer
 
 
 class Probe(NamedTuple):

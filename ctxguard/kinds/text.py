@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ctxguard.definitions import is_definition, language
 from ctxguard.kinds.base import KindOf, Probe, edges
+from ctxguard.kinds.definitions import definition_name, is_definition, language
+from ctxguard.kinds.log.sink import LogSink
 from ctxguard.plan import Plan, ended, ends, units
-from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
 EDGE = 10  # lines at each end taken before the middle
@@ -54,7 +55,6 @@ def plan(doc: TextDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
 
 def probes(doc: TextDoc) -> Iterator[Probe]:
     """The first and last line, and every definition's name."""
-    from ctxguard.probes import definition_name  # (here: ctxguard.probes asks the kinds for theirs)
 
     lines = doc.text.splitlines()
     yield from edges(lines)
@@ -66,7 +66,6 @@ def probes(doc: TextDoc) -> Iterator[Probe]:
 
 def sink(tokenizer: Tokenizer, head_budget: int) -> Any:
     """A big text's streaming sink: a log's, its first and last lines the lines not blank."""
-    from ctxguard.kinds.log.sink import LogSink
 
     return LogSink(tokenizer, head_budget)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ctxguard.diffpath import file_path, header_path
+from ctxguard.git.paths import file_path, header_path
 from ctxguard.kinds.diff.model import DiffDoc
 
 

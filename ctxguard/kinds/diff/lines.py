@@ -6,9 +6,9 @@ from __future__ import annotations
 import functools
 import re
 
-from ctxguard.definitions import is_definition, language
-from ctxguard.diffpath import header_path
 from ctxguard.generated import GENERATED, is_excluded
+from ctxguard.git.paths import header_path
+from ctxguard.kinds.definitions import is_definition, language
 
 ERROR_LINE = re.compile(
     r"""\b(?:raise|throw|panic!?|abort|die|bail!|unreachable!|unimplemented!|todo!
@@ -97,3 +97,12 @@ def file_offset(path: str) -> float:
     if DOCS.search(path):
         return 1.5
     return 1.0 if TESTS_DOCS.search(path) else 0.0
+
+
+_QUOTED = re.compile(r"""(?:f|b|r)?("(?:[^"\\]|\\.){3,}"|'(?:[^'\\]|\\.){3,}'|`[^`]{3,}`)""")
+
+
+def error_message(line: str) -> str:
+    """The message of an error line: its first string literal, else the whole line stripped."""
+    match = _QUOTED.search(line)
+    return match.group(1)[1:-1] if match else line.strip()

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from ctxguard.definitions import is_comment_or_blank, is_definition, language
-from ctxguard.diffpath import file_path
+from ctxguard.git.paths import file_path
+from ctxguard.kinds.definitions import is_comment_or_blank, is_definition, language
 from ctxguard.kinds.diff.lines import is_error_line
 
 

@@ -7,11 +7,11 @@ import os.path
 import re
 from collections.abc import Sequence
 
-from ctxguard.definitions import is_comment_or_blank
+from ctxguard.kinds.definitions import is_comment_or_blank
 from ctxguard.kinds.diff.lines import DiffReader
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
 from ctxguard.plan import Plan, ended, units
-from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
 TURN = 1 << 32  # a definition's turn among its file's counts before its place in the diff

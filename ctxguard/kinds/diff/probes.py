@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxguard.diffpath import line_path
+from ctxguard.git.paths import line_path
 from ctxguard.kinds.base import Probe
+from ctxguard.kinds.definitions import definition_name
+from ctxguard.kinds.diff.lines import error_message
 from ctxguard.kinds.diff.model import CONTEXT, DEFINES, ERROR, DiffDoc
 
 
 def probes(doc: DiffDoc) -> Iterator[Probe]:
-    from ctxguard.probes import definition_name, error_message
 
     files = doc.classified
     if files is None:

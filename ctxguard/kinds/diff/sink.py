@@ -6,14 +6,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ctxguard.kinds.base import Probe
-from ctxguard.kinds.diff.lines import DiffReader
+from ctxguard.kinds.definitions import definition_name
+from ctxguard.kinds.diff.lines import DiffReader, error_message
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.diff.plan import TURN, file_listing, turn_of
+from ctxguard.kinds.sink import Offered, offer
+from ctxguard.kinds.sink import clip_streamed as _clip
 from ctxguard.plan import shown_listing
 from ctxguard.record import Listed
-from ctxguard.sink import Offered, offer
-from ctxguard.sink import clip_streamed as _clip
-from ctxguard.tokens import Tokenizer
+from ctxguard.tokens.base import Tokenizer
 
 MAX_OFFERED = 100_000  # diff lines kept as candidates for the cut
 MAX_FILES = 200_000  # diff files whose stats are kept
@@ -64,7 +65,6 @@ class DiffSink:
         self.stat = None
 
     def take(self, number: int, line: str) -> None:
-        from ctxguard.probes import definition_name, error_message
 
         kind, level = self.reader.read(line)
         needs, rank = self.hunk, None

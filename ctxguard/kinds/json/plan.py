@@ -13,11 +13,12 @@ from __future__ import annotations
 import functools
 from dataclasses import replace
 
+from ctxguard.kinds import text as plain
 from ctxguard.kinds.json.model import JsonDoc, parse
 from ctxguard.kinds.json.units import _CLOSE, _LEAF, _OPEN, _PIECE_OF, _STAGES, _walk
 from ctxguard.kinds.json.write import _gap, _layout, _whole, _write
 from ctxguard.plan import Plan, Unit
-from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import plural
 
 
@@ -33,8 +34,6 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
     """
     found = doc.parsed
     if found is None:
-        from ctxguard.kinds import text as plain
-
         return replace(
             plain.plan(plain.read(encoded.text, ""), encoded, tokenizer, task_words),
             notes=("content is not valid json; compressed as text",),

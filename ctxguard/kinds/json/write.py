@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ctxguard.kinds.json.units import _CLOSE, _OPEN, _STAGES, _Layout, _quoted, _Units
-from ctxguard.tokens import Encoded
+from ctxguard.tokens.base import Encoded
 from ctxguard.words import plural
 
 

@@ -8,7 +8,7 @@ from ctxguard.kinds.log.model import LogDoc, scan
 from ctxguard.kinds.log.plan import plan
 from ctxguard.kinds.log.probes import probes
 from ctxguard.kinds.log.sink import LogSink
-from ctxguard.tokens import Tokenizer
+from ctxguard.tokens.base import Tokenizer
 
 
 def read(text: str, name: str = "") -> LogDoc:

@@ -17,7 +17,7 @@ from ctxguard.kinds.log.lines import (
 )
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
-from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import clip
 
 CONTEXT = 2  # lines shown before the first occurrence of each error template

@@ -26,11 +26,11 @@ from ctxguard.kinds.log.plan import (
     occurrences,
     template_level,
 )
+from ctxguard.kinds.sink import Offered, offer
+from ctxguard.kinds.sink import clip_streamed as _clip
 from ctxguard.plan import filled
 from ctxguard.record import Listed
-from ctxguard.sink import Offered, offer
-from ctxguard.sink import clip_streamed as _clip
-from ctxguard.tokens import Tokenizer
+from ctxguard.tokens.base import Tokenizer
 
 TAIL = 2000  # last lines kept for the cut
 MAX_TEMPLATES = 5000  # distinct error/warning templates tracked

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, Block, MarkdownDoc
 from ctxguard.plan import Plan, Unit, omitted_lines, units
-from ctxguard.tokens import Encoded, Tokenizer
+from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")

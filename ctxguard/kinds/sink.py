@@ -8,7 +8,7 @@ from typing import Protocol
 from ctxguard.kinds.base import Probe
 from ctxguard.plan import MAX_LINE
 from ctxguard.record import Listed
-from ctxguard.tokens import Tokenizer
+from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import clip
 
 # line number -> (priority, rank, text shown, the line numbers it is never shown without)

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePath
-from typing import get_args
 
-from ctxguard.kinds.base import KindName
-
-TYPES: tuple[KindName, ...] = get_args(KindName)
+from ctxguard.kinds.json import parse
+from ctxguard.options import TYPES, KindName
 
 _BY_SUFFIX: dict[str, KindName] = {
     ".diff": "diff",
@@ -52,8 +50,6 @@ def sniff(text: str) -> KindName:
     if _DIFF_START.search(head) and "\n@@ " in text[:65536] or stripped.startswith("diff --git "):
         return "diff"
     if stripped[:1] in "{[" and stripped:
-        from ctxguard.kinds.json import parse
-
         found = parse(text)
         if found is not None and not found[1]:
             return "json"

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctxguard import git
+from ctxguard.git import repo as git
 from ctxguard.words import plural
 
 ZERO = "0" * 40

@@ -6,11 +6,9 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ctxguard.classify import TYPES
-from ctxguard.config import _ENTRY, PRIORITIES, SPLITS, ArtifactSpec, parse_fail_on
-from ctxguard.config_yaml import Errors
-from ctxguard.options import TIER3_MODES
-from ctxguard.tiers import MIN_BUDGET
+from ctxguard.config.model import _ENTRY, PRIORITIES, SPLITS, ArtifactSpec, parse_fail_on
+from ctxguard.config.parse import Errors
+from ctxguard.options import MIN_BUDGET, TIER3_MODES, TYPES
 
 
 class Validator:

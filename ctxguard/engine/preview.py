@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ctxguard.kinds import KINDS
+from ctxguard.kinds.registry import KINDS
 from ctxguard.record import Record
-from ctxguard.tokens import Tokenizer
+from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import clip
 
 

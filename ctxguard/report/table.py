@@ -2,27 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ctxguard.record import Record
-
-if TYPE_CHECKING:
-    from ctxguard.bundle import Bundle
-
-
-def status(record: Record) -> str:
-    """What happened to one artifact: MISSING (a configured file that does not exist), ERROR
-    (could not be read), REFERENCE (listed, not included), TRUNCATED (cut), COMPRESSED (tier 2:
-    rewritten shorter, every must-keep unit in) or OK."""
-    if record.missing:
-        return "MISSING"
-    if record.error:
-        return "ERROR"
-    if record.read == "reference":
-        return "REFERENCE"
-    if record.truncated:
-        return "TRUNCATED"
-    return "COMPRESSED" if record.tier == 2 else "OK"
+from ctxguard.bundle.model import Bundle
+from ctxguard.record import status
 
 
 def usage_line(bundle: Bundle) -> str:

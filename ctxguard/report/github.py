@@ -11,14 +11,12 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from ctxguard.record import Record
-from ctxguard.report import status
+from ctxguard.bundle.model import Bundle
+from ctxguard.bundle.render import coverage
+from ctxguard.bundle.render import fence as render_fence
+from ctxguard.record import Record, status
 from ctxguard.words import plural
-
-if TYPE_CHECKING:
-    from ctxguard.bundle import Bundle
 
 MAX_WARNINGS = 10
 TOP = 5  # largest artifacts and files the step summary names
@@ -80,8 +78,6 @@ def headline(bundle: Bundle, problems: list[str] | None = None) -> str:
 def summary(bundle: Bundle, problems: list[str] | None = None) -> str:
     """The markdown for $GITHUB_STEP_SUMMARY: the verdict and its reasons, each artifact with its
     status, the coverage, the largest artifacts and changed files, and the digest."""
-    from ctxguard.render import coverage
-    from ctxguard.render import fence as render_fence
 
     lines = ["### ctxguard bundle", ""]
     if problems is not None:

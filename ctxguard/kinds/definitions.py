@@ -118,3 +118,27 @@ _COMMENT_OR_BLANK = re.compile(r"^\s*(?:$|#(?!include|define|if|endif|pragma|!)|
 def is_comment_or_blank(line: str) -> bool:
     """Blank lines and lines that hold only a comment."""
     return _COMMENT_OR_BLANK.match(line) is not None
+
+
+_NAME_AFTER_KEYWORD = re.compile(
+    r"\b(?:def|class|struct|interface|enum|trait|type|fn|func|function|mod|module|impl|union|record"
+    r"|namespace|macro_rules!|#define)\s+(?:\([^)]*\)\s*)?\*?([A-Za-z_$][\w$]*)"
+)
+
+_NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*\(")
+
+_NAME_ASSIGNED = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
+
+_NOT_NAMES = frozenset("if for while switch catch return with else do new await typeof sizeof".split())
+
+
+def definition_name(line: str) -> str | None:
+    """The name a definition line declares: `def parse_amount(` -> parse_amount."""
+    match = _NAME_AFTER_KEYWORD.search(line)
+    if match:
+        return match.group(1)
+    for match in _NAME_BEFORE_PAREN.finditer(line):
+        if match.group(1) not in _NOT_NAMES:
+            return match.group(1)
+    match = _NAME_ASSIGNED.search(line)
+    return match.group(1) if match else None

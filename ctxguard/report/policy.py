@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ctxguard.config import Config
+from ctxguard.config.model import Config
 from ctxguard.record import Record
 from ctxguard.words import plural
 

@@ -12,10 +12,9 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ctxguard.tokens import Encoded
+from ctxguard.tokens.base import Encoded
 
 # Runs without whitespace longer than this are encoded in pieces: BPE is superlinear in the
 # length of one pre-token, and older tiktoken releases take minutes on a 1 MB base64 line.

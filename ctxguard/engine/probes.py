@@ -43,15 +43,8 @@ from ctxguard.kinds.json.probes import (
 from ctxguard.kinds.log.lines import strip_ansi, templates
 from ctxguard.kinds.log.model import reports_of
 from ctxguard.kinds.log.model import scan as scan_log
+from ctxguard.kinds.registry import KINDS
 
-_NAME_AFTER_KEYWORD = re.compile(
-    r"\b(?:def|class|struct|interface|enum|trait|type|fn|func|function|mod|module|impl|union|record"
-    r"|namespace|macro_rules!|#define)\s+(?:\([^)]*\)\s*)?\*?([A-Za-z_$][\w$]*)"
-)
-_NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*\(")
-_NAME_ASSIGNED = re.compile(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
-_NOT_NAMES = frozenset("if for while switch catch return with else do new await typeof sizeof".split())
-_QUOTED = re.compile(r"""(?:f|b|r)?("(?:[^"\\]|\\.){3,}"|'(?:[^'\\]|\\.){3,}'|`[^`]{3,}`)""")
 _TABLE_ROW = re.compile(r"^\s*\|")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _WORD_CHARS = re.compile(r"[\w$]")
@@ -82,29 +75,10 @@ class Retention:
         return out
 
 
-def definition_name(line: str) -> str | None:
-    """The name a definition line declares: `def parse_amount(` -> parse_amount."""
-    match = _NAME_AFTER_KEYWORD.search(line)
-    if match:
-        return match.group(1)
-    for match in _NAME_BEFORE_PAREN.finditer(line):
-        if match.group(1) not in _NOT_NAMES:
-            return match.group(1)
-    match = _NAME_ASSIGNED.search(line)
-    return match.group(1) if match else None
-
-
-def error_message(line: str) -> str:
-    """The message of an error line: its first string literal, else the whole line stripped."""
-    match = _QUOTED.search(line)
-    return match.group(1)[1:-1] if match else line.strip()
-
-
 def extract(kind: str, text: str, name: str = "", doc: Any = None) -> Sequence[Probe]:
     """The probes of a raw artifact, deduplicated, in the order they appear (JSON key paths:
     sorted). The name tells the language of a source file (see ctxguard.definitions); `doc` is
     the kind's reading of the text, when the caller has it (else it is read here)."""
-    from ctxguard.kinds import KINDS
 
     reader = KINDS[kind]
     found = reader.probes(doc if doc is not None else reader.read(text, name))

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from ctxguard.bundle import Bundle
+from ctxguard.bundle.model import Bundle
 from ctxguard.record import Record
 from ctxguard.words import plural
 

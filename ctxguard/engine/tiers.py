@@ -12,18 +12,15 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from ctxguard import probes
-from ctxguard.classify import classify
-from ctxguard.kinds import KINDS
-from ctxguard.options import Options
-from ctxguard.packer import pack
+from ctxguard.engine import probes
+from ctxguard.engine.packer import pack
+from ctxguard.kinds.classify import classify
+from ctxguard.kinds.registry import KINDS
+from ctxguard.options import MIN_BUDGET, OFFLINE_MIN_BUDGET, Options
 from ctxguard.plan import Plan
 from ctxguard.record import Record
-from ctxguard.tokens import Encoded, Tokenizer, warning_line
+from ctxguard.tokens.base import Encoded, Tokenizer, warning_line
 from ctxguard.words import task_words
-
-MIN_BUDGET = 32  # room for the marker and some content
-OFFLINE_MIN_BUDGET = 64  # when tokens are estimated, the warning line must fit too
 
 
 def marker(omitted: int) -> str:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from itertools import compress
 from typing import NamedTuple
 
-from ctxguard.choose import choose
+from ctxguard.engine.choose import choose
 from ctxguard.plan import Plan, listing_room
 
 _TRIES = 6

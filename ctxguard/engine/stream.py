@@ -23,17 +23,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ctxguard import probes
-from ctxguard.kinds import KINDS
+from ctxguard.engine import probes
+from ctxguard.engine.packer import pack
+from ctxguard.engine.tiers import marker
+from ctxguard.kinds.classify import classify
+from ctxguard.kinds.registry import KINDS
+from ctxguard.kinds.sink import Offered, Sink, Taker
 from ctxguard.options import Options, Tier3Mode
-from ctxguard.packer import pack
 from ctxguard.plan import MAX_LINE, Plan, Unit, hole
 from ctxguard.read import NOT_TEXT_LIMIT, BinaryData, not_text_share
 from ctxguard.record import Record
-from ctxguard.redact import note, redact
-from ctxguard.sink import Offered, Sink, Taker
-from ctxguard.tiers import marker
-from ctxguard.tokens import Tokenizer, last_clean_break, warning_line
+from ctxguard.secrets.redact import note, redact
+from ctxguard.tokens.base import Tokenizer, warning_line
+from ctxguard.tokens.exact import last_clean_break
 from ctxguard.words import cut_line
 
 STREAM_BYTES = 32 * 1024 * 1024  # files larger than this are streamed
@@ -151,7 +153,6 @@ def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokeniz
 
 def streamable(path: Path, label: str, artifact_type: str | None) -> str | None:
     """The kind to stream this file as, or None when it is read whole (small, binary, other type)."""
-    from ctxguard.classify import classify
 
     try:
         if not path.is_file() or path.stat().st_size <= STREAM_BYTES:

@@ -1,71 +1,18 @@
-"""Load and validate .ctxguard.yaml into a frozen, typed Config; report every error at once."""
+"""One way through the config: a file's text (UTF-8, at most MAX_CONFIG_BYTES) -> its YAML
+(ctxguard.config.parse) -> each value checked (ctxguard.config.check) -> a frozen Config
+(ctxguard.config.model); every problem reported at once, each with its line."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from ctxguard.config_yaml import MAX_CONFIG_BYTES, parse_yaml
+from ctxguard.config.check import Validator
+from ctxguard.config.model import _TOP, CONFIG_NAME, CONTEXT_WINDOW, ArtifactSpec, Config
+from ctxguard.config.parse import MAX_CONFIG_BYTES, parse_yaml
 from ctxguard.errors import ConfigError
-from ctxguard.options import TIER2_RATIO, TIER3_MODES, Tier3Mode
-from ctxguard.tiers import MIN_BUDGET
-from ctxguard.tokens import DEFAULT_ENCODING, ENCODINGS
-
-CONFIG_NAME = ".ctxguard.yaml"
-PRIORITIES = ("low", "normal", "high")
-FAIL_ON = ("truncated", "over_budget", "missing", "never")
-SPLITS = ("none", "file", "chunks")
-CONTEXT_WINDOW = 128_000  # the reader's context window when none is configured (GPT-4o's)
-SCHEMA_URL = "https://raw.githubusercontent.com/ctxguard/ctxguard/main/ctxguard/schemas/config.schema.json"
-
-
-@dataclass(frozen=True)
-class ArtifactSpec:
-    """One entry of `artifacts:`: a git diff or a set of files, with its budget."""
-
-    name: str
-    budget: int
-    source: str  # "git" or "files"
-    diff: str | None = None
-    paths: tuple[str, ...] = ()
-    type: str | None = None
-    task: str | None = None
-    exclude: tuple[str, ...] = ()
-    include_generated: bool = False
-    split: str = "none"
-    priority: str = "normal"
-    max_raw_tokens: int | None = None
-    tier3: Tier3Mode | None = None  # None: the config's
-    min_retention: float | None = None  # None: the config's
-    share_surplus: bool = False  # may take other entries' unused budget beyond its own
-    reference: bool = False  # list each file (path, size, tokens, sha256, preview), not its content
-    required: bool = False  # a missing file fails `check` (else it is reported only)
-    line_numbers: bool = False  # a diff's hunk lines show their new-file line numbers
-
-
-@dataclass(frozen=True)
-class Config:
-    """The whole budget config."""
-
-    artifacts: tuple[ArtifactSpec, ...]
-    version: int = 1
-    encoding: str = DEFAULT_ENCODING
-    total_budget: int | None = None
-    context_window: int = CONTEXT_WINDOW  # the reader's: usage levels are its share (ctxguard.bundle)
-    output: str | None = None
-    margin: float = 1.0
-    fail_on: tuple[str, ...] = ("truncated",)
-    tier2_ratio: float = TIER2_RATIO
-    tier3: Tier3Mode = "salient"
-    min_retention: float | None = None
-    redact: bool = True
-    path: str | None = None
-
-    def spec(self, name: str) -> ArtifactSpec | None:
-        """The entry called name."""
-        return next((s for s in self.artifacts if s.name == name), None)
-
+from ctxguard.options import MIN_BUDGET, TIER2_RATIO, TIER3_MODES
+from ctxguard.read import not_regular
+from ctxguard.tokens.base import DEFAULT_ENCODING, ENCODINGS
 
 # What runs when a repository has no .ctxguard.yaml: one diff of the change under review (what
 # is staged at a commit; the command line, the hook and the Action choose the pushed range at a
@@ -80,6 +27,7 @@ artifacts:
     diff: staged          # at a push, the pushed range; in GitHub Actions, the pull request's
     budget: 30000
 """
+
 DEFAULTS_SAID = (
     "no .ctxguard.yaml: using the defaults (one diff of the change under review, "
     "30,000 tokens, reports only); `ctxguard init` writes them out to edit"
@@ -91,46 +39,9 @@ def default_config() -> Config:
     return parse_config(DEFAULTS, "the built-in defaults")
 
 
-_TOP = {
-    "version",
-    "encoding",
-    "total_budget",
-    "context_window",
-    "output",
-    "margin",
-    "fail_on",
-    "tier2_ratio",
-    "tier3",
-    "min_retention",
-    "redact",
-    "artifacts",
-}
-_ENTRY = {
-    "name",
-    "source",
-    "diff",
-    "paths",
-    "type",
-    "budget",
-    "task",
-    "exclude",
-    "include_generated",
-    "split",
-    "priority",
-    "max_raw_tokens",
-    "tier3",
-    "min_retention",
-    "share_surplus",
-    "reference",
-    "required",
-    "line_numbers",
-}
-
-
 def load_config(path: str | Path) -> Config:
     """Read and validate a config file; ConfigError lists every problem with its line."""
     p = Path(path)
-    from ctxguard.read import not_regular
 
     problem = not_regular(p) if p.exists() else None
     if problem is not None:
@@ -164,8 +75,6 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
     data, lines, errors = parse_yaml(text, source)
     if not isinstance(data, dict):
         raise ConfigError(f"{source}:1: the config must be a mapping with an `artifacts:` list")
-    from ctxguard.config_check import Validator  # (it checks entries into this module's types)
-
     v = Validator(errors, lines)
     v.unknown_keys(data, _TOP, "")
     version = v.choice(data, "version", "version", (1,), 1)
@@ -219,18 +128,3 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
         redact=redact,
         path=source,
     )
-
-
-def parse_fail_on(value: Any) -> tuple[str, ...]:
-    """`truncated`, `[truncated, missing]` or `truncated,missing` as a tuple of policies;
-    ValueError says what is wrong."""
-    items = value.split(",") if isinstance(value, str) else value
-    if not isinstance(items, list | tuple) or not items or not all(isinstance(i, str) for i in items):
-        raise ValueError(f"must be one of {', '.join(FAIL_ON)}, or a list of them (got {value!r})")
-    policies = tuple(dict.fromkeys(i.strip() for i in items))
-    unknown = [p for p in policies if p not in FAIL_ON]
-    if unknown:
-        raise ValueError(f"must be one of {', '.join(FAIL_ON)}, or a list of them (got {unknown[0]!r})")
-    if "never" in policies and len(policies) > 1:
-        raise ValueError("`never` cannot be combined with other policies")
-    return policies

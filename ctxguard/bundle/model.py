@@ -7,22 +7,15 @@ uses. The markdown and prompt forms render the same Bundle (ctxguard.render).
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from ctxguard import __version__
 from ctxguard.collect import Source
-from ctxguard.config import CONTEXT_WINDOW
-from ctxguard.record import Offload, Record
-from ctxguard.tokens import Tokenizer
-
-if TYPE_CHECKING:
-    from ctxguard.pipeline import Result
+from ctxguard.config.model import CONTEXT_WINDOW
+from ctxguard.record import Record
 
 SCHEMA = "ctxguard.bundle/v2"
 
@@ -202,89 +195,3 @@ def build(
         bundle_tokens=0,
     )
     return Bundle(encoding, total_budget, source, digest, tuple(records), totals, Usage.of(0, window), task, chunk)
-
-
-def written(bundle: Bundle, fmt: str, tokenizer: Tokenizer, knob: str | None = None) -> tuple[Bundle, str]:
-    """The bundle with its written size and usage (whose action names `knob`, what cut the
-    records that were cut), and its text in fmt (json, markdown or prompt). The size is part of
-    what it counts: settled in two passes, at most a few. When the count of N is N + 1 and that
-    of N + 1 is N (the digits merge differently), a few spaces at the end of the text settle it:
-    the size said is always the size written."""
-    from ctxguard import render
-
-    def sized(tokens: int) -> Bundle:
-        totals = replace(bundle.totals, bundle_tokens=tokens)
-        return replace(bundle, totals=totals, usage=Usage.of(tokens, bundle.usage.window, knob))
-
-    def text_of(sized_bundle: Bundle) -> str:
-        return dumps(sized_bundle) if fmt == "json" else render.render(sized_bundle, fmt)
-
-    text = ""
-    for _ in range(4):
-        text = text_of(bundle)
-        count = tokenizer.count(text)
-        if count == bundle.totals.bundle_tokens:
-            return bundle, text
-        bundle = sized(count)
-    for pad in range(1, 8):  # (no fixed point: the count oscillates)
-        for tokens in (count, count + 1, count + 2):
-            candidate = sized(tokens)
-            padded = text_of(candidate).removesuffix("\n") + " " * pad + "\n"
-            if tokenizer.count(padded) == tokens:
-                return candidate, padded
-    return bundle, text_of(bundle)
-
-
-@dataclass(frozen=True)
-class Written:
-    """A bundle as it is written: its text in the chosen format and that text's token count,
-    the full texts to offload (path, text), and the records it was assembled from."""
-
-    bundle: Bundle
-    text: str
-    offloads: list[tuple[Path, str]]
-    source_records: Sequence[Record]
-
-    @property
-    def tokens(self) -> int:
-        return self.bundle.totals.bundle_tokens
-
-
-def assemble(
-    result: Result,
-    *,
-    fmt: str,
-    total_budget: int | None,
-    tokenizer: Tokenizer,
-    window: int = CONTEXT_WINDOW,
-    task: str | None = None,
-    chunk: Chunk | None = None,
-) -> Written:
-    """A pipeline result as the bundle file: built, rendered in fmt and counted (the offloads
-    the records name are written by the caller)."""
-    bundle = build(
-        result.records,
-        source=result.source,
-        encoding=tokenizer.name,
-        total_budget=total_budget,
-        digest=result.digest,
-        digest_tokens=result.digest_tokens,
-        window=window,
-        task=task,
-        chunk=chunk,
-    )
-    bundle, text = written(bundle, fmt, tokenizer, knob(result.records, [a.budget for a in result.artifacts]))
-    return Written(bundle, text, list(result.offloads), result.records)
-
-
-_SUFFIX = {"diff": "diff", "json": "json", "log": "log", "markdown": "md"}
-
-
-def offload_for(raw: str, kind: str, directory: Path, relative_to: Path | None) -> tuple[Path, Offload]:
-    """Where a cut artifact's full text will be kept (nothing written), and how a record names
-    it: a path relative to `relative_to` (the bundle's folder) and the first 16 hex digits of the
-    text's sha256 (64 bits: the file's name too; 14 tokens where the whole digest takes 43)."""
-    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
-    target = directory / f"{digest[:16]}.{_SUFFIX.get(kind, 'txt')}"
-    shown = os.path.relpath(target, relative_to) if relative_to is not None else str(target)
-    return target, Offload(Path(shown).as_posix(), digest[:16])

@@ -15,9 +15,9 @@ from dataclasses import replace
 from typing import Any
 
 from ctxguard.collect import Artifact, Source
-from ctxguard.config import Config
-from ctxguard.tiers import MIN_BUDGET
-from ctxguard.tokens import Tokenizer
+from ctxguard.config.model import Config
+from ctxguard.options import MIN_BUDGET
+from ctxguard.tokens.base import Tokenizer
 
 ESCAPE = 1.15  # a content string's tokens as JSON, about, over its own
 RECORD = 60  # a record's fields, about

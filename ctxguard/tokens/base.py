@@ -1,0 +1,102 @@
+"""What every tokenizer answers (the protocols the tiers and kinds ask), the encodings' names,
+and the labelled estimate used only when no encoding can be loaded."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+DEFAULT_ENCODING = "o200k_base"
+
+ENCODINGS = ("o200k_base", "cl100k_base")
+
+HEURISTIC = "heuristic"
+
+HEURISTIC_WARNING = "[WARNING: Token count estimated via heuristic due to tokenizer failure]"
+
+
+class Encoded(Protocol):
+    """One text, encoded once; answers every question the tiers ask about it."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def count(self) -> int: ...
+
+    def head(self, n: int) -> str:
+        """The longest prefix of the text made of whole characters within the first n tokens."""
+
+    def tokens_within(self, nchars: int) -> int:
+        """How many tokens lie wholly inside text[:nchars]."""
+
+    def segment_counts(self, segments: Sequence[str]) -> list[int]:
+        """Tokens per segment of the text (segments joined are the text); they sum to count.
+        A token is counted in the segment where it starts, except that the tokens of white
+        space ending one line and filling the blank lines after it count with that line."""
+
+    def recount(self, text: str) -> int:
+        """The exact count of another text, typically one made from this text's lines: the lines
+        it shares with this text are counted from the one encode, only new ones are encoded."""
+
+    def learn(self, other: Encoded) -> None:
+        """Take in the segment counts of another encode by the same tokenizer (a rewritten form
+        of this text), so that recounts of texts made from its lines are as cheap."""
+
+
+class Tokenizer(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def exact(self) -> bool: ...
+
+    def count(self, text: str) -> int: ...
+
+    def encode(self, text: str) -> Encoded: ...
+
+
+@dataclass(frozen=True)
+class _HeuristicEncoded:
+    text: str
+
+    @property
+    def count(self) -> int:
+        return math.ceil(len(self.text) / 4)
+
+    def head(self, n: int) -> str:
+        return self.text[: max(n, 0) * 4]
+
+    def tokens_within(self, nchars: int) -> int:
+        return min(nchars, len(self.text)) // 4
+
+    def segment_counts(self, segments: Sequence[str]) -> list[int]:
+        return [math.ceil(len(segment) / 4) for segment in segments]
+
+    def recount(self, text: str) -> int:
+        return math.ceil(len(text) / 4)
+
+    def learn(self, other: Encoded) -> None:
+        pass  # (counts come from lengths)
+
+
+@dataclass(frozen=True)
+class HeuristicTokenizer:
+    """ceil(characters / 4): used only when no encoding can be loaded, and always labelled."""
+
+    reason: str
+    name: str = HEURISTIC
+    exact = False
+
+    def count(self, text: str) -> int:
+        return math.ceil(len(text) / 4)
+
+    def encode(self, text: str) -> Encoded:
+        return _HeuristicEncoded(text)
+
+
+def warning_line(tokenizer: Tokenizer) -> str:
+    """The line every content starts with when its tokens are only estimated (else nothing)."""
+    return "" if tokenizer.exact else HEURISTIC_WARNING + "\n"

@@ -8,14 +8,13 @@ with an explicit count of what is left out, so the digest stays small for any in
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ctxguard.kinds.diff.model import FileStat
-from ctxguard.kinds.log.failures import MAX_IDS, Failure, covered, failures
-from ctxguard.kinds.log.model import reports_of, summary_of
+from ctxguard.kinds.log.failures import MAX_IDS, Failure
+from ctxguard.kinds.registry import KINDS
 from ctxguard.record import Record, omissions, status
 from ctxguard.words import plural
 
@@ -24,7 +23,6 @@ MAX_ERRORS = 30
 MAX_TASKS = 50
 MAX_LINE = 200
 MAX_ARTIFACTS = 200  # status lines; past this the digest counts the rest
-_OPEN_TASK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[ \]\s*(.*)$")
 
 
 @dataclass(frozen=True)
@@ -45,19 +43,11 @@ def facts(items: Sequence[tuple[str, str, Any]]) -> Facts:
     errors: list[tuple[str, str, int]] = []
     tasks: list[tuple[str, str]] = []
     for name, kind, doc in items:
-        if kind == "diff":
-            files.extend(doc.files)
-        elif kind == "log":
-            found = failures(doc.lines)
-            index.extend((name, f) for f in found)
-            errors.extend(
-                (name, line, count) for line, count in summary_of(reports_of(doc)) if not covered(line, found)
-            )
-        elif kind == "markdown":
-            for line in doc.text.splitlines():
-                match = _OPEN_TASK.match(line)
-                if match:
-                    tasks.append((name, match.group(1).strip()))
+        found = KINDS[kind].facts(doc)
+        files.extend(found.files)
+        index.extend((name, failure) for failure in found.failures)
+        errors.extend((name, line, count) for line, count in found.errors)
+        tasks.extend((name, task) for task in found.tasks)
     return Facts(tuple(files), tuple(index), tuple(errors), tuple(tasks))
 
 

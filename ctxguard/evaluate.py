@@ -101,8 +101,8 @@ def evaluate(
                 content = fn(artifact.text, artifact.kind, artifact.name, budget)
                 kept = probes.measure(artifact.kind, artifact.text, content, found)
                 parses = None
-                if artifact.kind == "json":  # the raw text was JSON (it has key paths) and still is
-                    parses = isinstance(found, probes.KeyPaths) and probes.is_json(content)
+                if isinstance(found, probes.KeyPaths):  # the raw text was JSON (it has key paths): still is?
+                    parses = probes.is_json(content)
                 tokens = count(content)
                 rows.append(
                     Row(

@@ -217,14 +217,12 @@ def status(record: Record) -> str:
     return "COMPRESSED" if record.tier == 2 else "OK"
 
 
-_SUFFIX = {"diff": "diff", "json": "json", "log": "log", "markdown": "md"}
-
-
-def offload_for(raw: str, kind: str, directory: Path, relative_to: Path | None) -> tuple[Path, Offload]:
+def offload_for(raw: str, suffix: str, directory: Path, relative_to: Path | None) -> tuple[Path, Offload]:
     """Where a cut artifact's full text will be kept (nothing written), and how a record names
     it: a path relative to `relative_to` (the bundle's folder) and the first 16 hex digits of the
-    text's sha256 (64 bits: the file's name too; 14 tokens where the whole digest takes 43)."""
+    text's sha256 (64 bits: the file's name too; 14 tokens where the whole digest takes 43).
+    `suffix`: its kind's (ctxguard.kinds: `log`, `md`, …)."""
     digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
-    target = directory / f"{digest[:16]}.{_SUFFIX.get(kind, 'txt')}"
+    target = directory / f"{digest[:16]}.{suffix}"
     shown = os.path.relpath(target, relative_to) if relative_to is not None else str(target)
     return target, Offload(Path(shown).as_posix(), digest[:16])

@@ -34,7 +34,8 @@ def offloaded(
     if record.tier < 2 or artifact.text is None:
         return record
     if record.artifact_name not in kept:
-        kept[record.artifact_name] = offload_for(artifact.text, record.type, directory, relative_to)
+        suffix = KINDS[record.type].offload if record.type in KINDS else "txt"
+        kept[record.artifact_name] = offload_for(artifact.text, suffix, directory, relative_to)
     return replace(record, offload=kept[record.artifact_name][1])
 
 
@@ -154,7 +155,7 @@ def compressed(
             room -= over + 8
         if preview.useless(record):
             record = preview.preview(record, artifact.text, tokenizer)
-    if isinstance(doc, DiffDoc) and kind == "diff" and artifact.text is not None:
+    if isinstance(doc, DiffDoc) and artifact.text is not None:  # (a diff's record lists its files)
         shown = file_coverage(doc, record.content) if record.tier > 1 else {}
         rows = [Listed(s.path, s.added, s.removed, s.status, shown.get(s.path, "whole")) for s in doc.files]
         files = listing(rows, record.budget, tokenizer, listed)

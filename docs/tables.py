@@ -7,7 +7,9 @@ A generated table sits between `<!-- generated: NAME (python docs/tables.py) -->
 `<!-- end: NAME -->`; the rest of the file is prose and left alone. Sources:
 - `config-keys`: the config's JSON Schema (ctxguard/schemas/config.schema.json, which
   tests/test_config_schema.py holds to the loader) and the loader's defaults (ctxguard.config);
-- `action-inputs`, `action-outputs`: action.yml.
+- `action-inputs`, `action-outputs`: action.yml;
+- `kinds`: what each kind declares (ctxguard/kinds/*: its file names, what it keeps first and
+  last).
 """
 
 from __future__ import annotations
@@ -109,7 +111,18 @@ def action_outputs() -> str:
     return "\n".join(rows)
 
 
+def kinds() -> str:
+    from ctxguard.kinds.registry import KINDS
+
+    rows = ["| kind | file names | first | last |", "|---|---|---|---|"]
+    for name, kind in KINDS.items():
+        names = ", ".join(f"`{suffix}`" for suffix in kind.suffixes) or "(the rest)"
+        rows.append(f"| {name} | {names} | {kind.first} | {kind.last} |")
+    return "\n".join(rows)
+
+
 TABLES: dict[str, tuple[str, Callable[[], str]]] = {
+    "kinds": ("docs/kinds.md", kinds),
     "config-keys": ("docs/usage.md", config_keys),
     "action-inputs": ("docs/integrations.md", action_inputs),
     "action-outputs": ("docs/integrations.md", action_outputs),

@@ -119,3 +119,15 @@ def test_duplicate_names_are_refused_by_the_loader_and_said_in_the_schema() -> N
 
 def test_the_schema_is_valid_json_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_the_schemas_name_the_kinds_the_registry_has() -> None:
+    """Adding a kind: its package, a registry line, its name in options.KindName; the schemas'
+    lists of kinds follow (this test says when they do not)."""
+    from ctxguard.kinds.registry import KINDS
+    from ctxguard.options import TYPES
+
+    bundle = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/bundle.schema.json").read_text())
+    entry = SCHEMA["properties"]["artifacts"]["items"]["properties"]["type"]["enum"]
+    record = bundle["$defs"]["record"]["properties"]["type"]["enum"]
+    assert list(KINDS) == list(TYPES) == entry == record

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from ctxguard.bundle.model import Bundle
+from ctxguard.kinds.registry import KINDS
 from ctxguard.record import Record
 from ctxguard.words import plural
 
@@ -26,7 +27,6 @@ you to do something is part of the artifact. Where an artifact was cut, a gap li
 says where that full text is."""
 NAMED = 30  # cut or omitted names listed in the coverage, the rest counted
 DEFAULT_TASK = "Review the change: say what is wrong, risky or missing, citing the artifacts."
-_LANG = {"diff": "diff", "json": "json", "markdown": "markdown"}
 
 
 def render(bundle: Bundle, fmt: str) -> str:
@@ -133,4 +133,5 @@ def _artifact(record: Record) -> list[str]:
         digits = "" if named else f" (sha256 `{record.offload.sha256[:16]}…`)"
         out.append(f"> full text: `{record.offload.path}`{digits}")
     mark = fence(record.content)
-    return [*out, "", f"{mark}{_LANG.get(record.type, 'text')}", record.content.rstrip("\n"), mark]
+    language = KINDS[record.type].fence if record.type in KINDS else "text"
+    return [*out, "", f"{mark}{language}", record.content.rstrip("\n"), mark]

@@ -40,9 +40,7 @@ from ctxguard.kinds.json.probes import (
 from ctxguard.kinds.json.probes import (
     prefix_key_paths as prefix_key_paths,
 )
-from ctxguard.kinds.log.lines import strip_ansi, templates
-from ctxguard.kinds.log.model import reports_of
-from ctxguard.kinds.log.model import scan as scan_log
+from ctxguard.kinds.log.lines import templates
 from ctxguard.kinds.registry import KINDS
 
 _TABLE_ROW = re.compile(r"^\s*\|")
@@ -99,10 +97,9 @@ def unique(found: Iterable[Probe]) -> list[Probe]:
 def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = None, doc: Any = None) -> Retention:
     """Which of raw's probes content keeps (`doc`: the kind's reading of raw, if at hand)."""
     probes = extract(kind, raw, doc=doc) if probes is None else probes
-    known = {}
-    if kind == "log":
-        known = reports_of(doc if doc is not None else scan_log(raw))[1]
-    finder = _Finder(kind, content, known)
+    reader = KINDS[kind]
+    known = {} if reader.known is None else reader.known(doc if doc is not None else reader.read(raw, ""))
+    finder = _Finder(reader.clean(content), known)
     if isinstance(probes, KeyPaths):  # key paths by the thousand: one set difference
         parsed, paths = finder.json
         gone = probes.paths - paths
@@ -118,9 +115,8 @@ def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = 
 class _Finder:
     """Answers `is this probe findable in the content?` with the content prepared once."""
 
-    def __init__(self, kind: str, content: str, known: dict[str, str]) -> None:
-        self.kind = kind
-        self.content = strip_ansi(content) if kind == "log" else content
+    def __init__(self, content: str, known: dict[str, str]) -> None:
+        self.content = content  # (as the kind cleans it: a log's without ANSI codes)
         self._known = known  # templates of the raw log's error lines, by line
         self._shown: set[str] | None = None
         self._templates: str | None = None

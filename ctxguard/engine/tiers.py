@@ -116,10 +116,10 @@ def _packed(
         return 2, content
     if mode == "salient":
         content = _checked(plan, pack(plan, room, encoded.recount, marker), "tier 3", notes)
-        if content is None and kind == "json":  # a head cut would not parse: the marker alone does
+        if content is None and not KINDS[kind].head_cut:  # (JSON's would not parse: the marker alone does)
             notes.append("no part of the JSON fits the budget with its keys; only the marker is shown")
             return 3, json.dumps(marker(encoded.count), ensure_ascii=False)
-        if content is not None and kind != "json" and encoded.recount(content) < room // 4:
+        if content is not None and KINDS[kind].head_cut and encoded.recount(content) < room // 4:
             # Lines longer than the budget (a minified bundle, one huge log line) leave the
             # salient cut nearly empty: the head cut shows the start of them instead.
             head = head_cut(encoded, room, tokenizer)

@@ -60,9 +60,30 @@ class Kind(Protocol):
         the tokenizer and a head cut's budget (0: a salient cut); None: the kind is read whole."""
 
 
+class Facts(NamedTuple):
+    """What the digest says of one raw artifact, known before any cut: a diff's changed files
+    (ctxguard.kinds.diff.FileStat), a log's failure causes (ctxguard.kinds.log.failures.Failure)
+    and its other error lines with their counts, a plan's open task items."""
+
+    files: tuple[Any, ...] = ()
+    failures: tuple[Any, ...] = ()
+    errors: tuple[tuple[str, int], ...] = ()
+    tasks: tuple[str, ...] = ()
+
+
+def _same(content: str) -> str:
+    return content
+
+
 @dataclass(frozen=True)
 class KindOf:
-    """A kind made of one package's functions, listed in the registry (see kinds/log)."""
+    """A kind made of one package's functions and facts, listed in the registry (see kinds/log).
+    As a pygments lexer declares its `filenames` and `analyse_text`, a kind declares the file
+    names that are it (`suffixes`), how its content is told (`sniff`), how the bundle shows it
+    (`fence`, `offload`), whether a literal head cut is a cut of it (`head_cut`: not of JSON,
+    which would no longer parse), how probes are looked for in a cut (`clean`, `known`), what the
+    digest says of it (`facts`) and what it keeps first and last (`first`, `last`: the docs'
+    table)."""
 
     name: KindName
     read: Callable[[str, str], Any]
@@ -71,6 +92,16 @@ class KindOf:
     notes: Callable[[Any], tuple[str, ...]] = lambda doc: ()
     sink: Callable[[Tokenizer, int], Any] | None = None
     hollow: Callable[[str], bool] = lambda content: False
+    suffixes: tuple[str, ...] = ()
+    sniff: Callable[[str, str], bool] | None = None  # (the first 8 KB, the whole text)
+    fence: str = "text"
+    offload: str = "txt"
+    head_cut: bool = True
+    clean: Callable[[str], str] = _same
+    known: Callable[[Any], dict[str, str]] | None = None
+    facts: Callable[[Any], Facts] = lambda doc: Facts()
+    first: str = ""
+    last: str = ""
 
 
 def edges(lines: Sequence[str], says: Callable[[str], bool] = filled) -> Iterator[Probe]:

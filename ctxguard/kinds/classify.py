@@ -1,33 +1,14 @@
-"""Artifact type: explicit choice first, then the file extension, then the content."""
+"""Artifact type: explicit choice first, then the file name, then the content; each kind
+declares its file names (`suffixes`) and how its content is told (`sniff`)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePath
 
-from ctxguard.kinds.json import parse
+from ctxguard.kinds.registry import FALLBACK, KINDS, SNIFFED
 from ctxguard.options import TYPES, KindName
 
-_BY_SUFFIX: dict[str, KindName] = {
-    ".diff": "diff",
-    ".patch": "diff",
-    ".json": "json",
-    ".jsonl": "json",
-    ".ndjson": "json",
-    ".geojson": "json",
-    ".log": "log",
-    ".out": "log",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".mdx": "markdown",
-}
-_DIFF_START = re.compile(r"^(diff --git |diff --cc |--- \S.*\n\+\+\+ \S|Index: )", re.M)
-_HEADING = re.compile(r"^#{1,6} \S", re.M)
-_LOG_LINE = re.compile(
-    r"^(\S*\d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}|\[?(INFO|DEBUG|WARN|WARNING|ERROR|TRACE)\b"
-    r"|##\[|={5,} .* ={5,}$)",
-    re.M,
-)
+_BY_SUFFIX: dict[str, str] = {suffix: name for name, kind in KINDS.items() for suffix in kind.suffixes}
 
 
 def classify(name: str, text: str, explicit: str | None = None) -> KindName:
@@ -36,26 +17,18 @@ def classify(name: str, text: str, explicit: str | None = None) -> KindName:
     if explicit:
         if explicit not in TYPES:
             raise ValueError(f"type must be one of {', '.join(TYPES)} (got {explicit!r})")
-        return explicit
+        return KINDS[explicit].name
     by_suffix = _BY_SUFFIX.get(PurePath(name).suffix.lower())
     if by_suffix:
-        return by_suffix
+        return KINDS[by_suffix].name
     return sniff(text)
 
 
 def sniff(text: str) -> KindName:
     """Guess a type from the first few kilobytes of content."""
     head = text[:8192]
-    stripped = head.lstrip()
-    if _DIFF_START.search(head) and "\n@@ " in text[:65536] or stripped.startswith("diff --git "):
-        return "diff"
-    if stripped[:1] in "{[" and stripped:
-        found = parse(text)
-        if found is not None and not found[1]:
-            return "json"
-    lines = head.splitlines()[:200]
-    if lines and len(_HEADING.findall(head)) >= 2:
-        return "markdown"
-    if lines and sum(1 for line in lines if _LOG_LINE.match(line)) >= max(3, len(lines) // 3):
-        return "log"
-    return "text"
+    for name in SNIFFED:
+        said = KINDS[name].sniff
+        if said is not None and said(head, text):
+            return KINDS[name].name
+    return KINDS[FALLBACK].name

@@ -8,15 +8,19 @@ text), and answers the plan and the probes from it.
 from __future__ import annotations
 
 from ctxguard.kinds import diff, json, log, markdown, text
-from ctxguard.kinds.base import Kind, Probe
+from ctxguard.kinds.base import Kind, KindOf, Probe
 from ctxguard.options import KindName
 
-KINDS: dict[str, Kind] = {
+KINDS: dict[str, KindOf] = {
     "diff": diff.KIND,
     "json": json.KIND,
     "log": log.KIND,
     "markdown": markdown.KIND,
     "text": text.KIND,
 }
+# The order in which a text's content is sniffed when its name does not tell (the first that
+# says yes; text when none does): a diff or JSON is told surely, a log's lines only by share.
+SNIFFED: tuple[str, ...] = ("diff", "json", "markdown", "log")
+FALLBACK = "text"
 
 __all__ = ["KINDS", "Kind", "KindName", "Probe"]

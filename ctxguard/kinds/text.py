@@ -70,4 +70,12 @@ def sink(tokenizer: Tokenizer, head_budget: int) -> Any:
     return LogSink(tokenizer, head_budget)
 
 
-KIND = KindOf("text", read, plan, probes, sink=sink)
+KIND = KindOf(
+    "text",
+    read,
+    plan,
+    probes,
+    sink=sink,
+    first="the first and last line, definitions in code",
+    last="the middle, from the head",
+)

@@ -3,13 +3,53 @@ probes, the digest's file list and a cut's per-file coverage."""
 
 from __future__ import annotations
 
-from ctxguard.kinds.base import KindOf
+import re
+
+from ctxguard.kinds.base import Facts, KindOf
 from ctxguard.kinds.diff.coverage import file_coverage
 from ctxguard.kinds.diff.model import DiffDoc, FileStat, read
 from ctxguard.kinds.diff.plan import file_listing, plan
 from ctxguard.kinds.diff.probes import probes
 from ctxguard.kinds.diff.sink import DiffSink
 
-KIND = KindOf("diff", read, plan, probes, sink=lambda tokenizer, head_budget: DiffSink())
+_START = re.compile(r"^(diff --git |diff --cc |--- \S.*\n\+\+\+ \S|Index: )", re.M)
+
+
+def sniff(head: str, text: str) -> bool:
+    """A diff's file header near the start, and a hunk header."""
+    return bool(_START.search(head) and "\n@@ " in text[:65536]) or head.lstrip().startswith("diff --git ")
+
+
+def facts(doc: DiffDoc) -> Facts:
+    """The digest's list of changed files."""
+    return Facts(files=tuple(doc.files))
+
+
+KIND = KindOf(
+    "diff",
+    read,
+    plan,
+    probes,
+    sink=lambda tokenizer, head_budget: DiffSink(),
+    suffixes=(".diff", ".patch"),
+    sniff=sniff,
+    fence="diff",
+    offload="diff",
+    facts=facts,
+    first=(
+        "at tier 3 the list of changed files first; a line of source code whose edit flips an operator, a "
+        "number or a keyword of logic (`if n == 0` → `if n == 1`), with the removed line; added or "
+        "removed definitions and error lines, by turns across files (each file's first, then each file's "
+        "second, …; one moved or re-indented after the edits); a line of source code edited in place "
+        "otherwise, before one where only a quoted string changed (a version, a date); each change under "
+        "its file and hunk header and its unchanged enclosing `def`/`class`; source files' other changed "
+        "code"
+    ),
+    last=(
+        "tests, then docs and changelogs, then lockfiles and generated files; comments and blank lines; "
+        "`index` lines; a file's headers come after its changed definitions and edits (the tier-3 cut's "
+        "file list names every file first)"
+    ),
+)
 
 __all__ = ["KIND", "DiffDoc", "FileStat", "file_coverage", "file_listing", "read"]

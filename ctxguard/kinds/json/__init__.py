@@ -34,6 +34,38 @@ def hollow(content: str) -> bool:
         return False
 
 
-KIND = KindOf("json", read, plan, probes, notes, hollow=hollow)
+def sniff(head: str, text: str) -> bool:
+    """A document that starts with `{` or `[` and parses whole (JSON Lines too)."""
+    stripped = head.lstrip()
+    if not stripped or stripped[:1] not in "{[":
+        return False
+    found = parse(text)
+    return found is not None and not found[1]
+
+
+KIND = KindOf(
+    "json",
+    read,
+    plan,
+    probes,
+    notes,
+    hollow=hollow,
+    suffixes=(".json", ".jsonl", ".ndjson", ".geojson"),
+    sniff=sniff,
+    fence="json",
+    offload="json",
+    head_cut=False,  # (a head cut would not parse: a cut that fits nothing is its marker alone)
+    first=(
+        "every key path; items of an array (of four or more) that differ from their siblings (a rare "
+        "`status`/`outcome`/`state`/`level` value, a filled `error`/`crash`/`longrepr`/`failureMessages` "
+        "field) with their messages' first lines, the failing ones before those that differ without "
+        "failing (`skipped`, `subtests passed`)"
+    ),
+    last=(
+        "maps keyed by numbers or ids (a coverage report's statement maps and counts: their keys are kept "
+        "by tier 2, their values go with an array's middle items); the middle of long uniform arrays, "
+        "spread evenly; the rest of long strings"
+    ),
+)
 
 __all__ = ["KIND", "JsonDoc", "loads", "parse", "read"]

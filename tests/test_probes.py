@@ -135,7 +135,7 @@ def test_probes_are_found_as_a_search_of_the_whole_content_finds_them() -> None:
     pieces = ["def ", "run", "_job", "(", ")", " ", "\n", "a/b.py", "$x", "raise ", "Error", ": ", "x.y", "'"]
     for _ in range(400):
         content = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
-        finder = _Finder("diff", content, {})
+        finder = _Finder(content, {})
         for _ in range(10):
             value = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))).strip()
             if not value:

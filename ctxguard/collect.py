@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -12,7 +12,7 @@ from ctxguard.generated import GENERATED, is_excluded, matches_paths
 from ctxguard.git import repo as git
 from ctxguard.git.paths import header_path, line_path
 from ctxguard.git.ranges import since_default
-from ctxguard.options import MIN_BUDGET
+from ctxguard.options import MIN_BUDGET, Options
 from ctxguard.read import read_artifact
 from ctxguard.words import plural
 
@@ -41,6 +41,7 @@ class Artifact:
     stream: Path | None = None  # a big file read in one pass instead of whole (ctxguard.stream)
     reference: Path | None = None  # a file described, not included (ctxguard.reference)
     missing: bool = False  # a configured path that does not exist, or a glob that matched nothing
+    options: Options = Options()  # how it is cut: its entry's, attached once here (see collect)
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,11 @@ class Source:
 
 
 def collect(
-    config: Config, repo: Any, diff_override: str | None = None, reason: str | None = None
+    config: Config, repo: Any, diff_override: str | None = None, reason: str | None = None, missed: bool = False
 ) -> tuple[list[Artifact], Source]:
-    """Every artifact the config names, in config order, files sorted within an entry."""
+    """Every artifact the config names, in config order, files sorted within an entry; each with
+    the Options it is cut with (its entry's task and tier-3 mode, else the config's; `missed`:
+    list the probes a cut lost), which every later stage reads."""
     top = git.root(repo)
     artifacts: list[Artifact] = []
     source = Source(repository=top.name, head=None, base=None, diff=None)
@@ -71,7 +74,8 @@ def collect(
             source = Source(top.name, result.head or result.base, result.base if result.head else None, mode)
         else:
             found = _file_artifacts(spec, top, Path(repo.git_dir).resolve())
-        artifacts.extend(found)
+        how = Options(task=spec.task, tier2_ratio=config.tier2_ratio, tier3=spec.tier3 or config.tier3, missed=missed)
+        artifacts.extend(replace(a, options=how) for a in found)
     if source.head is None:
         head = git.head_commit(repo)
         source = Source(source.repository, head, source.base, source.diff)

@@ -64,7 +64,7 @@ def run(
     texts to write. A streamed record's full text is its file. `collected`: the artifacts (and
     source) to use instead of collecting them (one chunk of a split change, ctxguard.chunks).
     """
-    artifacts, source = collected if collected is not None else collect(config, repo, diff_override, reason)
+    artifacts, source = collected if collected is not None else collect(config, repo, diff_override, reason, missed)
     if config.redact:  # before anything is counted, compressed, summarised or offloaded
         artifacts = [make.redacted(a) for a in artifacts]
     described = _described(artifacts, tokenizer, config.redact)
@@ -83,7 +83,7 @@ def run(
             continue
         try:
             streams[i] = stream.prepare(
-                a.stream, tokenizer, kinds[i], make.options(config, a).tier3, config.redact, head_budget=a.budget
+                a.stream, tokenizer, kinds[i], a.options.tier3, config.redact, head_budget=a.budget
             )
         except BinaryData as exc:  # a NUL byte past the first block: not text after all
             artifacts[i] = replace(a, stream=None, text=None, error=str(exc))
@@ -127,11 +127,11 @@ def run(
     for _ in range(16):
         budgets = allocate(requests, config.total_budget, config.margin, reserved + bundle_part, floor)
         records = [
-            make.streamed(config, a, kind, b, streams[i], tokenizer, missed)
+            make.streamed(config, a, kind, b, streams[i], tokenizer)
             if i in streams
             else make.referenced(a, refs[i], kind, b, tokenizer)
             if i in refs
-            else make.compressed(config, a, kind, b, e, tokenizer, missed, docs.get(i), listed)
+            else make.compressed(config, a, kind, b, e, tokenizer, docs.get(i), listed)
             for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))
         ]
         if offloads is not None:

@@ -20,7 +20,6 @@ from ctxguard.kinds.diff.lines import file_offset
 from ctxguard.kinds.diff.numbers import numbered
 from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Sink
-from ctxguard.options import Options
 from ctxguard.read import read_artifact
 from ctxguard.record import Listed, Offload, Record, error_record, offload_for
 from ctxguard.secrets.redact import note, redact
@@ -39,17 +38,6 @@ def offloaded(
     return replace(record, offload=kept[record.artifact_name][1])
 
 
-def options(config: Config, artifact: Artifact, missed: bool = False) -> Options:
-    """How the artifact is cut: its entry's task and tier-3 mode, else the config's."""
-    spec = config.spec(artifact.entry)
-    return Options(
-        task=artifact.task,
-        tier2_ratio=config.tier2_ratio,
-        tier3=(spec.tier3 if spec else None) or config.tier3,
-        missed=missed,
-    )
-
-
 def streamed(
     config: Config,
     artifact: Artifact,
@@ -57,18 +45,15 @@ def streamed(
     budget: int,
     prepared: tuple[stream.Scan, Sink],
     tokenizer: Tokenizer,
-    missed: bool,
 ) -> Record:
     assert artifact.stream is not None
-    record = stream.finish(
-        *prepared, artifact.stream, artifact.name, budget, tokenizer, kind, options(config, artifact, missed)
-    )
+    record = stream.finish(*prepared, artifact.stream, artifact.name, budget, tokenizer, kind, artifact.options)
     if record is None:  # it fits after all: read it whole
         loaded = read_artifact(artifact.stream)
         whole = redacted(replace(artifact, text=loaded.text, stream=None))
         encoded = tokenizer.encode(whole.text) if whole.text is not None else None
         doc = KINDS[kind].read(whole.text, whole.name) if whole.text is not None else None
-        return compressed(config, whole, kind, budget, encoded, tokenizer, missed, doc)
+        return compressed(config, whole, kind, budget, encoded, tokenizer, doc)
     record = attach(record, artifact)
     if record.files is None:
         return record
@@ -113,7 +98,6 @@ def compressed(
     budget: int,
     tokens: Encoded | None,
     tokenizer: Tokenizer,
-    missed: bool,
     doc: Any,
     listed: int | None = None,
 ) -> Record:
@@ -127,7 +111,7 @@ def compressed(
             record = replace(record, read="reference")
     else:
         # (a diff record lists its files itself: its content need not start with them too)
-        how = replace(options(config, artifact, missed), listing=not isinstance(doc, DiffDoc))
+        how = replace(artifact.options, listing=not isinstance(doc, DiffDoc))
         numbers = artifact.line_numbers and isinstance(doc, DiffDoc)
         room = budget
         for _ in range(6):  # with line numbers, cut to a smaller room until the numbered content fits

@@ -6,7 +6,7 @@
 A generated table sits between `<!-- generated: NAME (python docs/tables.py) -->` and
 `<!-- end: NAME -->`; the rest of the file is prose and left alone. Sources:
 - `config-keys`: the config's JSON Schema (ctxguard/schemas/config.schema.json, which
-  tests/test_config_schema.py holds to the loader) and the loader's defaults (ctxguard.config);
+  tests/config/test_config_schema.py holds to the loader) and the loader's defaults (ctxguard.config);
 - `action-inputs`, `action-outputs`: action.yml;
 - `kinds`: what each kind declares (ctxguard/kinds/*: its file names, what it keeps first and
   last).

@@ -49,3 +49,16 @@ class SampleReader:
 
     def __call__(self, name: str) -> str:
         return (SAMPLES / name).read_text(encoding="utf-8")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-goldens",
+        action="store_true",
+        help="rewrite tests/goldens/ from what ctxguard outputs now (review the diff before committing)",
+    )
+
+
+@pytest.fixture
+def update_goldens(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-goldens"))

@@ -8,7 +8,7 @@ truncated anywhere). Each runs through `compress` at random budgets with both ti
 the invariants: no exception, the record validates against the bundle schema, content within
 budget, tier 1 is the identity, a marker only with truncated, salient JSON output parses when the
 raw JSON did, redaction keeps every line and its ending. A failing input is saved to
-tests/samples/regressions/ (named by its hash), where tests/test_properties.py replays it forever
+tests/samples/regressions/ (named by its hash), where tests/engine/test_properties.py replays it forever
 after.
 """
 

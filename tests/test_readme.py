@@ -3,14 +3,13 @@ option and type; the README and docs/integrations.md say where it runs."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ctxguard.config.model import _ENTRY, _TOP
 from ctxguard.options import TYPES
+from tests.conftest import ROOT
 
-ROOT = Path(__file__).parent.parent
+ROOT = ROOT
 README = (ROOT / "README.md").read_text()
 USAGE = (ROOT / "docs/usage.md").read_text()
 INTEGRATIONS = (ROOT / "docs/integrations.md").read_text()
@@ -34,7 +33,7 @@ def test_readme_opens_with_the_two_commands() -> None:
         "pip install . && ctxguard compress examples/artifacts/failing-tests.log --budget 500",
         "pip install '.[test]' && python -m pytest",
     ]
-    assert (Path(__file__).parent.parent / "examples/artifacts/failing-tests.log").is_file()
+    assert (ROOT / "examples/artifacts/failing-tests.log").is_file()
 
 
 def _options() -> list[tuple[str, str]]:

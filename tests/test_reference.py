@@ -17,11 +17,12 @@ from ctxguard.engine import stream
 from ctxguard.errors import ConfigError
 from ctxguard.main import main
 from ctxguard.tokens.load import get_tokenizer
+from tests.conftest import ROOT
 from tests.generate import log_of
 from tests.gitrepo import Repo
 from tests.helpers import independent_count
 
-SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/bundle.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
 CONFIG = """\
 version: 1
 artifacts:

@@ -72,7 +72,7 @@ def bundles(
         from ctxguard.errors import UsageError
 
         raise UsageError("split: chunks writes one file per chunk; --stdout prints one bundle (use --output)")
-    collected = collect(config, repo, mode, why)
+    collected = collect(config, repo, mode, why, args.missed)
     widest = bundle.Chunk(99, 99)  # (measured with the widest numbers it will have, or wider)
 
     def measured(artifacts: list[Any]) -> tuple[Any, int]:

@@ -37,7 +37,7 @@ _LONG_RUN = re.compile(rf"(?<!\S)\S{{{_RUN_PIECE},}}")
 # merges across pieces, so text cut at such "clean" line starts counts the same in parts as
 # whole: count(a + b) == count(a) + count(b). Python's \s covers every character Rust's
 # \s does, so this test errs only towards fewer cuts. Checked against whole encodes by
-# tests/test_tokens.py and, with CTXGUARD_VERIFY_COUNTS=1 (the test suite), on every count.
+# tests/tokens/test_tokens.py and, with CTXGUARD_VERIFY_COUNTS=1 (the test suite), on every count.
 _CLEAN_BREAK = re.compile(r"(\n)(?=[^\S\r\n]*[^\s/]|[^\S\r\n]+/)")
 
 

@@ -78,7 +78,7 @@ def test_one_huge_line_is_counted_in_pieces(small_stream: None, tmp_path: Path) 
 
 
 def test_stream_diff_lists_files_definitions_and_errors(small_stream: None, tmp_path: Path) -> None:
-    from tests.test_salient import _diff_of
+    from tests.engine.test_salient import _diff_of
 
     text = _diff_of(30) + (
         "diff --git a/package-lock.json b/package-lock.json\nindex 1..2 100644\n"
@@ -100,7 +100,7 @@ def test_stream_diff_lists_files_definitions_and_errors(small_stream: None, tmp_
     for f in range(30):
         assert f"+def handler_{f}(request):" in content and f"bad request in module {f}" in content
     assert '"dep398"' not in content  # the lockfile's body comes last, and does not fit
-    from tests.test_handlers_diff import _orphans
+    from tests.kinds.diff.test_diff import _orphans
 
     assert not _orphans(content)  # every changed line under its file and hunk header
     assert record["retention"]["kept"] == record["retention"]["probes"]
@@ -192,7 +192,7 @@ def test_bundle_streams_big_files(small_stream: None, tmp_path: Path) -> None:
 
 
 def test_a_streamed_cut_names_the_raw_lines_of_each_gap(small_stream: None, tmp_path: Path) -> None:
-    from tests.test_gaps import check_gaps
+    from tests.engine.test_gaps import check_gaps
 
     path, text = _log(tmp_path)
     record = compress_file(path, 600)

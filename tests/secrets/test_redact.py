@@ -10,6 +10,7 @@ import pytest
 from ctxguard.api import compress_text
 from ctxguard.main import main
 from ctxguard.secrets.redact import redact
+from tests.conftest import SAMPLES
 from tests.fuzz import endings
 from tests.gitrepo import Repo, configured
 
@@ -129,7 +130,7 @@ def test_bundle_redacts_before_offload_and_digest(tmp_path: Path, capsys: pytest
 
 # --- structure: a replacement never joins, splits or re-ends a line -------------------------
 
-SECRET_SAMPLES = Path(__file__).parent / "samples" / "secrets"
+SECRET_SAMPLES = SAMPLES / "secrets"
 EXPECTED = json.loads((SECRET_SAMPLES / "expected.json").read_text(encoding="utf-8"))
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from ctxguard import __version__
 from ctxguard.main import main
+from tests.conftest import ROOT, SAMPLES
 
 
 def test_compress_prints_the_record(sample, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
@@ -76,7 +77,7 @@ def test_help_has_runnable_examples(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_the_readme_example_compresses_at_tier2(capsys: pytest.CaptureFixture[str]) -> None:
-    example = Path(__file__).parent.parent / "examples/artifacts/failing-tests.log"
+    example = ROOT / "examples/artifacts/failing-tests.log"
     assert main(["compress", str(example), "--budget", "500"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["tier"] == 2 and record["compacted_tokens"] <= 500
@@ -85,7 +86,6 @@ def test_the_readme_example_compresses_at_tier2(capsys: pytest.CaptureFixture[st
 
 
 def test_eval_prints_a_table_per_type_and_ratio(capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.conftest import SAMPLES
 
     assert (
         main(["eval", str(SAMPLES / "traceback.log"), str(SAMPLES / "plan-with-tables.md"), "--ratios", "0.5,0.2"]) == 0

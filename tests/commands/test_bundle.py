@@ -14,11 +14,12 @@ import pytest
 from ctxguard.bundle.model import level
 from ctxguard.main import main
 from ctxguard.record import offload_for
+from tests.conftest import ROOT
 from tests.generate import log_of
 from tests.gitrepo import Repo, configured
 from tests.helpers import independent_count
 
-SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/bundle.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
 CONFIG = """\
 version: 1
 total_budget: 6000
@@ -455,7 +456,7 @@ def test_a_repository_without_a_config_runs_with_the_defaults_and_says_so(
 def test_every_cut_is_recoverable_from_its_offload_and_show_prints_a_gap(
     repo: Repo, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tests.test_gaps import GAP, check_gaps
+    from tests.engine.test_gaps import GAP, check_gaps
 
     repo.write(".ctxguard.yaml", CONFIG.replace("total_budget: 6000", "total_budget: 1500"))
     capsys.readouterr()

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import random
 import sys
-from pathlib import Path
 
 import pytest
 
 from ctxguard.secrets.names import classify
 from ctxguard.secrets.redact import redact
+from tests.conftest import ROOT
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(ROOT / "bench"))
 from secret_vectors import VECTORS, measure  # noqa: E402
 
 # Variables of well-known images and services (Docker Hub docs): every one holds a secret.

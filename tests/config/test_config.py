@@ -10,8 +10,9 @@ import yaml
 from ctxguard.commands.init import STARTER
 from ctxguard.config.load import default_config, load_config, parse_config
 from ctxguard.errors import ConfigError
+from tests.conftest import ROOT
 
-SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/config.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "ctxguard/schemas/config.schema.json").read_text())
 
 
 def test_starter_config_is_the_defaults_and_valid_for_loader_and_schema() -> None:

@@ -8,7 +8,6 @@ test below."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -17,8 +16,9 @@ import pytest
 from ctxguard.config.load import parse_config
 from ctxguard.config.parse import parse_yaml
 from ctxguard.errors import ConfigError
+from tests.conftest import ROOT
 
-SCHEMA = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/config.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "ctxguard/schemas/config.schema.json").read_text())
 GIT = "  - name: diff\n    diff: staged\n    budget: 100\n"
 LOGS = "  - name: logs\n    paths: ['logs/*.log']\n    budget: 100\n"
 
@@ -127,7 +127,7 @@ def test_the_schemas_name_the_kinds_the_registry_has() -> None:
     from ctxguard.kinds.registry import KINDS
     from ctxguard.options import TYPES
 
-    bundle = json.loads((Path(__file__).parent.parent / "ctxguard/schemas/bundle.schema.json").read_text())
+    bundle = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
     entry = SCHEMA["properties"]["artifacts"]["items"]["properties"]["type"]["enum"]
     record = bundle["$defs"]["record"]["properties"]["type"]["enum"]
     assert list(KINDS) == list(TYPES) == entry == record

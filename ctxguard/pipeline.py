@@ -1,16 +1,15 @@
-"""collect -> count -> reserve the digest -> allocate -> compress: what a bundle is made of."""
+"""collect -> redact -> read and count once -> the digest's facts -> each artifact's request: a
+Run, which makes the records at any budgets (ctxguard.bundle.size finds the budgets)."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ctxguard import digest, reference
 from ctxguard import records as make
-from ctxguard.budget import Request, allocate, capacity, too_small
+from ctxguard.budget import Request, capacity
 from ctxguard.collect import Artifact, Source, collect
 from ctxguard.config.model import Config
 from ctxguard.engine import stream
@@ -19,6 +18,7 @@ from ctxguard.kinds.classify import classify
 from ctxguard.kinds.diff import DiffDoc
 from ctxguard.kinds.diff.numbers import numbered
 from ctxguard.kinds.registry import KINDS
+from ctxguard.options import KindName
 from ctxguard.read import BinaryData
 from ctxguard.record import Offload, Record, error_record
 from ctxguard.tokens.base import Encoded, Tokenizer
@@ -37,27 +37,77 @@ class Result:
     offloads: tuple[tuple[Path, str], ...] = ()  # full texts to keep: (where, text)
 
 
-# The token count of the bundle the command would write from a result, in its format.
-Written = Callable[[Result], int]
+@dataclass
+class Run:
+    """One run's artifacts, each read, counted and (when big) streamed once, ready to be cut at
+    any budgets: what the sizing of a bundle (ctxguard.bundle.size) tries again and again."""
+
+    config: Config
+    tokenizer: Tokenizer
+    artifacts: list[Artifact]
+    source: Source
+    encoded: list[Encoded | None]
+    kinds: list[KindName]
+    streams: dict[int, tuple[stream.Scan, Any]]
+    refs: dict[int, reference.Described]
+    docs: dict[int, Any]
+    found: digest.Facts
+    needs: list[int]  # the tokens each record takes whole
+    requests: list[Request]
+    placeholders: list[Record]  # the digest's widest status lines, before the records exist
+    floor: int  # the least budget an artifact is given
+    offloads: Path | None = None
+    relative_to: Path | None = None
+    kept: dict[str, tuple[Path, Offload]] = field(default_factory=dict)  # offloads named, by artifact
+
+    def reserve(self, rows: int) -> int:
+        """The tokens the digest may take, with `rows` rows of each table (its widest form)."""
+        return self.tokenizer.count(digest.render(self.found, self.placeholders, worst=True, rows=rows))
+
+    def records(self, budgets: list[int], listed: int | None) -> list[Record]:
+        """Every artifact's record at its budget (`listed`: files a diff record lists, at most)."""
+        config, tokenizer = self.config, self.tokenizer
+        records = [
+            make.streamed(config, a, kind, b, self.streams[i], tokenizer)
+            if i in self.streams
+            else make.referenced(a, self.refs[i], kind, b, tokenizer)
+            if i in self.refs
+            else make.compressed(config, a, kind, b, e, tokenizer, self.docs.get(i), listed)
+            for i, (a, kind, b, e) in enumerate(zip(self.artifacts, self.kinds, budgets, self.encoded))
+        ]
+        if self.offloads is not None:
+            records = [
+                make.offloaded(r, a, self.offloads, self.relative_to, self.kept)
+                for r, a in zip(records, self.artifacts)
+            ]
+        return records
+
+    def digest(self, records: list[Record], rows: int) -> tuple[str, int]:
+        """The digest of these records, and its tokens."""
+        text = digest.render(self.found, records, rows=rows)
+        return text, self.tokenizer.count(text)
+
+    def result(self, records: list[Record], text: str, used: int, reserved: int) -> Result:
+        """The records with the digest, what the whole bundle may use, and the texts to offload."""
+        config = self.config
+        within = capacity(self.requests, config.total_budget, config.margin, reserved, self.floor)
+        kept = _kept_texts(records, self.artifacts, self.kept)
+        return Result(records, self.artifacts, self.source, within, text, used, kept)
 
 
-def run(
+def prepare(
     config: Config,
     repo: Any,
     tokenizer: Tokenizer,
     diff_override: str | None = None,
     missed: bool = False,
-    written: Written | None = None,
     reason: str | None = None,
     offloads: Path | None = None,
     relative_to: Path | None = None,
     collected: tuple[list[Artifact], Source] | None = None,
-) -> Result:
-    """Collect every artifact, reserve the digest, allocate budgets, compress each one.
-
-    With a total_budget and `written`, the bundle as written (fields, JSON escaping, file lists)
-    is measured and, while it is over the total, that overhead is reserved and the budgets are
-    allocated again, so the written file is what total_budget bounds.
+) -> Run:
+    """Collect every artifact, redact it, read, count and classify it once, stream the big ones,
+    and gather the digest's facts and what each artifact asks for: a Run to cut at any budgets.
 
     With `offloads` (a folder), every record that leaves something out names where its full text
     will be kept there (a path relative to `relative_to`, and its sha256); the result lists the
@@ -106,86 +156,24 @@ def run(
         )
         for a in artifacts
     ]
-    # A digest of at most a third of the total: fewer rows (the rest counted) when it would be more.
-    rows = digest.MAX_ERRORS
-    reserved = tokenizer.count(digest.render(found, placeholders, worst=True, rows=rows))
-    third = math.floor(config.total_budget * config.margin) // 3 if config.total_budget is not None else None
-    while third is not None and reserved > third and rows > 1:
-        rows //= 2
-        reserved = tokenizer.count(digest.render(found, placeholders, worst=True, rows=rows))
-    floor = min_budget(tokenizer)
-    kept: dict[str, tuple[Path, Offload]] = {}  # offloads named, by artifact
-
-    def result_of(records: list[Record], text: str, used: int) -> Result:
-        within = capacity(requests, config.total_budget, config.margin, reserved, floor)
-        return Result(records, artifacts, source, within, text, used, _kept_texts(records, artifacts, kept))
-
-    bundle_part = 0  # reserved for the written bundle's own fields, escaping and lists
-    listed: int | None = None  # files listed per diff record, once the lists must shrink to fit
-    best: tuple[int, list[Record], str, int] | None = None  # the least reserve that fit, its records
-    over_at: int | None = None  # the greatest reserve known to leave the bundle over the total
-    for _ in range(16):
-        budgets = allocate(requests, config.total_budget, config.margin, reserved + bundle_part, floor)
-        records = [
-            make.streamed(config, a, kind, b, streams[i], tokenizer)
-            if i in streams
-            else make.referenced(a, refs[i], kind, b, tokenizer)
-            if i in refs
-            else make.compressed(config, a, kind, b, e, tokenizer, docs.get(i), listed)
-            for i, (a, kind, b, e) in enumerate(zip(artifacts, kinds, budgets, encoded))
-        ]
-        if offloads is not None:
-            records = [make.offloaded(r, a, offloads, relative_to, kept) for r, a in zip(records, artifacts)]
-        text = digest.render(found, records, rows=rows)
-        used = tokenizer.count(text)
-        if used > reserved:  # the real digest outgrew its reserve: again, with more room
-            reserved = used + 16
-            continue
-        if written is None or config.total_budget is None:
-            break
-        draft = result_of(records, text, used)
-        limit = math.floor(config.total_budget * config.margin)
-        over = written(draft) - limit
-        if over <= 0:
-            best = (bundle_part, records, text, used)
-            # Room left while an artifact is cut below its budget: reserve less, between this
-            # reserve and the greatest one known to be over.
-            starved = any(
-                r.tier > 1 and b < min(a.budget, needs[i])
-                for i, (r, a, b) in enumerate(zip(records, artifacts, budgets))
-            )
-            if not starved or -over <= max(16, limit // 100):
-                break
-            lower = bundle_part + over * 9 // 8 if over_at is None else (over_at + bundle_part) // 2
-            if lower >= bundle_part or (over_at is not None and lower <= over_at) or lower < 0:
-                break
-            bundle_part = lower
-            continue
-        over_at = bundle_part
-        if best is not None:  # between a reserve that fit and this one: halve the interval
-            halfway = (over_at + best[0] + 1) // 2
-            if halfway >= best[0]:
-                break
-            bundle_part = halfway
-            continue
-        # JSON escaping grows with the content, so reserve a little more than the excess.
-        grown = bundle_part + over + max(16, over // 8)
-        if too_small(len(requests), config.total_budget, config.margin, reserved + grown, floor):
-            # The bundle's fixed part alone is over the total: list fewer files per record (the
-            # rest counted: files_not_listed), then give the digest fewer rows (the rest counted).
-            longest = max((len(r.files or ()) for r in records), default=0)
-            if longest > 0:
-                listed = longest // 2
-                continue
-            if rows > 1:
-                rows //= 2
-                reserved = tokenizer.count(digest.render(found, placeholders, worst=True, rows=rows))
-                continue
-            break  # nothing left to shorten: the command refuses to write an over-total bundle
-        bundle_part = grown
-    if best is not None and best[1] is not records:  # (the last try was over: the best fit stands)
-        _, records, text, used = best
-    return result_of(records, text, used)
+    return Run(
+        config,
+        tokenizer,
+        artifacts,
+        source,
+        encoded,
+        kinds,
+        streams,
+        refs,
+        docs,
+        found,
+        needs,
+        requests,
+        placeholders,
+        min_budget(tokenizer),
+        offloads,
+        relative_to,
+    )
 
 
 def _needs(

@@ -24,7 +24,7 @@ def bundles(
     output: relative to output's folder, or with stdout (no file to be beside) to the current
     directory."""
     from ctxguard import pipeline
-    from ctxguard.bundle import chunks, write
+    from ctxguard.bundle import chunks, size, write
     from ctxguard.bundle import model as bundle
     from ctxguard.collect import collect
 
@@ -44,27 +44,18 @@ def bundles(
         )
 
     def build(collected: Any = None, chunk: Any = None) -> tuple[Any, Any]:
-        last: list[write.Written] = []
-
-        def measure(result: pipeline.Result) -> int:
-            last[:] = [assemble(result, chunk)]
-            return last[0].tokens
-
-        result = pipeline.run(
+        run = pipeline.prepare(
             config,
             repo,
             tokenizer,
             mode,
             missed=args.missed,
-            written=measure,
             reason=why,
             offloads=output.parent / "offload",
             relative_to=Path.cwd() if stdout else output.parent,
             collected=collected,
         )
-        if not last or last[0].source_records is not result.records:
-            measure(result)
-        return result, last[0]
+        return size.sized(run, fmt=fmt, task=task, chunk=chunk)
 
     if chunks.chunked_entry(config) is None:
         return [build()]

@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from ctxguard.errors import ConfigError
 from ctxguard.options import MIN_BUDGET
 from ctxguard.words import plural
 
-WEIGHT = {"high": 4.0, "normal": 2.0, "low": 1.0}
-ORDER = ("high", "normal", "low")
+WEIGHT: Final = {"high": 4.0, "normal": 2.0, "low": 1.0}
+ORDER: Final = ("high", "normal", "low")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.log.failures import MAX_IDS, Failure
@@ -18,11 +18,11 @@ from ctxguard.kinds.registry import KINDS
 from ctxguard.record import Record, omissions, status
 from ctxguard.words import plural
 
-MAX_FILES = 100
-MAX_ERRORS = 30
-MAX_TASKS = 50
-MAX_LINE = 200
-MAX_ARTIFACTS = 200  # status lines; past this the digest counts the rest
+MAX_FILES: Final = 100
+MAX_ERRORS: Final = 30
+MAX_TASKS: Final = 50
+MAX_LINE: Final = 200
+MAX_ARTIFACTS: Final = 200  # status lines; past this the digest counts the rest
 
 
 @dataclass(frozen=True)

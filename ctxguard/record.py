@@ -7,7 +7,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ctxguard.plan import GAP_LINE
 
@@ -202,7 +202,10 @@ def omissions(content: str) -> str:
     return f"compressed: {said} omitted"
 
 
-def status(record: Record) -> str:
+Status = Literal["OK", "COMPRESSED", "TRUNCATED", "MISSING", "ERROR", "REFERENCE"]
+
+
+def status(record: Record) -> Status:
     """What happened to one artifact: MISSING (a configured file that does not exist), ERROR
     (could not be read), REFERENCE (listed, not included), TRUNCATED (cut), COMPRESSED (tier 2:
     rewritten shorter, every must-keep unit in) or OK."""

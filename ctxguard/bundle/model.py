@@ -10,28 +10,29 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 
 from ctxguard import __version__
 from ctxguard.collect import Source
 from ctxguard.config.model import CONTEXT_WINDOW
 from ctxguard.record import Record
 
-SCHEMA = "ctxguard.bundle/v2"
+SCHEMA: Final = "ctxguard.bundle/v2"
 
 # The levels of a bundle's share of the reader's context window, each with what to do.
-LEVELS = (
+Level = Literal["GREEN", "YELLOW", "ORANGE", "RED", "CRITICAL"]
+LEVELS: Final[tuple[tuple[float, Level, str], ...]] = (
     (0.25, "GREEN", "room to spare: the reader can take more context (raise total_budget if it helps)"),
     (0.50, "YELLOW", "comfortable: the reader keeps room for its own reasoning and answer"),
     (0.75, "ORANGE", "getting full: prefer the digest and cut forms; lower total_budget for long sessions"),
     (0.85, "RED", "nearly full: lower total_budget, or split the review (split: chunks)"),
 )
-CRITICAL = "CRITICAL"
-CRITICAL_ACTION = "too full to review well: split the review into chunks or lower total_budget"
-FORMATS = ("json", "markdown", "prompt")
+CRITICAL: Final[Level] = "CRITICAL"
+CRITICAL_ACTION: Final = "too full to review well: split the review into chunks or lower total_budget"
+FORMATS: Final = ("json", "markdown", "prompt")
 
 
-def level(tokens: int, window: int, knob: str | None = None) -> tuple[str, str]:
+def level(tokens: int, window: int, knob: str | None = None) -> tuple[Level, str]:
     """The level of `tokens` in a context window of `window`, and its action. `knob`: what
     cut the records that were cut (`total_budget`, or an entry's `budget`), None when nothing
     was cut; the room-to-spare action names it."""
@@ -79,7 +80,7 @@ class Usage:
     tokens: int
     window: int
     share: float
-    level: str
+    level: Level
     action: str
 
     @classmethod

@@ -6,6 +6,7 @@ import bisect
 import os.path
 import re
 from collections.abc import Sequence
+from typing import Final
 
 from ctxguard.kinds.definitions import is_comment_or_blank
 from ctxguard.kinds.diff.lines import DiffReader
@@ -14,7 +15,7 @@ from ctxguard.plan import Plan, ended, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
-TURN = 1 << 32  # a definition's turn among its file's counts before its place in the diff
+TURN: Final = 1 << 32  # a definition's turn among its file's counts before its place in the diff
 
 
 def turn_of(seen: dict[float, int], level: float, together: bool) -> int:
@@ -64,7 +65,7 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
     return listing(low) if low else ""
 
 
-REACH = 40  # lines: beyond this distance from a definition or error, body lines rank alike
+REACH: Final = 40  # lines: beyond this distance from a definition or error, body lines rank alike
 
 
 def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
@@ -167,15 +168,15 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
 # A line edited in place (`if n == 0` -> `if n == 1`): the behaviour changed there. After the
 # definitions and the source files' headers (what the probes count: paths and names), before
 # the other headers and every body line.
-EDITED = 1.65
+EDITED: Final = 1.65
 # … before everything else, when the edit flips an operator, a number or a keyword (`if n == 0`
 # -> `if n == 1`, `<` -> `<=`, `elif` -> `if`, `True` -> `False`): the one line a reviewer of a
 # release must not miss, and a cheap one.
-FLIPPED = 0.95
-EDITED_QUOTED = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
-MOVED = 1.75  # … a definition or error line removed and added again in its file (moved, re-indented)
-EDITS = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown with its removed line
-HEADERS_AFTER_EDITS = 0.08  # a source file's header (1.6) after its edits (1.65)
+FLIPPED: Final = 0.95
+EDITED_QUOTED: Final = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
+MOVED: Final = 1.75  # … a definition or error line removed and added again in its file (moved, re-indented)
+EDITS: Final = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown with its removed line
+HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 
 def _moved(lines: Sequence[str], kinds: Sequence[str]) -> list[int]:

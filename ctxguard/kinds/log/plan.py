@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final
 
 from ctxguard.kinds.log.failures import NAMES_FAILURE, Blocks, error_key, first_bare_cause, named_test
 from ctxguard.kinds.log.lines import (
@@ -20,23 +21,23 @@ from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import clip
 
-CONTEXT = 2  # lines shown before the first occurrence of each error template
+CONTEXT: Final = 2  # lines shown before the first occurrence of each error template
 # How early a log's cut takes a line (lowest first), for the plan and the streaming pass alike.
-ENDS = 0.0  # the last line, when it is an error or a summary line: how the run ended
-SUMMARY_LEVEL = 0.5  # a run's summary (`5 failed, 623 passed`) …
-NAMED = 0.8  # … a line naming a failed test (`FAILED tests/x.py::test_y - Error: …`) …
-ERROR = 1.0  # the first occurrence of an error template …
-GOES_ON = 1.1  # … (pytest's `E` lines after a failure's first one)
-LAST = 1.2  # the last line, when it is not an error line
-WARNING = 1.5  # … or of a warning template
-TRACE = 2.0  # a traceback's start and last frames
-FIRST = 2.4  # the first line: after the errors and the failing statements
-MARKED = 2.5  # stack frames, sections, lines naming the task
-BEFORE = 2.8  # the lines before the first occurrence of a template
-EDGES = 3.0  # the first and last EDGE lines
-LATER = 4.0  # repeats of a template, the rest of a traceback
-REST = 6.0  # everything else, from the end backwards
-QUIET = 6.5  # … passing tests and progress lines after it (`PASSED`, `✓`, `....F.. [ 42%]`)
+ENDS: Final = 0.0  # the last line, when it is an error or a summary line: how the run ended
+SUMMARY_LEVEL: Final = 0.5  # a run's summary (`5 failed, 623 passed`) …
+NAMED: Final = 0.8  # … a line naming a failed test (`FAILED tests/x.py::test_y - Error: …`) …
+ERROR: Final = 1.0  # the first occurrence of an error template …
+GOES_ON: Final = 1.1  # … (pytest's `E` lines after a failure's first one)
+LAST: Final = 1.2  # the last line, when it is not an error line
+WARNING: Final = 1.5  # … or of a warning template
+TRACE: Final = 2.0  # a traceback's start and last frames
+FIRST: Final = 2.4  # the first line: after the errors and the failing statements
+MARKED: Final = 2.5  # stack frames, sections, lines naming the task
+BEFORE: Final = 2.8  # the lines before the first occurrence of a template
+EDGES: Final = 3.0  # the first and last EDGE lines
+LATER: Final = 4.0  # repeats of a template, the rest of a traceback
+REST: Final = 6.0  # everything else, from the end backwards
+QUIET: Final = 6.5  # … passing tests and progress lines after it (`PASSED`, `✓`, `....F.. [ 42%]`)
 
 
 def template_level(line: str, goes_on: bool = False) -> float:
@@ -166,7 +167,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     )
 
 
-GUTTER_REACH = 8  # lines: a gutter this far below a line that says something quotes for it
+GUTTER_REACH: Final = 8  # lines: a gutter this far below a line that says something quotes for it
 
 
 def _gutters(lines: list[str]) -> list[tuple[int, int]]:

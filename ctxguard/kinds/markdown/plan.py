@@ -6,6 +6,7 @@ import heapq
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import Final
 
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, Block, MarkdownDoc
 from ctxguard.plan import Plan, Unit, omitted_lines, units
@@ -29,9 +30,9 @@ _ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (befo
 _LEADS = re.compile(r":[*_]*\s*$")  # prose that leads into the list after it
 # The document's first heading (its title) is taken first; the others come after the open task
 # items and rules, each of which takes its section's heading and the headings above it.
-HEADING = 1.42
-OUTLINE = 1.43  # a table's header rows, a task item done: with the outline, after the headings
-CODE = 1.45  # a code block's fences and first line: after the rules, before the bodies
+HEADING: Final = 1.42
+OUTLINE: Final = 1.43  # a table's header rows, a task item done: with the outline, after the headings
+CODE: Final = 1.45  # a code block's fences and first line: after the rules, before the bodies
 MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
 
 
@@ -109,7 +110,13 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                 fenced = FENCE.match(block.lines[-1]) is not None and last > first
                 inner = 0 < j < len(block.lines) - 1 or not fenced and j > 0
                 level = REPEATED if repeated else 1.5 if j > 1 and inner else CODE  # fences, first line first
-                add(line, level, not repeated, ((first, last) if fenced else (first,)) if inner else heading)
+                if inner:
+                    to = (first, last) if fenced else (first,)
+                elif fenced:  # a fence never without its partner: one alone turns the rest into code
+                    to = (*heading, last if j == 0 else first)
+                else:
+                    to = heading
+                add(line, level, not repeated, to)
             elif block.kind == "front":
                 add(line, 1.6)
             else:  # blank

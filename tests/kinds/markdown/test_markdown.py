@@ -233,3 +233,70 @@ def test_each_next_rule_is_the_one_that_costs_least_to_add() -> None:
     plan = KIND.plan(KIND.read(text, "spec.md"), tokenizer.encode(text), tokenizer, frozenset())
     order = sorted((u for u in plan.units if "MUST" in u.text), key=lambda u: u.priority)
     assert [u.text.split(" MUST")[0] for u in order] == ["Servers", "Servers", "Clients"]
+
+
+# --- every fence closed, at every budget ---------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_BLOCKS = [
+    "```python\ndef apply(rate):\n    return round(rate * 100, 2)\n```\n",
+    "```\nmake test\n```\n",
+    "~~~sh\npip install .\nctxguard bundle\n~~~\n",
+]
+_PROSE = [
+    "Users MUST see percentages.",
+    "It SHOULD round to two places.",
+    "Some prose about why the dashboard needs this change and what users said.",
+    "- [ ] ship behind a flag",
+    "| a | b |\n|---|---|\n| 1 | 2 |",
+]
+
+
+@st.composite
+def _plans(draw: st.DrawFn) -> str:
+    parts = ["# Plan\n"]
+    for k in range(draw(st.integers(1, 5))):
+        parts.append(f"\n## Section {k}\n\n")
+        for _ in range(draw(st.integers(1, 4))):
+            parts.append(draw(st.sampled_from(_PROSE + _BLOCKS)) + "\n\n")
+    return "".join(parts)
+
+
+def _fences_balanced(content: str) -> bool:
+    """Every opening fence has its closing one: outside a block, a fence opens one; inside, only
+    the same fence character, at least as long, closes it."""
+    open_fence: str | None = None
+    for line in content.splitlines():
+        match = re.match(r"^\s{0,3}(`{3,}|~{3,})", line)
+        if match is None:
+            continue
+        mark = match.group(1)
+        if open_fence is None:
+            open_fence = mark
+        elif mark[0] == open_fence[0] and len(mark) >= len(open_fence) and not line.strip()[len(mark) :]:
+            open_fence = None
+    return open_fence is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=_plans(), share=st.floats(0.05, 0.99))
+def test_every_fence_is_closed_in_every_markdown_cut(text: str, share: float) -> None:
+    """A repeated code block (taken last) left out must take both its fences with it: a closing
+    fence kept alone turns everything after it into code."""
+    budget = max(64, int(independent_count(text) * share))
+    content = compress_text(text, budget, name="plan.md")["content"]
+    assert _fences_balanced(content), content
+
+
+def test_a_repeated_code_block_cut_keeps_no_stray_fence() -> None:
+    block = "```python\ndef apply(rate):\n    return round(rate * 100, 2)\n```\n"
+    plan = (
+        "# Plan: rate display\n\n## Change\n\nFormat every rate with this helper:\n\n" + block
+        + "\nIt SHOULD round to two places.\n\n## Appendix\n\nThe same helper again, for the report page:\n\n"
+        + block + "\nThe report page MUST use the helper too.\n\n## Notes\n\n"
+        + "Some more prose about why the dashboard needs this change and what users said. " * 6 + "\n"
+    )  # fmt: skip
+    for budget in range(64, independent_count(plan)):
+        content = compress_text(plan, budget, name="plan.md")["content"]
+        assert _fences_balanced(content), (budget, content)

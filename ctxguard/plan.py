@@ -79,6 +79,11 @@ class Plan:
     # What tier 2 must keep when it is more than the units' `must` (which a tier-3 cut takes
     # first): a log's every error and warning line, where tier 3 takes only each template's first.
     tier2_must: Sequence[bool] | None = None
+    # Units that wait for their group (a diff's comment and blank lines, for their file): the fill
+    # takes one only while no other unit of its group has been passed over, so a cut never shows
+    # a comment of a file whose code it left out. Per unit, its group, or -1 for none.
+    waits_for: Sequence[int] = ()
+    group: Sequence[int] = ()
 
     @cached_property
     def starts(self) -> list[int]:

@@ -100,6 +100,8 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         j for i, pair in edited.items() if pair and _in_quotes(lines[i][1:], lines[pair[0]][1:]) for j in (i, *pair)
     }
     keys: dict[tuple[int, ...], list[int]] = {}  # per hunk, where distances are measured from:
+    group: list[int] = []  # each line's file (its header line), -1 before the first
+    waits: list[int] = []  # a comment or blank line of a hunk: its file's, when it waits for it
     for i, line in enumerate(lines):  # its header, its definitions and errors
         kind, level = reader.read(line)
         offset = reader.offset
@@ -141,6 +143,10 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         anchors.append(needs)
         hunks.append(hunk)
         reader_kind.append(kind)
+        group.append(file[0] if file else -1)
+        # Comments and blank lines go first: shown only while none of their file's code is left out.
+        quiet = kind in ("change", "context") and not keep and is_comment_or_blank(line[1:])
+        waits.append(file[0] if file and quiet else -1)
     for i, base in body.items():
         span = 0.0 if base in EDITS else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
         late = 0.001 if base in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
@@ -162,6 +168,8 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         encoded.count,
         listing=lambda room: file_listing(stats, tokenizer, room),
         notes=notes,
+        waits_for=waits,
+        group=group,
     )
 
 

@@ -110,6 +110,7 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                 fenced = FENCE.match(block.lines[-1]) is not None and last > first
                 inner = 0 < j < len(block.lines) - 1 or not fenced and j > 0
                 level = REPEATED if repeated else 1.5 if j > 1 and inner else CODE  # fences, first line first
+                to: tuple[int, ...]
                 if inner:
                     to = (first, last) if fenced else (first,)
                 elif fenced:  # a fence never without its partner: one alone turns the rest into code

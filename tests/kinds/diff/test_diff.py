@@ -447,3 +447,76 @@ def test_changed_definitions_go_by_turns_across_files() -> None:
     order = [line for _, _, line, _ in sorted(sink.offered(0, "salient").values(), key=lambda o: (o[0], o[1]))]
     first = [order.index(f"+def {name}_0(request, timeout=2, retries=0):\n") for name in ("alpha", "beta", "gamma")]
     assert max(first) < order.index("-def alpha_1(request, timeout=1):\n")
+
+
+# --- comments and blank lines go first --------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from ctxguard.kinds.definitions import is_comment_or_blank  # noqa: E402
+from ctxguard.plan import GAP_LINE, omitted_lines  # noqa: E402
+
+
+def _shown(content: str, raw: list[str]) -> set[int]:
+    """The raw line numbers (from 1) a cut shows: gap lines say which they stand for."""
+    shown, at = set(), 1
+    for line in content.splitlines():
+        gap = GAP_LINE.match(line)
+        if gap:
+            at = int(gap.group(2) or gap.group(1)) + 1
+        elif at <= len(raw) and raw[at - 1] == line:
+            shown.add(at)
+            at += 1
+    return shown
+
+
+def _quiet_kept_for_code(diff: str, content: str) -> list[str]:
+    """Comment and blank lines a cut shows while it leaves out changed code, except those in a run
+    between two shown lines that costs no more than the gap line standing for it (showing them
+    is cheaper than saying they are left out)."""
+    raw = diff.splitlines()
+    shown = _shown(content, raw)
+    changed = [n for n, line in enumerate(raw, 1) if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    quiet = {n for n in changed if is_comment_or_blank(raw[n - 1][1:])}
+    if all(n in shown for n in changed if n not in quiet):
+        return []
+    widest = independent_count(omitted_lines(len(raw), len(raw)))
+    bad = []
+    for n in sorted(quiet & shown):
+        first = last = n
+        while first - 1 in shown and is_comment_or_blank(raw[first - 2][1:]):
+            first -= 1
+        while last + 1 in shown and is_comment_or_blank(raw[last][1:]):
+            last += 1
+        bounded = (first - 1 in shown or first == 1) and (last + 1 in shown or last == len(raw))
+        run = "".join(line + "\n" for line in raw[first - 1 : last])
+        if not (bounded and independent_count(run) <= widest):
+            bad.append(raw[n - 1])
+    return bad
+
+
+@st.composite
+def _source_diffs(draw: st.DrawFn) -> str:
+    body: list[str] = []
+    for i in range(draw(st.integers(8, 40))):
+        if draw(st.booleans()):
+            body.append(f"# Helper {i}: computes the weighted balance of one ledger entry, with its fee.")
+        body.append(f"def helper_{i}(ledger, rate):")
+        if draw(st.booleans()):
+            body.append("    # apply the rate first, then the fee when the total is over the limit")
+        body.append(f"    total = ledger.total * rate + {draw(st.integers(1, 99))}")
+        body.append(f"    if total > {draw(st.integers(100, 999))}:")
+        body.append("        total -= ledger.fee")
+        body += [""] * draw(st.integers(0, 2))
+        body.append("    return round(total, 2)")
+        body += ["", ""]
+    head = "diff --git a/app/ledger.py b/app/ledger.py\nnew file mode 100644\n--- /dev/null\n+++ b/app/ledger.py\n"
+    return head + f"@@ -0,0 +1,{len(body)} @@\n" + "".join(f"+{line}\n" for line in body)
+
+
+@settings(max_examples=30, deadline=None)
+@given(diff=_source_diffs(), factor=st.floats(1.05, 1.5))
+def test_no_comment_or_blank_line_is_kept_while_code_of_its_file_is_left_out(diff: str, factor: float) -> None:
+    budget = max(64, int(independent_count(diff) / factor))
+    record = compress_text(diff, budget, name="change.diff")
+    assert _quiet_kept_for_code(diff, record["content"]) == []

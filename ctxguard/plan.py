@@ -79,11 +79,12 @@ class Plan:
     # What tier 2 must keep when it is more than the units' `must` (which a tier-3 cut takes
     # first): a log's every error and warning line, where tier 3 takes only each template's first.
     tier2_must: Sequence[bool] | None = None
-    # Units that wait for their group (a diff's comment and blank lines, for their file): the fill
-    # takes one only while no other unit of its group has been passed over, so a cut never shows
-    # a comment of a file whose code it left out. Per unit, its group, or -1 for none.
-    waits_for: Sequence[int] = ()
-    group: Sequence[int] = ()
+    # Units that wait for groups (a diff's comment and blank lines for their file's code, its
+    # other lines for the task's): the fill takes one only while no unit of those groups has been
+    # left out at its turn, so a cut never shows a comment of a file whose code it left out. Per
+    # unit, the groups it waits for, and the groups it counts in (left out, it holds them back).
+    waits_for: Sequence[tuple[int, ...]] = ()
+    group: Sequence[tuple[int, ...]] = ()
 
     @cached_property
     def starts(self) -> list[int]:

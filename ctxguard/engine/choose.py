@@ -2,7 +2,7 @@
 
 The must units are taken in priority order, each with the units it anchors to (all of them,
 or none: tier 2; a tier-3 cut gives how many, or which, it found to fit); then the others that
-fit, by priority (a unit that waits for its group, only while none of the group was passed over);
+fit, by priority (a unit that waits for groups, only while none of theirs was left out at its turn);
 then each run left out that costs no more than the gap line standing for it. Choosing a unit closes,
 shortens or splits a gap, and the estimate counts each gap as the plan's widest gap line.
 """
@@ -71,17 +71,15 @@ def choose(
     used += _close_cheap_gaps(plan, chosen, must, skip, gap)  # (between the must units: before the fill)
     if fill:
         waits, groups = plan.waits_for, plan.group
-        passed: set[int] = set()  # groups one of whose units was passed over (left out at its turn)
+        held: set[int] = set()  # groups one of whose units was left out at its turn
         for i in order:
             if chosen[i]:
                 continue
-            waiting = bool(waits) and waits[i] >= 0
-            if waiting and waits[i] in passed:
-                continue  # (its group's other units first: none is passed over for it)
-            if not must[i] and not (skip and skip[i]) and (units[i].text.strip() or _beside(chosen, i)):
-                take(i)  # (a blank line is never worth a gap of its own)
-            if not chosen[i] and not waiting and groups and groups[i] >= 0:
-                passed.add(groups[i])
+            if not (waits and held.intersection(waits[i])):
+                if not must[i] and not (skip and skip[i]) and (units[i].text.strip() or _beside(chosen, i)):
+                    take(i)  # (a blank line is never worth a gap of its own)
+            if groups and not chosen[i]:
+                held.update(groups[i])
         used += _close_cheap_gaps(plan, chosen, must, skip, gap)
     return chosen, used
 

@@ -229,6 +229,12 @@ def test_documented_vendor_formats_go_without_a_name(seed: int) -> None:
         "DB_PASSWORD=${DB_PASSWORD}",
         "password: <your-password>",
         "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+        # Code a reviewer reads is never rewritten: a call, a keyword, the punctuation after it.
+        'authorization = request.headers.get("Authorization")',
+        "    def connect(self, host, password=None):",
+        "    password=None):",
+        "    token=True)",
+        "slack placeholder xoxp-1-RANDOMSTRINGHERE",
     ],
 )
 def test_everyday_lines_are_code_not_secrets(line: str) -> None:
@@ -390,17 +396,3 @@ def test_identifiers_calls_and_keywords_in_assignment_position_are_kept(name: st
 )
 def test_vendor_formats_with_no_name_are_redacted(line: str, secret: str) -> None:
     assert secret not in redact(line + "\n").text
-
-
-@pytest.mark.parametrize(
-    "line",
-    [
-        'authorization = request.headers.get("Authorization")\n',
-        "    def connect(self, host, password=None):\n",
-        "    password=None):\n",
-        "    token=True)\n",
-        "slack placeholder xoxp-1-RANDOMSTRINGHERE\n",
-    ],
-)
-def test_code_a_reviewer_reads_is_never_rewritten(line: str) -> None:
-    assert redact(line).text == line

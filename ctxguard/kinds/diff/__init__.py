@@ -38,7 +38,9 @@ KIND = KindOf(
     facts=facts,
     first=(
         "at tier 3 the list of changed files first; a line of source code whose edit flips an operator, a "
-        "number or a keyword of logic (`if n == 0` → `if n == 1`), with the removed line; added or "
+        "number or a keyword of logic (`if n == 0` → `if n == 1`), with the removed line; with a task, "
+        "the changed lines and definitions that name its words (first among their equals, with their "
+        "file, hunk and definition; the other changed lines wait for them); added or "
         "removed definitions and error lines, by turns across files (each file's first, then each file's "
         "second, …; one moved or re-indented after the edits); a line of source code edited in place "
         "otherwise, before one where only a quoted string changed (a version, a date); each change under "
@@ -46,7 +48,9 @@ KIND = KindOf(
         "code"
     ),
     last=(
-        "tests, then docs and changelogs, then lockfiles and generated files; comments and blank lines; "
+        "tests, then docs and changelogs, then lockfiles and generated files; comments and blank lines "
+        "(shown only while none of their file's code is left out, or where one costs no more than the "
+        "gap line that would stand for it); "
         "`index` lines; a file's headers come after its changed definitions and edits (the tier-3 cut's "
         "file list names every file first)"
     ),

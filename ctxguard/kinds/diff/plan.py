@@ -100,24 +100,31 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         j for i, pair in edited.items() if pair and _in_quotes(lines[i][1:], lines[pair[0]][1:]) for j in (i, *pair)
     }
     keys: dict[tuple[int, ...], list[int]] = {}  # per hunk, where distances are measured from:
-    group: list[int] = []  # each line's file (its header line), -1 before the first
-    waits: list[int] = []  # a comment or blank line of a hunk: its file's, when it waits for it
+    group: list[tuple[int, ...]] = []  # what a line left out holds back: its file's comments, the task's others
+    waits: list[tuple[int, ...]] = []  # what a line waits for: its file's code, the task's lines
+    tier2: list[bool] = []  # what tier 2 keeps whatever the room (a tier-3 cut takes the task's lines too)
+    above: tuple[int, ...] = ()  # the last definition of the hunk so far, changed or not
     for i, line in enumerate(lines):  # its header, its definitions and errors
         kind, level = reader.read(line)
         offset = reader.offset
         keep, needs = kind in ("file", "hunk", "definition", "error"), hunk
         task = task_words and not keep and kind != "file" and mentions(line[1:], task_words)
+        # A changed line or definition that names the task's words: first among its equals, and
+        # a tier-3 cut takes it with the must units, with its file, hunk and definition.
+        asked = bool(task_words) and kind in ("change", "definition") and not is_comment_or_blank(line[1:])
+        asked = asked and mentions(line[1:], task_words)
         if kind == "file":
             file, hunk, needs = (i,), (), ()
         elif kind == "header":  # renames, modes, binary are the file header; ---/+++ and index repeat it
             keep = bool(file) and not line.startswith(("index ", "--- ", "+++ "))
             needs = file
         elif kind == "hunk":
-            hunk, needs, enclosing = (*file, i), file, ()
+            hunk, needs, enclosing, above = (*file, i), file, (), ()
             keys[hunk] = [i]
         elif kind in ("definition", "error"):
             keys[hunk].append(i)
             needs = (*hunk, *enclosing)
+            above = (i,) if kind == "definition" else above
         elif line.startswith("\\"):  # "\ No newline at end of file": with the line before it
             level, needs = 7.0, (*hunk, i - 1)
         elif task:
@@ -135,18 +142,29 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         elif kind == "context":
             body[i] = 3.3 + offset
             if level < 7:  # an unchanged definition: the changes below it in the hunk are in it
-                enclosing = (i,)
+                enclosing = above = (i,)
         if task:
             level = min(level, 1.15 + offset)  # before a source file's other changed code
+        tier2.append(keep)
+        if asked:
+            body.pop(i, None)
+            level = ASKED + offset
+            needs = tuple(dict.fromkeys((*needs, *enclosing, *(() if kind == "definition" else above))))
+            keep = True
         rank.append((level, i))
         must.append(keep)
         anchors.append(needs)
         hunks.append(hunk)
         reader_kind.append(kind)
-        group.append(file[0] if file else -1)
-        # Comments and blank lines go first: shown only while none of their file's code is left out.
-        quiet = kind in ("change", "context") and not keep and is_comment_or_blank(line[1:])
-        waits.append(file[0] if file and quiet else -1)
+        # Comments and blank lines go first: shown only while none of their file's code is left
+        # out; with a task, the other changed lines only while none of the task's lines is.
+        quiet = kind in ("change", "context") and is_comment_or_blank(line[1:]) and not keep
+        if quiet:
+            group.append(())
+            waits.append((file[0],) if file else ())
+        else:
+            group.append(((file[0],) if file else ()) + ((TASK_GROUP,) if asked else ()))
+            waits.append((TASK_GROUP,) if task_words and kind == "change" and not asked else ())
     for i, base in body.items():
         span = 0.0 if base in EDITS else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
         late = 0.001 if base in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
@@ -170,6 +188,7 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         notes=notes,
         waits_for=waits,
         group=group,
+        tier2_must=tier2 if task_words else None,
     )
 
 
@@ -184,6 +203,8 @@ FLIPPED: Final = 0.95
 EDITED_QUOTED: Final = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
 MOVED: Final = 1.75  # … a definition or error line removed and added again in its file (moved, re-indented)
 EDITS: Final = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown with its removed line
+ASKED: Final = 0.96  # a changed line or definition naming the task: after the flips, before the rest
+TASK_GROUP: Final = -1  # the group of the task's lines (a file's group is its header line's index)
 HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 

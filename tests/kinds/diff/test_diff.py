@@ -520,3 +520,60 @@ def test_no_comment_or_blank_line_is_kept_while_code_of_its_file_is_left_out(dif
     budget = max(64, int(independent_count(diff) / factor))
     record = compress_text(diff, budget, name="change.diff")
     assert _quiet_kept_for_code(diff, record["content"]) == []
+
+
+@st.composite
+def _ledger_diffs(draw: st.DrawFn) -> str:
+    words = ["fee", "rate", "limit", "count", "offset", "balance", "total"]
+    parts = []
+    for name in draw(st.lists(st.sampled_from(["ledger", "report", "account"]), min_size=1, max_size=3, unique=True)):
+        body: list[str] = []
+        for i in range(draw(st.integers(3, 12))):
+            v = draw(st.sampled_from(words))
+            body += [f"def compute_{i}(acct):", f"    {v} = acct.{draw(st.sampled_from(words))} * {i + 2}"]
+            body += [f"    {v} += acct.{draw(st.sampled_from(words))}", f"    return {v}", ""]
+        parts.append(
+            f"diff --git a/src/{name}.py b/src/{name}.py\nnew file mode 100644\n--- /dev/null\n+++ b/src/{name}.py\n"
+            f"@@ -0,0 +1,{len(body)} @@\n" + "".join(f"+{line}\n" for line in body)
+        )
+    return "".join(parts)
+
+
+@settings(max_examples=40, deadline=None)
+@given(diff=_ledger_diffs(), share=st.floats(0.1, 0.95))
+def test_the_tasks_lines_come_first_among_equals_at_every_tier(diff: str, share: float) -> None:
+    """While a changed line that names the task is left out, no other changed body line is shown
+    (definitions and headers are the cut's frame; a cheap run between shown lines may close)."""
+    task = "keep balance and total computations"
+    budget = max(64, int(independent_count(diff) * share))
+    content = compress_text(diff, budget, name="change.diff", task=task)["content"]
+    raw = diff.splitlines()
+    shown = _shown(content, raw)
+    body = [n for n, line in enumerate(raw, 1) if line.startswith("+    ")]
+    asked = [n for n in body if re.search(r"\b(balance|total)\b", raw[n - 1])]
+    if all(n in shown for n in asked):
+        return
+    widest = independent_count(omitted_lines(len(raw), len(raw)))
+    for n in body:
+        if n in shown and n not in asked:
+            bounded = n - 1 in shown and n + 1 in shown
+            assert bounded and independent_count(raw[n - 1] + "\n") <= widest, (budget, raw[n - 1])
+
+
+def test_the_task_is_kept_at_a_tight_tier_3() -> None:
+    """Six languages, a task naming two words: a tier-3 cut takes the lines that name them, each
+    with its file, hunk and definition, before the other definitions."""
+    diff = "".join(
+        f"diff --git a/src/ledger.{ext} b/src/ledger.{ext}\nnew file mode 100644\n--- /dev/null\n+++ b/src/ledger.{ext}\n"
+        f"@@ -0,0 +1,40 @@\n"
+        + "".join(f"+{head.format(i=i)}\n+{body.format(v='balance' if i % 3 == 0 else 'fee', i=i)}\n+}}\n+\n" for i in range(10))
+        for ext, head, body in (
+            ("js", "function f{i}(a) {{", "  const {v} = a.rate * {i};"),
+            ("go", "func F{i}(a Account) int {{", "\t{v} := a.rate * {i}"),
+            ("java", "public int f{i}(Account a) {{", "    int {v} = a.rate * {i};"),
+            ("c", "int f{i}(struct account *a) {{", "    int {v} = a->rate * {i};"),
+        )
+    )  # fmt: skip
+    record = compress_text(diff, 400, name="change.diff", task="keep balance computations")
+    kept = [line for line in record["content"].splitlines() if "balance" in line]
+    assert record["tier"] == 3 and len(kept) >= 8, record["content"]

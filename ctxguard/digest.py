@@ -92,7 +92,9 @@ def _status(record: Record, worst: bool = False) -> str:
             key=len,
         )
         where = "; full text: offload/0123456789abcdef.json" if record.tier != 1 else ""
-        return f"- {record.artifact_name}: tier 3, {state}, kept {kept['probes']}/{kept['probes']} probes{where}\n"
+        counted = f", left out 999,999 of 999,999 {_WIDEST_COUNTED}" if record.tier != 1 else ""
+        said = f"kept {kept['probes']}/{kept['probes']} probes{counted}"
+        return f"- {record.artifact_name}: tier 3, {state}, {said}{where}\n"
     name = status(record)  # (the table's and the annotations' status, in more words)
     if name == "MISSING":
         state = f"MISSING ({_clip(record.error or record.content.strip())})"
@@ -110,6 +112,8 @@ def _status(record: Record, worst: bool = False) -> str:
         state = "complete"
     where = f"; full text: {record.offload.path}" if record.offload else ""
     kept_said = f"kept {kept['kept']}/{kept['probes']} probes"
+    for what, (left, of) in (kept.get("left_out") or {}).items():
+        kept_said += f", left out {left:,} of {of:,} {what}"
     return f"- {record.artifact_name}: tier {record.tier}, {state}, {kept_said}{where}\n"
 
 
@@ -119,6 +123,7 @@ def _quiet(record: Record) -> bool:
 
 
 _EMPTY = ("[NO CHANGES", "[NO FILES MATCHED", "[EMPTY RANGE")
+_WIDEST_COUNTED = "rules (MUST/SHOULD sentences)"  # (the longest of the kinds' left_out names)
 
 
 def render(found: Facts, records: Sequence[Record], worst: bool = False, rows: int = MAX_ERRORS) -> str:

@@ -29,3 +29,19 @@ def probes_kept(text: str, kind: str, name: str, shares: tuple[float, float]) ->
         content = compress(text, budget, tokenizer=tokenizer, name=name, artifact_type=kind).content
         kept.append(set(found) - set(probes.measure(kind, text, content, found).missed))
     return kept
+
+
+def shown_lines(content: str, raw: list[str]) -> set[int]:
+    """The raw line numbers (from 1) a cut shows, read from its gap lines (`... (lines A-B
+    omitted)` says which raw lines it stands for): a count independent of ctxguard's own."""
+    from ctxguard.plan import GAP_LINE
+
+    shown, at = set(), 1
+    for line in content.splitlines():
+        gap = GAP_LINE.match(line)
+        if gap:
+            at = int(gap.group(2) or gap.group(1)) + 1
+        elif at <= len(raw) and (line == raw[at - 1] or line.startswith(raw[at - 1] + "  (")):
+            shown.add(at)  # (as it is, or with how often it occurs: `… (12 occurrences)`)
+            at += 1
+    return shown

@@ -57,6 +57,9 @@ class Retention:
     probes: int
     kept: int
     list_missed: Callable[[], tuple[Probe, ...]] = field(default=tuple, repr=False, compare=False)
+    # What the cut left out, counted by its kind (`{"error and warning lines": [54, 225]}`): probes
+    # are facts by kind (a log's templates), so they may all be kept while lines of them are not.
+    left_out: dict[str, list[int]] | None = None
 
     @property
     def missed(self) -> tuple[Probe, ...]:
@@ -68,6 +71,8 @@ class Retention:
 
     def to_dict(self, missed: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"probes": self.probes, "kept": self.kept}
+        if self.left_out:
+            out["left_out"] = self.left_out
         if missed:
             out["missed"] = [str(p) for p in self.missed]
         return out

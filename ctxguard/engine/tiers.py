@@ -84,6 +84,10 @@ def compress(
         retention = probes.Retention(probes=len(found), kept=len(found))
     else:
         retention = probes.measure(kind, text, content, found, doc)
+    counted = reader.left_out(doc, content) if tier > 1 and reader.left_out is not None else None
+    if counted is not None and counted[1]:  # (said, counted: what retention's probes, templates, cannot)
+        what, left, of = counted
+        retention = replace(retention, left_out={what: [left, of]})
     compacted = raw if tier == 1 else encoded.recount(content)
     if warning:  # estimated counts: the warning line is counted with the content
         content = warning + content

@@ -10,6 +10,7 @@ engine (ctxguard.plan, ctxguard.packer, ctxguard.tiers) knows no kind; it asks t
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
@@ -82,8 +83,9 @@ class KindOf:
     names that are it (`suffixes`), how its content is told (`sniff`), how the bundle shows it
     (`fence`, `offload`), whether a literal head cut is a cut of it (`head_cut`: not of JSON,
     which would no longer parse), how probes are looked for in a cut (`clean`, `known`), what the
-    digest says of it (`facts`) and what it keeps first and last (`first`, `last`: the docs'
-    table)."""
+    digest says of it (`facts`), what a cut of it left out, counted (`left_out`: a log's error
+    and warning lines, a diff's changed lines, a spec's rules) and what it keeps first and last
+    (`first`, `last`: the docs' table)."""
 
     name: KindName
     read: Callable[[str, str], Any]
@@ -100,6 +102,7 @@ class KindOf:
     clean: Callable[[str], str] = _same
     known: Callable[[Any], dict[str, str]] | None = None
     facts: Callable[[Any], Facts] = lambda doc: Facts()
+    left_out: Callable[[Any, str], tuple[str, int, int]] | None = None  # (what, left out, of how many)
     first: str = ""
     last: str = ""
 
@@ -111,3 +114,11 @@ def edges(lines: Sequence[str], says: Callable[[str], bool] = filled) -> Iterato
         last, first = found
         yield Probe("first", lines[first].strip())
         yield Probe("last", lines[last].strip())
+
+
+def missing_lines(wanted: Sequence[str], content: str, clean: Callable[[str], str] = lambda text: text) -> int:
+    """How many of `wanted` (lines, stripped) a content does not show: each line counted as often
+    as it is wanted, against as often as the content shows it."""
+    shown = Counter(line.strip() for line in clean(content).splitlines())
+    need = Counter(line.strip() for line in wanted)
+    return sum(max(0, n - shown[line]) for line, n in need.items())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ctxguard.kinds.base import Facts, KindOf
+from ctxguard.kinds.base import Facts, KindOf, missing_lines
 from ctxguard.kinds.diff.coverage import file_coverage
 from ctxguard.kinds.diff.model import DiffDoc, FileStat, read
 from ctxguard.kinds.diff.plan import file_listing, plan
@@ -25,6 +25,12 @@ def facts(doc: DiffDoc) -> Facts:
     return Facts(files=tuple(doc.files))
 
 
+def left_out(doc: DiffDoc, content: str) -> tuple[str, int, int]:
+    """The changed lines (`+` and `-`, not the file headers) a cut does not show."""
+    wanted = [line for line in doc.text.splitlines() if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+    return "changed lines", missing_lines(wanted, content), len(wanted)
+
+
 KIND = KindOf(
     "diff",
     read,
@@ -36,6 +42,7 @@ KIND = KindOf(
     fence="diff",
     offload="diff",
     facts=facts,
+    left_out=left_out,
     first=(
         "at tier 3 the list of changed files first; a line of source code whose edit flips an operator, a "
         "number or a keyword of logic (`if n == 0` → `if n == 1`), with the removed line; with a task, "

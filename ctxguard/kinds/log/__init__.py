@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ctxguard.kinds.base import Facts, KindOf
+from ctxguard.kinds.base import Facts, KindOf, missing_lines
 from ctxguard.kinds.log.failures import covered, failures
 from ctxguard.kinds.log.lines import strip_ansi
 from ctxguard.kinds.log.model import LogDoc, reports_of, scan, summary_of
@@ -51,6 +51,16 @@ def facts(doc: LogDoc) -> Facts:
     return Facts(failures=tuple(found), errors=errors)
 
 
+_OCCURRENCES = re.compile(r"  \(\d+ occurrences\)$", re.M)  # (a line shown once for its repeats)
+
+
+def left_out(doc: LogDoc, content: str) -> tuple[str, int, int]:
+    """The error and warning lines (every one tier 2 keeps) a cut does not show."""
+    wanted = [doc.lines[i] for i in sorted(doc.important)]
+    shown = _OCCURRENCES.sub("", strip_ansi(content))
+    return "error and warning lines", missing_lines(wanted, shown), len(wanted)
+
+
 KIND = KindOf(
     "log",
     read,
@@ -63,6 +73,7 @@ KIND = KindOf(
     clean=strip_ansi,
     known=known,
     facts=facts,
+    left_out=left_out,
     first=(
         "the run's summary line (`5 failed, 623 passed`, `Tests: 1 failed`, `Found 3 errors`, `FAILED "
         "(failures=2)`, `test result:`), and the last line when it is an error line (not a compiler's "

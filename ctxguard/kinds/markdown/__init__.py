@@ -6,7 +6,7 @@ import re
 
 from ctxguard.kinds.base import Facts, KindOf
 from ctxguard.kinds.markdown.model import MarkdownDoc, read
-from ctxguard.kinds.markdown.plan import plan
+from ctxguard.kinds.markdown.plan import left_out, plan
 from ctxguard.kinds.markdown.probes import probes
 
 _HEADING = re.compile(r"^#{1,6} \S", re.M)
@@ -34,6 +34,7 @@ KIND = KindOf(
     fence="markdown",
     offload="md",
     facts=facts,
+    left_out=left_out,
     first=(
         "the title, open task items; sentences with MUST / MUST NOT / SHALL / REQUIRED / SHOULD (each "
         "next the one that costs least to add: its tokens, its share of the headings and lead-in it "

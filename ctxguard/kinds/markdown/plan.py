@@ -244,3 +244,26 @@ def _level(sentence: str, first: bool, block: Block | None) -> float:
     if ("MAY" in sentence or "OPTIONAL" in sentence) and _MAY.search(sentence):
         return MAY
     return FIRST if first else OTHER
+
+
+def rules(doc: MarkdownDoc) -> list[str]:
+    """The document's rules: its sentences with RFC 2119 words in capitals (MUST, SHALL,
+    REQUIRED, SHOULD, RECOMMENDED), each whole, white space squeezed."""
+    found, blocks, b = [], doc.blocks, 0
+    while b < len(blocks):
+        if blocks[b].kind not in ("prose", "item"):
+            b += 1
+            continue
+        end = b + 1
+        while end < len(blocks) and blocks[end].kind in ("prose", "item"):
+            end += 1
+        found += [" ".join(piece.split()) for piece, level, _ in _prose(blocks[b:end]) if level in (MUST, SHOULD)]
+        b = end
+    return found
+
+
+def left_out(doc: MarkdownDoc, content: str) -> tuple[str, int, int]:
+    """The rules a cut does not show whole."""
+    shown = " ".join(content.split())
+    wanted = rules(doc)
+    return "rules (MUST/SHOULD sentences)", sum(1 for rule in wanted if rule not in shown), len(wanted)

@@ -454,20 +454,8 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from ctxguard.kinds.definitions import is_comment_or_blank  # noqa: E402
-from ctxguard.plan import GAP_LINE, omitted_lines  # noqa: E402
-
-
-def _shown(content: str, raw: list[str]) -> set[int]:
-    """The raw line numbers (from 1) a cut shows: gap lines say which they stand for."""
-    shown, at = set(), 1
-    for line in content.splitlines():
-        gap = GAP_LINE.match(line)
-        if gap:
-            at = int(gap.group(2) or gap.group(1)) + 1
-        elif at <= len(raw) and raw[at - 1] == line:
-            shown.add(at)
-            at += 1
-    return shown
+from ctxguard.plan import omitted_lines  # noqa: E402
+from tests.helpers import shown_lines as _shown  # noqa: E402
 
 
 def _quiet_kept_for_code(diff: str, content: str) -> list[str]:

@@ -33,6 +33,7 @@ _LEADS = re.compile(r":[*_]*\s*$")  # prose that leads into the list after it
 HEADING: Final = 1.42
 OUTLINE: Final = 1.43  # a table's header rows, a task item done: with the outline, after the headings
 CODE: Final = 1.45  # a code block's fences and first line: after the rules, before the bodies
+LONG_PIECE: Final = 12  # lines: a prose piece longer than this is cut into its lines
 MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
 
 
@@ -82,7 +83,15 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                     said = " ".join(piece.split())
                     level = REPEATED if said in seen_rules else level  # (said again word for word)
                     seen_rules.add(said)
-                unit = add(piece, level, level in (MUST, SHOULD), to=lead or heading)
+                lines = piece.splitlines(keepends=True)
+                if len(lines) > LONG_PIECE and level not in (MUST, SHOULD):
+                    # A "sentence" of many lines (a wall of badges or links with no full stop): its
+                    # lines, each after the one before, so a cut can show its head, not all or none.
+                    unit = add(lines[0], level, False, to=lead or heading)
+                    for part in lines[1:]:
+                        add(part, max(level, OTHER), False, to=(len(pieces) - 1,))
+                else:
+                    unit = add(piece, level, level in (MUST, SHOULD), to=lead or heading)
                 lead = (unit,) if leads else lead
             b = end
             continue

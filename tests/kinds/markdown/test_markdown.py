@@ -300,3 +300,18 @@ def test_a_repeated_code_block_cut_keeps_no_stray_fence() -> None:
     for budget in range(64, independent_count(plan)):
         content = compress_text(plan, budget, name="plan.md")["content"]
         assert _fences_balanced(content), (budget, content)
+
+
+def test_a_wall_of_links_with_no_full_stop_does_not_leave_the_room_unused() -> None:
+    """A README's sponsors: a hundred lines of links that read as one 'sentence'. Whole, it fits
+    nowhere and tier 2 filled three quarters of its budget; its lines are taken as far as they fit."""
+    links = "".join(
+        f'<a href="https://example.org/sponsor/{i}"><img src="https://example.org/{i}.svg"></a>\n' for i in range(100)
+    )
+    sections = "".join(
+        f"## Part {i}\n\nA short paragraph about part {i}. It says what part {i} does.\n\n" for i in range(20)
+    )
+    text = f"# Project\n\n{sections}## Sponsors\n\n{links}\n## Backers\n\n{links}"
+    budget = independent_count(text) * 2 // 3
+    record = compress_text(text, budget, name="README.md")
+    assert record["tier"] == 2 and record["compacted_tokens"] >= 0.95 * budget

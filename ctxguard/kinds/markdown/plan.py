@@ -83,15 +83,12 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                     said = " ".join(piece.split())
                     level = REPEATED if said in seen_rules else level  # (said again word for word)
                     seen_rules.add(said)
-                lines = piece.splitlines(keepends=True)
-                if len(lines) > LONG_PIECE and level not in (MUST, SHOULD):
-                    # A "sentence" of many lines (a wall of badges or links with no full stop): its
-                    # lines, each after the one before, so a cut can show its head, not all or none.
-                    unit = add(lines[0], level, False, to=lead or heading)
-                    for part in lines[1:]:
-                        add(part, max(level, OTHER), False, to=(len(pieces) - 1,))
-                else:
-                    unit = add(piece, level, level in (MUST, SHOULD), to=lead or heading)
+                # A "sentence" of many lines (a wall of badges or links with no full stop): its
+                # lines, each after the one before, so a cut can show its head, not all or none.
+                parts = _parts(piece, level)
+                unit = add(parts[0], level, level in (MUST, SHOULD), to=lead or heading)
+                for part in parts[1:]:
+                    add(part, max(level, OTHER), False, to=(len(pieces) - 1,))
                 lead = (unit,) if leads else lead
             b = end
             continue
@@ -119,14 +116,7 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                 fenced = FENCE.match(block.lines[-1]) is not None and last > first
                 inner = 0 < j < len(block.lines) - 1 or not fenced and j > 0
                 level = REPEATED if repeated else 1.5 if j > 1 and inner else CODE  # fences, first line first
-                to: tuple[int, ...]
-                if inner:
-                    to = (first, last) if fenced else (first,)
-                elif fenced:  # a fence never without its partner: one alone turns the rest into code
-                    to = (*heading, last if j == 0 else first)
-                else:
-                    to = heading
-                add(line, level, not repeated, to)
+                add(line, level, not repeated, _code_anchors(j, first, last, fenced, inner, heading))
             elif block.kind == "front":
                 add(line, 1.6)
             else:  # blank
@@ -141,6 +131,25 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
         ),
         encoded.count,
     )
+
+
+def _parts(piece: str, level: float) -> list[str]:
+    """A prose piece as the units it is shown in: itself, or its lines when it runs over more
+    than LONG_PIECE lines and is not a rule (a rule is kept whole)."""
+    lines = piece.splitlines(keepends=True)
+    return lines if len(lines) > LONG_PIECE and level not in (MUST, SHOULD) else [piece]
+
+
+def _code_anchors(
+    j: int, first: int, last: int, fenced: bool, inner: bool, heading: tuple[int, ...]
+) -> tuple[int, ...]:
+    """What line j of a code block (its units first..last) is never shown without: an inner line
+    both fences; a fence its heading and its partner (one alone turns the rest into code)."""
+    if inner:
+        return (first, last) if fenced else (first,)
+    if fenced:
+        return (*heading, last if j == 0 else first)
+    return heading
 
 
 def _rules_in_order(planned: list[Unit], paths: dict[int, tuple[int, ...]], gap: int) -> list[Unit]:

@@ -60,13 +60,23 @@ def _about(bundle: Bundle, fmt: str) -> list[str]:
             f"Part {bundle.chunk.index} of {bundle.chunk.of} of this change: its changed files are split "
             "across that many bundles (split: chunks), each with the other artifacts."
         ]
+    more = [MORE] if fmt == "prompt" and any(r.offload for r in bundle.records) else []
     return [
         *part,
         f"{where}. {plural(totals.artifacts, 'artifact')}, {totals.compacted_tokens:,} of {totals.raw_tokens:,} raw "
         f"tokens shown ({bundle.encoding}).",
         f"This bundle: {usage.tokens:,} tokens, {usage.share:.0%} of a {usage.window:,}-token context window"
         + ("." if fmt == "prompt" else f": {usage.level} ({usage.action})."),
+        *more,
     ]
+
+
+# How a reader gets what a cut left out: said once, in the prompt form, when something was cut.
+MORE = (
+    "What a cut left out is in its full text, the `offload/` file named with it (beside this file): "
+    "`sed -n 'A,Bp' FILE` prints a gap's lines A-B, `grep -n PATTERN FILE` finds the rest; or "
+    "`ctxguard show BUNDLE ARTIFACT --lines A-B` and `ctxguard show BUNDLE --grep PATTERN`."
+)
 
 
 def state(record: Record) -> str:

@@ -7,10 +7,11 @@ import hashlib
 import json
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ctxguard.errors import EXIT_OK, UsageError
+from ctxguard.errors import EXIT_OK, EXIT_POLICY, UsageError
 from ctxguard.record import Record
 
 _RANGE = re.compile(r"(\d+)(?:-(\d+))?")
@@ -25,7 +26,8 @@ def add_parser(sub: Any) -> None:
         "stands for. Nothing is recomputed.",
         epilog="examples:\n  ctxguard show .git/ctxguard/bundle.json --format prompt\n"
         "  ctxguard show .git/ctxguard/bundle.json reports/tests.log\n"
-        "  ctxguard show .git/ctxguard/bundle.json reports/tests.log --lines 340-459",
+        "  ctxguard show .git/ctxguard/bundle.json reports/tests.log --lines 340-459\n"
+        "  ctxguard show .git/ctxguard/bundle.json --grep 'Traceback|Error' --context 3",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("bundle", help="a bundle ctxguard wrote in its JSON form")
@@ -34,6 +36,26 @@ def add_parser(sub: Any) -> None:
         "--lines",
         metavar="A-B",
         help="with ARTIFACT: print lines A to B (from 1) of its full text, as a gap line numbers them",
+    )
+    parser.add_argument(
+        "--grep",
+        metavar="PATTERN",
+        help="print the lines of the full texts (every artifact's, or ARTIFACT's) that match this "
+        "regular expression, numbered as gap lines number them; error lines first",
+    )
+    parser.add_argument(
+        "--context",
+        type=int,
+        default=2,
+        metavar="N",
+        help="with --grep: N lines before and after each match (default 2)",
+    )
+    parser.add_argument(
+        "--max-matches",
+        type=int,
+        default=100,
+        metavar="N",
+        help="with --grep: at most N matches (default 100); how many more is said",
     )
     parser.add_argument(
         "--format",
@@ -55,6 +77,8 @@ def run_show(args: argparse.Namespace) -> int:
         raise UsageError(f"no bundle at {path}") from None
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
         raise UsageError(f"{path} is not a JSON bundle ctxguard can read ({exc}); show reads the json form") from None
+    if args.grep is not None:
+        return _grep(args, bundle.records, path.parent)
     if args.artifact is None:
         if args.lines:
             raise UsageError("--lines needs an ARTIFACT: whose lines?")
@@ -71,6 +95,27 @@ def run_show(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(record.content)
     return EXIT_OK
+
+
+def _grep(args: argparse.Namespace, records: Sequence[Record], folder: Path) -> int:
+    """`--grep PATTERN`: the matching lines of the full texts; exit 1 when none matches (grep's)."""
+    from ctxguard.bundle.search import compile_pattern, search
+
+    if args.context < 0 or args.max_matches < 1:
+        raise UsageError("--context is 0 or more, --max-matches 1 or more")
+    try:
+        pattern = compile_pattern(args.grep)
+    except ValueError as exc:
+        raise UsageError(f"--grep {exc}") from None
+    chosen = [r for r in records if args.artifact is None or r.artifact_name == args.artifact]
+    if not chosen:
+        raise UsageError(f"no artifact {args.artifact!r} in the bundle")
+    readable = [r for r in chosen if r.read == "required" and not r.error]
+    found, total = search(readable, lambda r: full_text(r, folder), pattern, args.context, args.max_matches)
+    sys.stdout.write("--\n".join(match.render() for match in found))
+    if total > len(found):
+        sys.stdout.write(f"... and {total - len(found)} more matches (--max-matches)\n")
+    return EXIT_OK if found else EXIT_POLICY
 
 
 def full_text(record: Record, folder: Path) -> str:

@@ -487,6 +487,53 @@ def test_every_cut_is_recoverable_from_its_offload_and_show_prints_a_gap(
     assert "its sha256 differs" in capsys.readouterr().err
 
 
+def test_show_grep_finds_what_a_cut_left_out_error_lines_first(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    """`ctxguard show BUNDLE --grep PATTERN`: the full texts, not the cut contents; grep's form
+    (`name:LINE:text`, context as `name-LINE-text`), error lines first, capped and counted."""
+    log = "".join(f"step {i} ok\n" for i in range(400)) + "ERROR: disk full at step 17\n"
+    log += "".join(f"step {i} ok\n" for i in range(400, 900)) + "Traceback: worker 3 died\n"
+    repo.write("reports/unit/run.log", log)
+    repo.write(".ctxguard.yaml", CONFIG.replace("total_budget: 6000", "total_budget: 1500"))
+    data = _bundle(repo)
+    record = next(a for a in data["artifacts"] if a["artifact_name"] == "reports/unit/run.log")
+    assert record["tier"] > 1 and "step 250 ok" not in record["content"]
+    bundle_path = str(repo.path / ".git/ctxguard/bundle.json")
+    capsys.readouterr()
+    assert main(["show", bundle_path, "--grep", r"step 25[01] ok|died|ERROR", "--context", "1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    raw = log.splitlines()
+    died, error = raw.index("Traceback: worker 3 died") + 1, raw.index("ERROR: disk full at step 17") + 1
+    assert out[:3] == [
+        f"reports/unit/run.log-{error - 1}-step 399 ok",
+        f"reports/unit/run.log:{error}:ERROR: disk full at step 17",
+        f"reports/unit/run.log-{error + 1}-step 400 ok",
+    ]  # (error lines first, then the rest in the text's order)
+    assert f"reports/unit/run.log:{died}:Traceback: worker 3 died" in out
+    assert "reports/unit/run.log:251:step 250 ok" in out and out.index(
+        f"reports/unit/run.log:{died}:Traceback: worker 3 died"
+    ) < out.index("reports/unit/run.log:251:step 250 ok")
+    assert main(["show", bundle_path, "reports/unit/run.log", "--grep", "step", "--max-matches", "5"]) == 0
+    out = capsys.readouterr().out
+    matches = [line for line in out.splitlines() if line.startswith("reports/unit/run.log:")]
+    assert len(matches) == 5 and "ERROR: disk full" in matches[0] and "and 896 more matches" in out
+    assert main(["show", bundle_path, "--grep", "no such words here"]) == 1  # (grep's: nothing matched)
+    assert main(["show", bundle_path, "--grep", "(unclosed"]) == 2
+    assert "is not a regular expression" in capsys.readouterr().err
+
+
+def test_the_prompt_says_how_to_get_more_only_when_something_was_cut(repo: Repo, tmp_path: Path) -> None:
+    from ctxguard.bundle.render import MORE
+
+    cut = tmp_path / "cut.prompt.md"
+    repo.write(".ctxguard.yaml", CONFIG.replace("total_budget: 6000", "total_budget: 1500"))
+    assert main(["bundle", "--repo", str(repo.path), "--format", "prompt", "--output", str(cut)]) == 0
+    assert MORE in cut.read_text() and "offload/" in cut.read_text()
+    whole = tmp_path / "whole.prompt.md"
+    repo.write("reports/unit/run.log", "one line\n")
+    assert main(["bundle", "--repo", str(repo.path), "--format", "prompt", "--output", str(whole)]) == 0
+    assert MORE not in whole.read_text()
+
+
 def test_line_numbers_show_new_file_lines_within_the_budget(tmp_path: Path) -> None:
     from ctxguard.kinds.diff.numbers import new_numbers
 

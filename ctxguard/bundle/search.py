@@ -1,0 +1,70 @@
+"""A regular expression over a bundle's full texts: what a reader asks for when a cut left out
+the lines it needs (`ctxguard show BUNDLE --grep PATTERN`).
+
+Each record's full text is its offload (checked against the record's sha256 digits), or its
+content when nothing was left out. Matches come with their line numbers (as gap lines number
+them) and a few lines of context; error lines first, then the others, each in the text's order;
+capped, with how many more there were.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ctxguard.record import Record
+
+_ERROR_WORDS = re.compile(r"\b(?:error|errors|fail|failed|failure|fatal|exception|traceback|panic)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Match:
+    """One matching line of an artifact's full text, with the lines around it."""
+
+    artifact: str
+    line: int  # from 1, as a gap line numbers it
+    text: str
+    before: tuple[tuple[int, str], ...] = ()
+    after: tuple[tuple[int, str], ...] = ()
+
+    def render(self) -> str:
+        """grep's form: `name:LINE:text` for the match, `name-LINE-text` for its context."""
+        out = [f"{self.artifact}-{n}-{text}" for n, text in self.before]
+        out.append(f"{self.artifact}:{self.line}:{self.text}")
+        out += [f"{self.artifact}-{n}-{text}" for n, text in self.after]
+        return "\n".join(out) + "\n"
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """The pattern, or ValueError with a sentence when it is not a regular expression."""
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from None
+
+
+def search(
+    records: Sequence[Record],
+    full_text: Callable[[Record], str],
+    pattern: re.Pattern[str],
+    context: int = 2,
+    limit: int = 100,
+) -> tuple[list[Match], int]:
+    """The first `limit` matches over the records' full texts (error lines first), and how many
+    matched in all."""
+    errors: list[Match] = []
+    others: list[Match] = []
+    for record in records:
+        lines = full_text(record).split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        for i, line in enumerate(lines):
+            if pattern.search(line) is None:
+                continue
+            before = tuple((k + 1, lines[k]) for k in range(max(0, i - context), i))
+            after = tuple((k + 1, lines[k]) for k in range(i + 1, min(len(lines), i + 1 + context)))
+            found = Match(record.artifact_name, i + 1, line, before, after)
+            (errors if _ERROR_WORDS.search(line) else others).append(found)
+    ordered = errors + others
+    return ordered[:limit], len(ordered)

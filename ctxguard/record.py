@@ -65,6 +65,10 @@ class Referenced:
         }
 
 
+# 1, 2 or 3 (the three-tier contract); 0 for an artifact whose content is not shown (unreadable, a reference)
+Tier = Literal[0, 1, 2, 3]
+
+
 @dataclass(frozen=True)
 class Record:
     """One compressed artifact, exactly as it goes into a bundle."""
@@ -75,7 +79,7 @@ class Record:
     truncated: bool
     content: str
     type: str
-    tier: int  # 1, 2 or 3; 0 for an artifact whose content is not shown (unreadable, a reference)
+    tier: Tier
     budget: int
     encoding: str
     task: str | None = None

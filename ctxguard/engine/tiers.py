@@ -18,7 +18,7 @@ from ctxguard.kinds.classify import classify
 from ctxguard.kinds.registry import KINDS
 from ctxguard.options import MIN_BUDGET, OFFLINE_MIN_BUDGET, Options
 from ctxguard.plan import Plan
-from ctxguard.record import Record
+from ctxguard.record import Record, Tier
 from ctxguard.tokens.base import Encoded, Tokenizer, warning_line
 from ctxguard.words import task_words
 
@@ -64,7 +64,8 @@ def compress(
     reader = KINDS[kind]
     if doc is None:
         doc = reader.read(text, name)  # read once: the plan and the probes both come from it
-    tier, content = 1, text
+    tier: Tier = 1
+    content = text
     if raw > room:
         plan = reader.plan(doc, encoded, tokenizer, task_words(options.task))
         tier, content = _packed(
@@ -110,7 +111,7 @@ def compress(
 
 def _packed(
     plan: Plan, encoded: Encoded, room: int, tier2: bool, kind: str, tokenizer: Tokenizer, mode: str, notes: list[str]
-) -> tuple[int, str]:
+) -> tuple[Tier, str]:
     """Tier 2 (the plan packed, every must-keep unit in, no marker) when raw is within the
     tier 2 ratio and the must-keep units fit; else tier 3 (the same plan with the marker, or
     the head cut)."""

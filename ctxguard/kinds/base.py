@@ -84,7 +84,8 @@ class KindOf:
     (`fence`, `offload`), whether a literal head cut is a cut of it (`head_cut`: not of JSON,
     which would no longer parse), how probes are looked for in a cut (`clean`, `known`), what the
     digest says of it (`facts`), what a cut of it left out, counted (`left_out`: a log's error
-    and warning lines, a diff's changed lines, a spec's rules) and what it keeps first and last
+    and warning lines, a diff's changed lines, a spec's rules, a report's failing items) and
+    what it keeps first and last
     (`first`, `last`: the docs' table)."""
 
     name: KindName

@@ -4,6 +4,7 @@ independent count (the raw lines the cut's gap lines say it shows)."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 
@@ -81,3 +82,31 @@ def test_the_digest_says_what_was_left_out() -> None:
     record = Record.from_dict(content, "o200k_base")
     left, of = content["retention"]["left_out"]["error and warning lines"]
     assert f"left out {left:,} of {of:,} error and warning lines" in render(facts([]), [record])
+
+
+def _report(seed: int) -> str:
+    pick = random.Random(seed)
+    tests = []
+    for i in range(300):
+        failed = pick.random() < 0.1
+        test = {
+            "nodeid": f"tests/test_m{i % 7}.py::test_case_{i}",
+            "lineno": i,
+            "outcome": "failed" if failed else "passed",
+        }
+        test["call"] = {"duration": pick.random(), "outcome": test["outcome"]}
+        if failed:
+            test["call"]["longrepr"] = f"AssertionError: expected {i} got {i + 1}\n" + "frame line\n" * 20
+        tests.append(test)
+    return json.dumps({"created": 1.0, "exitcode": 1, "tests": tests}, indent=2)
+
+
+@pytest.mark.parametrize("share", [0.3, 0.05, 0.01, 0.003])
+def test_a_reports_failing_items_left_out_are_counted(share: float) -> None:
+    for seed in range(3):
+        text = _report(seed)
+        failing = [t["nodeid"] for t in json.loads(text)["tests"] if t["outcome"] == "failed"]
+        record = compress_text(text, max(64, int(independent_count(text) * share)), name="report.json")
+        left = sum(1 for nodeid in failing if json.dumps(nodeid) not in record["content"])
+        said = record["retention"].get("left_out", {}).get("failing items")
+        assert (said or [0, len(failing)]) == [left, len(failing)], (seed, share)

@@ -3,10 +3,13 @@ report first, always valid JSON."""
 
 from __future__ import annotations
 
+import json
+
 from ctxguard.kinds.base import KindOf
 from ctxguard.kinds.json.model import JsonDoc, loads, parse, read
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import probes
+from ctxguard.kinds.json.units import outliers
 
 
 def notes(doc: JsonDoc) -> tuple[str, ...]:
@@ -43,6 +46,49 @@ def sniff(head: str, text: str) -> bool:
     return found is not None and not found[1]
 
 
+_IDS = ("nodeid", "id", "name", "fullname", "title", "testname", "ruleid", "file", "path", "filepath")
+
+
+def _identity(item: object) -> str | None:
+    """What names an item in a cut: its id-like string (`nodeid`, `id`, `name`, `title`, …)."""
+    if not isinstance(item, dict):
+        return None
+    for key, value in item.items():
+        if key.lower() in _IDS and isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _failing(value: object) -> list[str]:
+    """The names of the failing items of every array of four or more (ctxguard.kinds.json.units:
+    outliers), anywhere in the document."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            if len(node) >= 4:
+                found += [name for j, fails in outliers(node).items() if fails and (name := _identity(node[j]))]
+            stack.extend(node)
+    return found
+
+
+def left_out(doc: JsonDoc, content: str) -> tuple[str, int, int]:
+    """The failing items of a report (a failed test, an error) a cut does not name."""
+    if doc.parsed is None:
+        return "failing items", 0, 0
+    values, lines, _ = doc.parsed
+    wanted = _failing(values if lines else values[0])
+    return "failing items", sum(1 for name in wanted if json_quoted(name) not in content), len(wanted)
+
+
+def json_quoted(text: str) -> str:
+    """A string as JSON writes it (quotes included), as a cut shows it."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 KIND = KindOf(
     "json",
     read,
@@ -55,6 +101,7 @@ KIND = KindOf(
     fence="json",
     offload="json",
     head_cut=False,  # (a head cut would not parse: a cut that fits nothing is its marker alone)
+    left_out=left_out,
     first=(
         "every key path; items of an array (of four or more) that differ from their siblings (a rare "
         "`status`/`outcome`/`state`/`level` value, a filled `error`/`crash`/`longrepr`/`failureMessages` "

@@ -3,8 +3,8 @@ the lines it needs (`ctxguard show BUNDLE --grep PATTERN`).
 
 Each record's full text is its offload (checked against the record's sha256 digits), or its
 content when nothing was left out. Matches come with their line numbers (as gap lines number
-them) and a few lines of context; error lines first, then the others, each in the text's order;
-capped, with how many more there were.
+them) and a few lines of context; error lines first (as the log kind tells them), then the
+others, each in the text's order; capped, with how many more there were.
 """
 
 from __future__ import annotations
@@ -13,9 +13,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from ctxguard.kinds.log.lines import is_important
 from ctxguard.record import Record
 
-_ERROR_WORDS = re.compile(r"\b(?:error|errors|fail|failed|failure|fatal|exception|traceback|panic)\b", re.I)
+
+def _says_error(line: str) -> bool:
+    """An error or warning line as the log kind tells one, or a traceback's head."""
+    return is_important(line) or line.lstrip().startswith("Traceback")
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,6 @@ def search(
             before = tuple((k + 1, lines[k]) for k in range(max(0, i - context), i))
             after = tuple((k + 1, lines[k]) for k in range(i + 1, min(len(lines), i + 1 + context)))
             found = Match(record.artifact_name, i + 1, line, before, after)
-            (errors if _ERROR_WORDS.search(line) else others).append(found)
+            (errors if _says_error(line) else others).append(found)
     ordered = errors + others
     return ordered[:limit], len(ordered)

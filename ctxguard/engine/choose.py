@@ -75,7 +75,7 @@ def choose(
         for i in order:
             if chosen[i]:
                 continue
-            if not (waits and held.intersection(waits[i])):
+            if not waits or held.isdisjoint(waits[i]):
                 if not must[i] and not (skip and skip[i]) and (units[i].text.strip() or _beside(chosen, i)):
                     take(i)  # (a blank line is never worth a gap of its own)
             if groups and not chosen[i]:

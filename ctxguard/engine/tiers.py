@@ -124,11 +124,12 @@ def _packed(
         if content is None and not KINDS[kind].head_cut:  # (JSON's would not parse: the marker alone does)
             notes.append("no part of the JSON fits the budget with its keys; only the marker is shown")
             return 3, json.dumps(marker(encoded.count), ensure_ascii=False)
-        if content is not None and KINDS[kind].head_cut and encoded.recount(content) < room // 4:
+        shown = encoded.recount(content) if content is not None and KINDS[kind].head_cut else room
+        if content is not None and shown < room // 4:
             # Lines longer than the budget (a minified bundle, one huge log line) leave the
             # salient cut nearly empty: the head cut shows the start of them instead.
             head = head_cut(encoded, room, tokenizer)
-            if encoded.recount(head) > 2 * encoded.recount(content):
+            if encoded.recount(head) > 2 * shown:
                 notes.append("its lines are longer than the budget: a head cut shows their start")
                 return 3, head
     return 3, content if content is not None else head_cut(encoded, room, tokenizer)

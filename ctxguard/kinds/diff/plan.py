@@ -108,11 +108,12 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         kind, level = reader.read(line)
         offset = reader.offset
         keep, needs = kind in ("file", "hunk", "definition", "error"), hunk
-        task = task_words and not keep and kind != "file" and mentions(line[1:], task_words)
+        comment = kind in ("change", "context", "definition") and is_comment_or_blank(line[1:])
+        named = bool(task_words) and kind != "file" and mentions(line[1:], task_words)
+        task = named and not keep
         # A changed line or definition that names the task's words: first among its equals, and
         # a tier-3 cut takes it with the must units, with its file, hunk and definition.
-        asked = bool(task_words) and kind in ("change", "definition") and not is_comment_or_blank(line[1:])
-        asked = asked and mentions(line[1:], task_words)
+        asked = named and kind in ("change", "definition") and not comment
         if kind == "file":
             file, hunk, needs = (i,), (), ()
         elif kind == "header":  # renames, modes, binary are the file header; ---/+++ and index repeat it
@@ -130,7 +131,7 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         elif task:
             pass  # ranked by the task, not by distance
         elif kind == "change":
-            code = not is_comment_or_blank(line[1:])
+            code = not comment
             source = code and offset == 0 and reader.language is not None
             keep = source and i in edited  # a line of code edited in place: the behaviour changed there
             body[i] = EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset
@@ -158,7 +159,7 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         reader_kind.append(kind)
         # Comments and blank lines go first: shown only while none of their file's code is left
         # out; with a task, the other changed lines only while none of the task's lines is.
-        quiet = kind in ("change", "context") and is_comment_or_blank(line[1:]) and not keep
+        quiet = comment and kind != "definition" and not keep
         if quiet:
             group.append(())
             waits.append((file[0],) if file else ())

@@ -1,6 +1,6 @@
 """Random fake secrets in their vendors' published formats, and the places they turn up.
 
-Used by bench/secrets.py (fresh values every run) and to write tests/samples/secrets/ once:
+Used by bench/redaction.py (fresh values every run) and to write tests/samples/secrets/ once:
 
     python bench/fake_secrets.py --write tests/samples/secrets --seed 7
 

@@ -11,7 +11,7 @@ from ctxguard.engine.stream import streamable
 from ctxguard.generated import GENERATED, is_excluded, matches_paths
 from ctxguard.git import repo as git
 from ctxguard.git.paths import header_path, line_path
-from ctxguard.git.ranges import since_default
+from ctxguard.git.ranges import incremental, since_default
 from ctxguard.options import MIN_BUDGET, Options
 from ctxguard.read import read_artifact
 from ctxguard.words import plural
@@ -55,11 +55,17 @@ class Source:
 
 
 def collect(
-    config: Config, repo: Any, diff_override: str | None = None, reason: str | None = None, missed: bool = False
+    config: Config,
+    repo: Any,
+    diff_override: str | None = None,
+    reason: str | None = None,
+    missed: bool = False,
+    since: str | None = None,
 ) -> tuple[list[Artifact], Source]:
     """Every artifact the config names, in config order, files sorted within an entry; each with
     the Options it is cut with (its entry's task and tier-3 mode, else the config's; `missed`:
-    list the probes a cut lost), which every later stage reads."""
+    list the probes a cut lost), which every later stage reads. `since`: a commit already
+    reviewed; each git entry's change after it comes first (see _incremental)."""
     top = git.root(repo)
     artifacts: list[Artifact] = []
     source = Source(repository=top.name, head=None, base=None, diff=None)
@@ -71,6 +77,8 @@ def collect(
                 chosen = since_default(repo, "HEAD", "diff: auto")
                 mode, why = (chosen.mode, chosen.why) if chosen else ("staged", "diff: auto: no default branch, staged")
             found, result = _git_artifacts(spec, repo, mode, why)
+            if since is not None:
+                found = _incremental(spec, repo, found, result, since)
             source = Source(top.name, result.head or result.base, result.base if result.head else None, mode)
         else:
             found = _file_artifacts(spec, top, Path(repo.git_dir).resolve())
@@ -163,6 +171,44 @@ def _git_artifacts(
         ], result
     body = "".join(part for _, part in kept)
     return [Artifact(name=spec.name, budget=spec.budget, text=body, **common)], result  # type: ignore[arg-type]
+
+
+def _incremental(
+    spec: ArtifactSpec, repo: Any, whole: list[Artifact], result: git.DiffResult, ref: str
+) -> list[Artifact]:
+    """An incremental review of a git entry: what changed after `ref` first, with three quarters
+    of the entry's budget, then the rest of the range as context (`NAME (context)`, low
+    priority: cut first), less the files whose whole change is new (not repeated). When `ref` is
+    gone or is not an ancestor of the range's head (a force-push), the whole range, said."""
+    from ctxguard.errors import UsageError
+
+    if result.head is None:
+        raise UsageError(f"--since needs a range to review (--diff BASE...HEAD, a commit, or auto), not {result.mode}")
+    if spec.split == "chunks":
+        raise UsageError(f"--since: entry {spec.name!r} has split: chunks; an incremental review takes none or file")
+    found = incremental(repo, ref, result.head)
+    if found.sha is None:
+        return [replace(a, notes=(*a.notes, found.why)) for a in whole]
+    budget = max(MIN_BUDGET, spec.budget * 3 // 4)
+    new, _ = _git_artifacts(replace(spec, budget=budget), repo, f"{found.sha}...{result.head}", found.why)
+    seen = {path: part for a in new if a.text and a.text.startswith("diff ") for path, part in split_diff(a.text)}
+    context: list[Artifact] = []
+    for a in whole:
+        if not (a.text and a.text.startswith("diff ")):
+            continue  # (nothing in the range: the new part says so)
+        parts = [(path, part) for path, part in split_diff(a.text) if seen.get(path) != part]
+        if parts:
+            context.append(replace(a, text="".join(part for _, part in parts)))
+    if not context:
+        return new
+    share = max(MIN_BUDGET, (spec.budget - budget) // len(context))
+    said = (
+        f"context for the review of what is new since {found.sha[:12]}: the rest of {result.mode}, "
+        f"less the files whose whole change is new; cut first"
+    )
+    return new + [
+        replace(a, name=f"{a.name} (context)", budget=share, priority="low", notes=(*a.notes, said)) for a in context
+    ]
 
 
 def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifact]:

@@ -35,7 +35,7 @@ exit codes: 0 ok, 1 policy failed, 2 usage/config/input error, 3 unexpected erro
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    from ctxguard.commands import bundle, compress, count, evaluate, init, install, show
+    from ctxguard.commands import bundle, compress, count, evaluate, init, install, mcp, show
 
     parser = argparse.ArgumentParser(
         prog="ctxguard",
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ctxguard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in (compress, count, bundle, show, init, install, evaluate):
+    for module in (compress, count, bundle, show, init, install, evaluate, mcp):
         module.add_parser(sub)
     return parser
 

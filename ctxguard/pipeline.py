@@ -105,6 +105,7 @@ def prepare(
     offloads: Path | None = None,
     relative_to: Path | None = None,
     collected: tuple[list[Artifact], Source] | None = None,
+    since: str | None = None,
 ) -> Run:
     """Collect every artifact, redact it, read, count and classify it once, stream the big ones,
     and gather the digest's facts and what each artifact asks for: a Run to cut at any budgets.
@@ -114,7 +115,9 @@ def prepare(
     texts to write. A streamed record's full text is its file. `collected`: the artifacts (and
     source) to use instead of collecting them (one chunk of a split change, ctxguard.chunks).
     """
-    artifacts, source = collected if collected is not None else collect(config, repo, diff_override, reason, missed)
+    artifacts, source = (
+        collected if collected is not None else collect(config, repo, diff_override, reason, missed, since)
+    )
     if config.redact:  # before anything is counted, compressed, summarised or offloaded
         artifacts = [make.redacted(a) for a in artifacts]
     described = _described(artifacts, tokenizer, config.redact)

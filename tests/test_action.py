@@ -233,6 +233,35 @@ def test_a_push_with_a_range_diffs_it(pull_request: tuple[Repo, dict[str, Any]],
     assert bundle["source"]["diff"] == f"{before}...{after}"
 
 
+def test_a_new_push_to_a_pull_request_is_reviewed_incrementally(
+    pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path
+) -> None:
+    """On `synchronize`, what changed since the event's `before` comes first; the rest of the pull
+    request follows as context; a `before` a force-push removed falls back to the whole range."""
+    repo, event = pull_request
+    seen = event["pull_request"]["head"]["sha"]
+    repo.git.git.checkout("-q", "feature")
+    repo.write("fix.py", "def fix():\n    return 'new'\n")
+    head = repo.commit("fix after review")
+    pull = {"base": event["pull_request"]["base"], "head": {"sha": head}}
+    done = _run_bundle_step(
+        repo, tmp_path, {"action": "synchronize", "before": seen, "after": head, "pull_request": pull}
+    )
+    assert done.returncode == 0, done.stderr
+    bundle = json.loads(Path(_outputs(tmp_path / "output")["bundle-path"]).read_text())
+    new, context = bundle["artifacts"][0], bundle["artifacts"][1]
+    assert new["artifact_name"] == "diff" and "+def fix():" in new["content"] and "handler_0" not in new["content"]
+    assert any(f"new since {seen[:12]} (1 commit: {head[:7]} fix after review)" in n for n in new["notes"])
+    assert context["artifact_name"] == "diff (context)" and "fix.py" not in context["content"]
+    assert "app.py" in context["content"]
+    gone = {"action": "synchronize", "before": "f" * 40, "after": head, "pull_request": pull}
+    done = _run_bundle_step(repo, tmp_path, gone)
+    assert done.returncode == 0, done.stderr
+    bundle = json.loads(Path(_outputs(tmp_path / "output")["bundle-path"]).read_text())
+    assert [a["artifact_name"] for a in bundle["artifacts"]] == ["diff", "reports/test.log"]
+    assert any("not in this repository" in n and "whole range" in n for n in bundle["artifacts"][0]["notes"])
+
+
 def test_a_shallow_checkout_says_to_fetch_the_history(
     pull_request: tuple[Repo, dict[str, Any]], tmp_path: Path
 ) -> None:

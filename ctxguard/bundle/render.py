@@ -74,8 +74,9 @@ def _about(bundle: Bundle, fmt: str) -> list[str]:
 # How a reader gets what a cut left out: said once, in the prompt form, when something was cut.
 MORE = (
     "What a cut left out is in its full text, the `offload/` file named with it (beside this file): "
-    "`sed -n 'A,Bp' FILE` prints a gap's lines A-B, `grep -n PATTERN FILE` finds the rest; or "
-    "`ctxguard show BUNDLE ARTIFACT --lines A-B` and `ctxguard show BUNDLE --grep PATTERN`."
+    "`sed -n 'A,Bp' FILE` prints a gap's lines A-B, `grep -n PATTERN FILE` finds the rest (or "
+    "`ctxguard show BUNDLE ARTIFACT --lines A-B`, `--grep PATTERN`; over MCP, `ctxguard mcp`: "
+    "read_artifact, search)."
 )
 
 

@@ -48,6 +48,13 @@ def add_parser(sub: Any) -> None:
             "<base>...<head> | auto (the event's range in GitHub Actions, else from the merge "
             "base with the default branch)",
         )
+        parser.add_argument(
+            "--since",
+            metavar="REF",
+            help="incremental review: what changed after REF (a commit already reviewed) comes first "
+            "with most of each git entry's budget, the rest of the range as context; auto: in "
+            "GitHub Actions, a pull request synchronize event's `before` (else the whole range)",
+        )
         parser.add_argument("--repo", default=".", help="the repository (default: the current one)")
         parser.add_argument("--strict", action="store_true", help="fail instead of estimating tokens offline")
         parser.add_argument("--encoding", choices=ENCODINGS, help="override the config's encoding")

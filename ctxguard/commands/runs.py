@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from ctxguard.commands.setup import diff_range
+from ctxguard.commands.setup import diff_range, since_ref
 
 
 def _one_task(config: Any) -> str | None:
@@ -30,6 +30,7 @@ def bundles(
 
     chosen = diff_range(args, repo)
     mode, why = (chosen.mode, chosen.why) if chosen else (None, None)
+    since = since_ref(args)
     task = getattr(args, "task", None) or _one_task(config)
 
     def assemble(result: pipeline.Result, chunk: Any) -> write.Written:
@@ -54,6 +55,7 @@ def bundles(
             offloads=output.parent / "offload",
             relative_to=Path.cwd() if stdout else output.parent,
             collected=collected,
+            since=since,
         )
         return size.sized(run, fmt=fmt, task=task, chunk=chunk)
 
@@ -63,7 +65,7 @@ def bundles(
         from ctxguard.errors import UsageError
 
         raise UsageError("split: chunks writes one file per chunk; --stdout prints one bundle (use --output)")
-    collected = collect(config, repo, mode, why, args.missed)
+    collected = collect(config, repo, mode, why, args.missed, since)
     widest = bundle.Chunk(99, 99)  # (measured with the widest numbers it will have, or wider)
 
     def measured(artifacts: list[Any]) -> tuple[Any, int]:

@@ -20,6 +20,13 @@ def diff_range(args: argparse.Namespace, repo: Any, environ: Mapping[str, str] =
     return ranges.resolve(repo, args.diff, hook=args.hook, github=getattr(args, "github", False), environ=environ)
 
 
+def since_ref(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> str | None:
+    """The commit an incremental review starts after (--since; `auto`: the event's), or None."""
+    from ctxguard.git import ranges
+
+    return ranges.since_ref(getattr(args, "since", None), environ)
+
+
 def _only(config: Any, names: str) -> Any:
     """The config with only the named entries; a name it does not have is a usage error."""
     from ctxguard.errors import UsageError

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,8 +11,6 @@ from typing import Any
 
 from ctxguard.errors import EXIT_OK, EXIT_POLICY, UsageError
 from ctxguard.record import Record
-
-_RANGE = re.compile(r"(\d+)(?:-(\d+))?")
 
 
 def add_parser(sub: Any) -> None:
@@ -67,16 +63,12 @@ def add_parser(sub: Any) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ctxguard.bundle.model import Bundle, dumps
+    from ctxguard.bundle import saved
+    from ctxguard.bundle.model import dumps
     from ctxguard.bundle.render import render
 
     path = Path(args.bundle)
-    try:
-        bundle = Bundle.from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise UsageError(f"no bundle at {path}") from None
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{path} is not a JSON bundle ctxguard can read ({exc}); show reads the json form") from None
+    bundle = saved.load(path)
     if args.grep is not None:
         return _grep(args, bundle.records, path.parent)
     if args.artifact is None:
@@ -84,12 +76,11 @@ def run_show(args: argparse.Namespace) -> int:
             raise UsageError("--lines needs an ARTIFACT: whose lines?")
         sys.stdout.write(dumps(bundle) if args.format == "json" else render(bundle, args.format))
         return EXIT_OK
-    record = next((r for r in bundle.records if r.artifact_name == args.artifact), None)
-    if record is None:
-        names = ", ".join(r.artifact_name for r in bundle.records[:20])
-        raise UsageError(f"no artifact {args.artifact!r} in {path}; it has: {names}")
+    record = saved.find(bundle, args.artifact, path)
     if args.lines:
-        sys.stdout.write(_lines(full_text(record, path.parent), args.lines))
+        lines = saved.split_lines(saved.full_text(record, path.parent))
+        first, last = saved.line_range(args.lines, len(lines))
+        sys.stdout.write("".join(line + "\n" for line in lines[first - 1 : last]))
     elif args.format == "json":
         sys.stdout.write(json.dumps(record.to_dict(in_bundle=True), ensure_ascii=False, indent=2) + "\n")
     else:
@@ -99,6 +90,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def _grep(args: argparse.Namespace, records: Sequence[Record], folder: Path) -> int:
     """`--grep PATTERN`: the matching lines of the full texts; exit 1 when none matches (grep's)."""
+    from ctxguard.bundle.saved import full_text
     from ctxguard.bundle.search import compile_pattern, search
 
     if args.context < 0 or args.max_matches < 1:
@@ -116,35 +108,3 @@ def _grep(args: argparse.Namespace, records: Sequence[Record], folder: Path) -> 
     if total > len(found):
         sys.stdout.write(f"... and {total - len(found)} more matches (--max-matches)\n")
     return EXIT_OK if found else EXIT_POLICY
-
-
-def full_text(record: Record, folder: Path) -> str:
-    """An artifact's whole text: its offload (checked against the sha256 digits the record
-    gives), or its content when nothing was left out."""
-    if record.offload is None:
-        if record.tier == 1:
-            return record.content
-        raise UsageError(f"{record.artifact_name} left something out but names no full text (no offload)")
-    target = folder / record.offload.path
-    try:
-        data = target.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {record.artifact_name}'s full text at {target}: {exc.strerror}") from None
-    given = record.offload.sha256
-    if len(given) < 16 or not hashlib.sha256(data).hexdigest().startswith(given):
-        raise UsageError(f"{target} is not {record.artifact_name}'s full text any more (its sha256 differs)")
-    return data.decode("utf-8", "surrogateescape")
-
-
-def _lines(text: str, wanted: str) -> str:
-    match = _RANGE.fullmatch(wanted.strip())
-    if match is None:
-        raise UsageError(f"--lines {wanted!r}: give A-B (or A), line numbers from 1")
-    first = int(match.group(1))
-    last = int(match.group(2) or first)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    if not 1 <= first <= last or first > len(lines):
-        raise UsageError(f"--lines {wanted}: the full text has {len(lines)} lines")
-    return "".join(line + "\n" for line in lines[first - 1 : last])

@@ -125,3 +125,58 @@ def _event(repo: Any, environ: Mapping[str, str]) -> Range | None:
             return Range(f"{before}...{after}", "the push (before...after)")
         return since_default(repo, after, "a push of a new branch (before is all zeros)", default)
     return since_default(repo, environ.get("GITHUB_SHA") or "HEAD", f"a {name or 'workflow'} event", default)
+
+
+@dataclass(frozen=True)
+class Since:
+    """An incremental review: the commit already reviewed (`sha`, None when the whole range is
+    reviewed instead), the commits after it, and what to say about it."""
+
+    sha: str | None
+    commits: tuple[tuple[str, str], ...]
+    why: str
+
+
+COMMITS_SAID = 5  # of the new commits, named in the note (the rest counted)
+
+
+def since_ref(given: str | None, environ: Mapping[str, str]) -> str | None:
+    """`--since REF` as given; `auto` is a pull request `synchronize` event's `before` (the head
+    the last review saw) in GitHub Actions, else None (no earlier review: the whole range)."""
+    if given != "auto":
+        return given
+    path = environ.get("GITHUB_EVENT_PATH")
+    try:
+        event = json.loads(Path(path).read_text(encoding="utf-8")) if path else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(event, dict) or event.get("action") != "synchronize":
+        return None
+    before = event.get("before")
+    return before if isinstance(before, str) and before and before != ZERO and not before.startswith("-") else None
+
+
+def incremental(repo: Any, ref: str, head: str) -> Since:
+    """What changed after `ref` up to `head` (a commit id), or why the whole range is reviewed:
+    `ref` is not here (a force-push removed it, or a shallow clone lacks it) or is not an
+    ancestor of `head` (the branch was rewritten)."""
+    if not git.exists(repo, ref) or ref.startswith("-"):
+        return Since(
+            None,
+            (),
+            f"--since {ref}: that commit is not in this repository (a force-push, or a shallow "
+            "clone without it): the whole range is reviewed",
+        )
+    sha = git.resolve(repo, ref)
+    if not git.is_ancestor(repo, sha, head):
+        return Since(
+            None,
+            (),
+            f"--since {ref}: {sha[:12]} is not an ancestor of {head[:12]} (the branch was "
+            "rewritten, as by a force-push or rebase): the whole range is reviewed",
+        )
+    found = tuple(git.commits(repo, sha, head))
+    named = "; ".join(f"{c[:7]} {subject}" for c, subject in found[:COMMITS_SAID])
+    more = f"; and {len(found) - COMMITS_SAID} more" if len(found) > COMMITS_SAID else ""
+    said = f": {named}{more}" if found else ""
+    return Since(sha, found, f"new since {sha[:12]} ({plural(len(found), 'commit')}{said})")

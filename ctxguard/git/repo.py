@@ -120,6 +120,23 @@ def unpushed(repo: Any, tip: str) -> list[str]:
     return out.split()
 
 
+def is_ancestor(repo: Any, older: str, newer: str) -> bool:
+    """True when commit `older` is `newer` or one of its ancestors (both commit ids)."""
+    import git
+
+    try:
+        repo.git.merge_base("--is-ancestor", older, newer)
+    except git.GitCommandError:
+        return False
+    return True
+
+
+def commits(repo: Any, since: str, tip: str) -> list[tuple[str, str]]:
+    """The commits after `since` up to `tip` (both commit ids), oldest first: (id, subject)."""
+    out = str(repo.git.log("--reverse", "--format=%H %s", f"{since}..{tip}", "--"))
+    return [(line[:40], line[41:]) for line in out.splitlines() if line]
+
+
 def ignored(repo: Any, path: Path) -> bool:
     """True when git ignores path (a file or folder in the work tree), or it lies in the git dir."""
     import git

@@ -619,7 +619,7 @@ def test_the_digest_keeps_to_a_third_of_a_small_total(tmp_path: Path) -> None:
 
 
 def test_show_refuses_an_offload_whose_digest_digits_are_too_few_to_check(tmp_path: Path) -> None:
-    from ctxguard.commands.show import full_text
+    from ctxguard.bundle.saved import full_text
     from ctxguard.errors import UsageError
     from ctxguard.record import Offload, Record
 

@@ -151,3 +151,74 @@ def test_the_hooks_remedy_names_the_command_that_ran(
         monkeypatch.setenv(key, value)
     assert _report_failures(["diff was truncated"], hook=True) == 1
     assert f"SKIP=ctxguard,ctxguard-check git {verb} ..." in capsys.readouterr().err
+
+
+# --- incremental review: --since ----------------------------------------------------------------
+
+
+@pytest.fixture
+def reviewed(tmp_path: Path) -> tuple[Repo, str, str, str]:
+    """main, then a branch with a reviewed commit and two new ones: (repo, base, seen, head)."""
+    repo = configured(tmp_path / "repo", "version: 1\nartifacts:\n  - {name: diff, budget: 4000}\n")
+    base = str(repo.git.head.commit.hexsha)
+    repo.git.git.checkout("-q", "-b", "feature")
+    repo.write("app.py", "def main():\n    return 2\n")
+    repo.write("old.py", "def old():\n    return 'reviewed'\n")
+    seen = repo.commit("reviewed already")
+    repo.write("old.py", "def old():\n    return 'changed again'\n")
+    repo.commit("touch old")
+    repo.write("new.py", "def new():\n    return 'new'\n")
+    head = repo.commit("add new")
+    return repo, base, seen, head
+
+
+def _records(repo: Repo, *args: str) -> list[dict[str, object]]:
+    out = repo.path / ".git/ctxguard/bundle.json"
+    assert main(["bundle", "--repo", str(repo.path), *args]) == 0
+    return list(json.loads(out.read_text())["artifacts"])
+
+
+def test_since_puts_the_new_commits_first_and_the_rest_as_context(reviewed: tuple[Repo, str, str, str]) -> None:
+    repo, base, seen, head = reviewed
+    new, context = _records(repo, "--diff", f"{base}...{head}", "--since", seen)
+    assert new["artifact_name"] == "diff" and context["artifact_name"] == "diff (context)"
+    notes = " ".join(new["notes"])  # type: ignore[arg-type]
+    assert f"new since {seen[:12]} (2 commits: " in notes and "touch old" in notes and "add new" in notes
+    assert "+def new():" in new["content"] and "changed again" in new["content"]  # type: ignore[operator]
+    assert "app.py" not in new["content"]  # type: ignore[operator]
+    # the context: the rest of the range, less the file whose whole change is new (new.py)
+    assert "app.py" in context["content"] and "old.py" in context["content"]  # type: ignore[operator]
+    assert "new.py" not in context["content"]  # type: ignore[operator]
+    assert any("cut first" in note for note in context["notes"])  # type: ignore[attr-defined]
+
+
+def test_since_falls_back_to_the_whole_range_when_the_commit_is_gone_or_rewritten(
+    reviewed: tuple[Repo, str, str, str],
+) -> None:
+    repo, base, seen, head = reviewed
+    (whole,) = _records(repo, "--diff", f"{base}...{head}", "--since", "f" * 40)
+    assert any("not in this repository" in n and "whole range" in n for n in whole["notes"])  # type: ignore[attr-defined]
+    repo.git.git.checkout("-q", "-b", "rewritten", base)  # a force-push: the reviewed commit is not an ancestor
+    repo.write("other.py", "x = 1\n")
+    elsewhere = repo.commit("elsewhere")
+    (whole,) = _records(repo, "--diff", f"{base}...{head}", "--since", elsewhere)
+    assert any("is not an ancestor of" in n for n in whole["notes"])  # type: ignore[attr-defined]
+    assert "+def new():" in whole["content"] and "app.py" in whole["content"]  # type: ignore[operator]
+
+
+def test_since_needs_a_range(reviewed: tuple[Repo, str, str, str], capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _, seen, _ = reviewed
+    repo.write("staged.py", "x = 1\n")
+    repo.add("staged.py")
+    assert main(["bundle", "--repo", str(repo.path), "--since", seen]) == 2
+    assert "--since needs a range" in capsys.readouterr().err
+
+
+def test_since_auto_is_a_synchronize_events_before(tmp_path: Path) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"action": "synchronize", "before": "a" * 40, "after": "b" * 40}))
+    assert ranges.since_ref("auto", {"GITHUB_EVENT_PATH": str(event)}) == "a" * 40
+    event.write_text(json.dumps({"action": "opened", "before": "a" * 40}))
+    assert ranges.since_ref("auto", {"GITHUB_EVENT_PATH": str(event)}) is None
+    assert ranges.since_ref("auto", {}) is None
+    assert ranges.since_ref("v1.2", {}) == "v1.2"

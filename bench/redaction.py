@@ -1,6 +1,6 @@
 """Secret redaction: recall per kind on fresh fake secrets, and lines changed on real artifacts.
 
-    python bench/secrets.py [--rounds 20] [--corpus DIR ...]
+    python bench/redaction.py [--rounds 20] [--corpus DIR ...]
 
 Recall: every kind of bench/fake_secrets.py, with new random values each round, written as a
 user would write it and placed in a diff, a log, a markdown document and a text file; a secret

@@ -1,0 +1,1 @@
+"""Tools for agents that pull what a cut left out: the MCP server and its tools."""

@@ -87,7 +87,7 @@ _NOT_BEFORE = frozenset(
     hide toggle verify check validate require required has is use uses enable enabled with no
     without allow sort cache foreign partition range row lookup map dict unique index idempotency
     i18n label placeholder hint error invalid wrong missing empty weak strong lexer parse parser
-    csrf xsrf type kind format field column param header legacy dummy fake mock example sample
+    csrf xsrf type kind format field column param dummy fake mock example sample
     """.split()
 )
 
@@ -166,6 +166,8 @@ def _compound(word: str) -> tuple[str, SecretName] | None:
     for tail, kind in _COMPOUND_TAILS:
         if word.endswith(tail) and (word != tail or tail not in ("password", "token", "secret")):
             return word[: -len(tail)], SecretName(kind, True)
-    if word.endswith("key") and word[:-3] in _KEY_OWNERS:  # `CLIENTKEY`, `servicekey`
-        return "", SecretName("secret", True)
+    if word.endswith("key") and any(word[:-3].endswith(owner) for owner in _KEY_OWNERS):
+        return "", SecretName("secret", True)  # `CLIENTKEY`, `servicekey`, `AIRBRAKEUSERKEY`
+    if word.endswith("key") and len(word) >= 7:  # `SPOTIFYKEY`: a key of something, as `SPOTIFY_KEY`
+        return word[:-3], SecretName("secret", False)
     return None

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ctxguard.secrets.names import classify
+from ctxguard.secrets.names import SecretName, classify
 from ctxguard.secrets.redact import redact
 from tests.conftest import ROOT
 
@@ -139,7 +139,7 @@ def test_names_of_other_things_hold_no_secret(name: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["csrf-token", "forgot_password", "cancelToken", "REDIS_CACHE_PASSWORD", "DATA_SYNC_TOKEN", "X_HEADER_TOKEN"],
+    ["csrf-token", "forgot_password", "cancelToken", "REDIS_CACHE_PASSWORD", "DATA_SYNC_TOKEN", "SPOTIFYKEY"],
 )
 def test_a_qualifier_before_the_secret_word_asks_for_a_random_value(name: str) -> None:
     """A name ending in a secret word holds a secret when its value looks random, whatever word
@@ -150,6 +150,18 @@ def test_a_qualifier_before_the_secret_word_asks_for_a_random_value(name: str) -
     value = "Xq8vR2mK9pL4nZ7wT1yB6cF3hJ5dG0sA"
     assert value not in redact(f"{name}={value}\n").text
     assert redact(f"{name} = 'cancelled'\n").text == f"{name} = 'cancelled'\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("CURL_AUTH_HEADER_TOKEN", "token"), ("SLACK_LEGACY_TOKEN", "token"), ("AIRBRAKEUSERKEY", "secret")],
+)
+def test_a_secret_word_after_header_or_legacy_or_a_key_owner_in_one_word_is_sure(name: str, kind: str) -> None:
+    """The token that goes in a header, a legacy token and a user's key hold secrets whatever their
+    value looks like (`TOKEN_HEADER` and `hotkey` do not)."""
+    assert classify(name) == SecretName(kind, True)
+    assert "hunter2isnotrandom" not in redact(f"{name}=hunter2isnotrandom\n").text
+    assert classify("TOKEN_HEADER") is None and classify("hotkey") is None and classify("MONKEY") is None
 
 
 def test_an_identifier_shaped_value_is_a_reference_only_in_code() -> None:

@@ -14,11 +14,14 @@ extracted from the raw output by fixed rules, the same for every project:
 | compiler | `gcc -fsyntax-only` of two C files with injected faults (a type error, an undeclared name, a missing `;`, one inside a macro), with few and with many warnings on | every `error:` line |
 | diff | `git diff` between two releases committed in turn, one source line flipped in the newer | the injected `+` line |
 | markdown | specifications (SemVer, CloudEvents) | every sentence with an upper-case RFC 2119 word |
+| typecheck | `mypy --strict` of an untyped project (about 1,200 errors before the faults), plain and `--pretty --show-column-numbers`, with four injected faults (two undefined names, a call with too many arguments, a missing attribute) | every `error:` line the faults add (not in the run on the pristine tree) |
+| lint | `ruff check --select ALL` of the same project with the same faults, `--output-format concise` and `full` | every violation the faults add: its concise line; in the full form its `CODE message` line and its `--> path:line:col` line |
 
 The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1, packaging 23.2/24.0 (a
 src layout, 26,852 tests), simplejson 3.19.2 and MarkupSafe 2.1.5 sdists from PyPI (`pip
 download`), pytest-json-report 1.5.0 for the JSON reports (and pretend 1.0.9, which packaging's
-tests import), and two git checkouts given by path (semver/semver at f99d548, cloudevents/spec
+tests import), mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
+0.12.1 for the typecheck and lint reports, and two git checkouts given by path (semver/semver at f99d548, cloudevents/spec
 at c2845a4), read at those commits. None of them is in the dev corpus.
 
 `measure` cuts every case to each ratio of its raw tokens with ctxguard, with a head cut and
@@ -153,6 +156,22 @@ COMPILER_CASES = (
     ),
 )
 
+# (case, project folder, [(file, old, new)]): faults a type checker and a linter report, each
+# keeping the line count (so the pristine run's other lines stay as they are).
+REPORT_CASES = (
+    (
+        "toolz-report",
+        "toolz-0.12.1",
+        (
+            ("toolz/dicttoolz.py", "    result = factory()\n", "    result = factroy()\n"),
+            ("toolz/itertoolz.py", "        return len(seq)\n", "        return len(seq, 1)\n"),
+            ("toolz/itertoolz.py", "    return sum(1 for i in seq)\n", "    return sum(1 for i in sequence)\n"),
+            ("toolz/functoolz.py", "qualname = '.'.join(attrs)", "qualname = '.'.joins(attrs)"),
+        ),
+    ),
+)
+MYPY_MODES = (("", ()), ("-pretty", ("--pretty", "--show-column-numbers")))
+
 
 def _run(
     args: list[str], cwd: Path | None = None, timeout: int = 900, env: dict[str, str] | None = None
@@ -242,6 +261,8 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
                 [line for line in done.stderr.splitlines() if ": error: " in line],
                 "compiler",
             )
+        for case, project, faults in REPORT_CASES:
+            _reports(out, work / project, case, faults)
     for repo, (commit, paths) in ((semver, SEMVER), (cloudevents, CLOUDEVENTS)):
         if repo is None:
             continue
@@ -249,6 +270,39 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             text = _run(["git", "-C", str(repo), "show", f"{commit}:{path}"]).stdout
             name = repo.name.split("+")[-1] if "+" in repo.name else repo.name
             _write(out, f"{name}-{path.replace('/', '-')}", text, markdown_needles(text), "markdown")
+
+
+def _reports(out: Path, tree: Path, case: str, faults: tuple[tuple[str, str, str], ...]) -> None:
+    """mypy's and ruff's reports of the tree with the faults; the needles are what the faults add."""
+    env = dict(os.environ, MYPY_FORCE_TERMINAL_WIDTH="120", NO_COLOR="1")
+    package = faults[0][0].split("/")[0]
+
+    def mypy(flags: tuple[str, ...]) -> str:
+        args = [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--no-error-summary", *flags, package]
+        return _run([*args, "--cache-dir", os.devnull], cwd=tree, env=env).stdout
+
+    def ruff(form: str) -> str:
+        args = [sys.executable, "-m", "ruff", "check", "--select", "ALL", "--no-cache", "--isolated"]
+        return _run(
+            [*args, "--output-format", form, "--exclude", f"{package}/tests", package], cwd=tree, env=env
+        ).stdout
+
+    before = {f"mypy{s}": mypy(flags) for s, flags in MYPY_MODES} | {f"ruff-{f}": ruff(f) for f in ("concise", "full")}
+    for path, old, new in faults:
+        _flip(tree / path, old, new)
+    for suffix, flags in MYPY_MODES:
+        log, was = mypy(flags), set(before[f"mypy{suffix}"].splitlines())
+        needles = [line for line in log.splitlines() if ": error: " in line and line not in was]
+        _write(out, f"{case}-mypy{suffix}.log", log, needles, "typecheck")
+    concise, was = ruff("concise"), set(before["ruff-concise"].splitlines())
+    added = [line for line in concise.splitlines() if re.match(r"^\S+:\d+:\d+: ", line) and line not in was]
+    _write(out, f"{case}-ruff.log", concise, added, "lint")
+    full = ruff("full")
+    needles = []
+    for line in added:  # `path:line:col: CODE [*] message` -> `CODE [*] message` and `--> path:line:col`
+        where, _, said = line.partition(": ")
+        needles += [said, f"--> {where}"]
+    _write(out, f"{case}-ruff-full.log", full, needles, "lint")
 
 
 def _write(out: Path, name: str, text: str, needles: list[str], family: str) -> None:

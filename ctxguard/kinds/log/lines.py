@@ -99,6 +99,32 @@ _GUTTER = re.compile(r"^\s*\d*\s*\|")
 _ATTACHED = re.compile(r"^\S+:\d+(?::\d+)?: note: |^\s*= (?:note|help): ")
 
 
+# Where a diagnostic is, on the line under its message: ` --> src/main.rs:2:5` (rustc, ruff's
+# full form, miette): the line above it is the diagnostic (`F821 Undefined name `x``, which
+# holds no level word).
+ARROW = re.compile(r"^[ \t]*--> \S+:\d+", re.M)
+
+# The rule a diagnostic reports, where its tool names one: a linter's code after the place
+# (`x.py:3:1: F821 …`: ruff, flake8) or first (`F821 Undefined name`: ruff's full form), a
+# bracketed code at the end (`[name-defined]`: mypy; `[-Wshadow]`: gcc), a rule id after eslint's
+# level (`  3:5  error  'x' is not defined  no-undef`).
+_RULES = (
+    re.compile(r"^\S+:\d+:\d+: ([A-Z]{1,4}\d{2,4})\b"),
+    re.compile(r"^([A-Z]{1,4}\d{2,4})(?: \[\*\])? \S"),
+    re.compile(r"\[([\w-]+)\]\s*$"),
+    re.compile(r"^\s+\d+:\d+\s+(?:error|warning)\s+.*\s([a-z@][\w/@-]*)\s*$"),
+)
+
+
+def rule_of(line: str) -> str | None:
+    """The rule a diagnostic line reports (its code), or None when it names none."""
+    for pattern in _RULES:
+        found = pattern.search(line)
+        if found is not None:
+            return found.group(1)
+    return None
+
+
 def gutter(line: str) -> bool:
     """A compiler's source gutter line (` 1069 |     code`, `      |   ^~~~~`)."""
     return _GUTTER.match(line) is not None

@@ -15,6 +15,7 @@ from ctxguard.kinds.log.lines import (
     _PY_TB_START,
     _SECTION,
     _STACK_LINE,
+    ARROW,
     FAILURE_DETAIL,
     LETTER_LEVEL,
     Lines,
@@ -63,11 +64,15 @@ def scan(text: str) -> Scan:
 
     maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL) | at(_OTHER_HINT)
     marked = at(_AT_LINE_START)
-    return _scan_lines(lines, sorted(maybe | marked), sorted(marked))
+    located = {i - 1 for i in at(ARROW) if i and lines[i - 1].strip()}
+    return _scan_lines(lines, sorted(maybe | marked | located), sorted(marked), located)
 
 
-def _scan_lines(lines: list[str], maybe: Sequence[int], marked: Sequence[int]) -> Scan:
-    important = frozenset(i for i in maybe if is_important(lines[i]))
+def _scan_lines(lines: list[str], maybe: Sequence[int], marked: Sequence[int], located: set[int] | None = None) -> Scan:
+    """`located`: lines that sit above a diagnostic's ` --> place` line: diagnostics too."""
+    if located is None:
+        located = {i - 1 for i, line in enumerate(lines) if i and ARROW.match(line) and lines[i - 1].strip()}
+    important = frozenset(i for i in maybe if i in located or is_important(lines[i]))
     # Every important line is among `maybe`, so the reader need not ask is_important again.
     reader = Lines({lines[i] for i in important}.__contains__)
     kinds: dict[int, str] = {}

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Iterable
 from typing import Final
 
 from ctxguard.kinds.log.failures import NAMES_FAILURE, Blocks, error_key, first_bare_cause, named_test
 from ctxguard.kinds.log.lines import (
+    ARROW,
     DIAGNOSTIC,
     FAILURE_DETAIL,
     PYTEST_E,
     SUMMARY,
     gutter,
     passing,
+    rule_of,
     says,
     unstamped,
 )
@@ -38,6 +42,11 @@ EDGES: Final = 3.0  # the first and last EDGE lines
 LATER: Final = 4.0  # repeats of a template, the rest of a traceback
 REST: Final = 6.0  # everything else, from the end backwards
 QUIET: Final = 6.5  # … passing tests and progress lines after it (`PASSED`, `✓`, `....F.. [ 42%]`)
+# A diagnostic whose rule the report names many times (a project's standing `Q000` quotes, mypy's
+# `[no-untyped-def]`) is taken after one whose rule is rare (`F821`, `[name-defined]`): later within
+# its level by up to this much, by the log of its count, so a lint or type report's cut shows the
+# news before the noise.
+COMMON_RULE: Final = 0.09
 
 
 def template_level(line: str, goes_on: bool = False) -> float:
@@ -109,6 +118,8 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
 
     firsts: dict[str, int] = {}
     counts: dict[str, int] = {}
+    rules = {i: rule_of(unstamped(lines[i])) for i, kind in read.kinds.items() if kind == "error"}
+    seen = Counter(rule for rule in rules.values() if rule is not None)
     trace: list[int] = []
     for i in sorted(read.kinds):
         kind = read.kinds[i]
@@ -126,8 +137,12 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
             lift(i, LATER)
             continue
         firsts[key] = i
-        lift(i, template_level(lines[i], goes_on(lines[i], lines[i - 1] if i else None)))
+        level = _first_level(lines, i, rules.get(i), seen)
+        lift(i, level)
         must[i] = True
+        if i + 1 < n and ARROW.match(lines[i + 1]):  # its place (` --> x.py:3:1`) right after it
+            lift(i + 1, level, i)
+            must[i + 1] = True
         for j in range(max(0, i - CONTEXT), i):
             if j not in read.kinds and not quiet[j]:  # (nor an error line, nor a quiet one)
                 lift(j, BEFORE, i)
@@ -165,6 +180,15 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         encoded.count,
         tier2_must=tier2,
     )
+
+
+def _first_level(lines: list[str], i: int, rule: str | None, seen: Counter[str]) -> float:
+    """How early the first line of an error or warning template is taken (template_level), a
+    diagnostic of a rule the report names often a little later than one of a rare rule."""
+    level = template_level(lines[i], goes_on(lines[i], lines[i - 1] if i else None))
+    if rule is not None and level in (ERROR, WARNING) and seen[rule] > 1:
+        level += COMMON_RULE * math.log(seen[rule]) / math.log(max(seen.values()))
+    return level
 
 
 GUTTER_REACH: Final = 8  # lines: a gutter this far below a line that says something quotes for it

@@ -462,3 +462,72 @@ def test_a_failure_blocks_title_comes_before_the_runs_banner_and_passing_lines()
         assert re.search(rf"^_+ {title} _+$", content, re.M), title
     assert "test_parse_plain[1-1] PASSED" not in content
     assert "E       AssertionError: assert Decimal('15') == Decimal('1.5')" in content
+
+
+# --- lint and type-check reports: rare rules before a project's standing noise ---------------
+
+
+@pytest.mark.parametrize(
+    ("line", "rule"),
+    [
+        ("toolz/itertoolz.py:765:27: F821 Undefined name `sequence`", "F821"),
+        ("F821 Undefined name `factroy`", "F821"),
+        ("toolz/utils.py:9:14: Q000 [*] Single quotes found but double quotes preferred", "Q000"),
+        ("E501 [*] Line too long (132 > 120)", "E501"),
+        ('toolz/x.py:67: error: Name "factroy" is not defined  [name-defined]', "name-defined"),
+        ("x.c:12:5: warning: unused variable ‘y’ [-Wunused-variable]", "-Wunused-variable"),
+        ("  12:5  error  'x' is not defined  no-undef", "no-undef"),
+        ("2024-05-01 10:00:00 ERROR worker job 42 failed", None),
+        ("error: could not compile `app` due to 2 previous errors", None),
+    ],
+)
+def test_the_rule_a_diagnostic_reports(line: str, rule: str | None) -> None:
+    from ctxguard.kinds.log.lines import rule_of
+
+    assert rule_of(line) == rule
+
+
+def _lint_report(rng: random.Random, rare_at: int) -> tuple[str, str]:
+    """A ruff report of 600 style findings with one undefined name among them, and that line."""
+    lines = []
+    for i in range(600):
+        code, said = rng.choice(
+            [
+                ("Q000", "[*] Single quotes found but double quotes preferred"),
+                ("D103", "Missing docstring in public function"),
+                ("ANN001", "Missing type annotation for function argument `x`"),
+            ]
+        )
+        lines.append(f"pkg/mod{i // 40}.py:{i % 40 * 7 + 1}:{rng.randint(1, 30)}: {code} {said}")
+    rare = "pkg/mod12.py:88:14: F821 Undefined name `factroy`"
+    lines.insert(rare_at, rare)
+    return "\n".join(lines + ["Found 601 errors."]) + "\n", rare
+
+
+@pytest.mark.parametrize("rare_at", [5, 300, 590])
+def test_a_rare_rule_survives_a_tight_cut_of_a_lint_report(rare_at: int) -> None:
+    text, rare = _lint_report(random.Random(rare_at), rare_at)
+    raw = independent_count(text)
+    for share in (0.1, 0.05, 0.02):
+        record = compress_text(text, max(64, int(raw * share)), artifact_type="log")
+        assert record["tier"] == 3 and rare in record["content"], share
+
+
+def test_a_located_diagnostic_is_an_error_line_shown_with_its_place() -> None:
+    """ruff's full form (and rustc's): the message, then ` --> place`, then the source frame."""
+    blocks = []
+    for i in range(150):
+        blocks.append(
+            f"Q000 [*] Single quotes found but double quotes preferred\n  --> pkg/m{i}.py:{i + 1}:5\n   |\n"
+            f"{i + 1} | x = 'a'\n   |     ^^^\n   |\nhelp: Replace single quotes with double quotes\n"
+        )
+    rare = "F821 Undefined name `factroy`\n  --> pkg/dict.py:67:14\n"
+    blocks.insert(120, rare + "   |\n67 |     result = factroy()\n   |              ^^^^^^^\n   |\n")
+    text = "\n".join(blocks) + "Found 151 errors.\n"
+    assert "F821 Undefined name `factroy`\n" in [text.splitlines(keepends=True)[i] for i in important_lines_at(text)]
+    record = compress_text(text, max(64, independent_count(text) // 20), artifact_type="log")
+    assert rare in record["content"]
+
+
+def important_lines_at(text: str) -> list[int]:
+    return [i for i, mark in enumerate(important_lines(text)) if mark]

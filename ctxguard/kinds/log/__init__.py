@@ -86,7 +86,10 @@ KIND = KindOf(
         "something on its own: never a compiler's source gutter `  12 |   ^~~` or an attached `note:`); "
         "every error and warning line (each template's first at tier 3, with its count); tracebacks' "
         "ends, pytest's `>` and `E` lines, jest's `●` blocks with Expected/Received, `--- FAIL`, "
-        "`panicked at`, compiler and linter errors; a compiler's source gutter (` 112 |   code`, `    |   "
+        "`panicked at`, compiler and linter errors, a diagnostic of a rule the report names often (a "
+        "project's standing `Q000` quotes, mypy's `[no-untyped-def]`) after one of a rare rule (`F821`, "
+        "`[name-defined]`), a line above ` --> place` (ruff's full form, rustc) as a diagnostic with its "
+        "place right after it; a compiler's source gutter (` 112 |   code`, `    |   "
         "^~~~`) only with the diagnostic above it"
     ),
     last=(

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from ctxguard.engine.choose import choose
 from ctxguard.plan import Plan, listing_room
+from ctxguard.words import cut_line
 
 _TRIES = 6
 _UNUSED = 0.03  # a share of the room left unused that is not worth packing again for
@@ -86,7 +87,10 @@ def _tier3(
     fixed = [m and c for m, c in zip(must, found.chosen)]  # the must units kept; the others left out
     # Around them, the room left: from their estimated cost on.
     filled = _fit(plan, order, fixed, gap, found.estimated + room_left, room, count, marker, skip=must)
-    return (filled or found).content
+    result = filled or found
+    if not any(result.chosen) and order and listing is None:  # no unit fits: the first one's start
+        return _clipped_first(plan, order[0], room, count, marker) or result.content
+    return result.content
 
 
 def _longest_run(
@@ -192,6 +196,39 @@ def _fit(
                 return fitted
             limit = limit - over if over_at is None else between(fitted, over_at)
     return fitted
+
+
+LEAST_CLIP = 24  # characters: a clipped line shorter than this says too little to be worth showing
+CLIP_REACH = 4  # a first unit up to this many times the room is clipped to fit
+
+
+def _clipped_first(
+    plan: Plan, first: int, room: int, count: Callable[[str], int], marker: Callable[[int], str]
+) -> str | None:
+    """The content showing only the first unit taken, its line cut to what fits (`start...
+    (N chars omitted)`, as a line over MAX_LINE is shown), when the unit alone is over the room
+    (the first error of a compiler's log at 64 tokens): the start of what matters most says
+    more than gap lines alone. None for a plan that writes its own syntax, a unit that is not
+    one whole line (or one clipped already), or one needing others shown with it."""
+    unit = plan.units[first]
+    if plan.write is not None or unit.anchors or unit.cost > CLIP_REACH * room or unit.text.count("\n") != 1:
+        return None  # (a line many times the room is a wall of text: the tiers' head cut shows it)
+    if not unit.text.endswith("\n") or unit.text.rstrip("\r\n").endswith(" chars omitted)"):
+        return None  # (a line clipped already: the tiers' head cut shows more of it)
+    body = unit.text.rstrip("\r\n")
+    chosen = [i == first for i in range(len(plan.units))]
+
+    def content(chars: int) -> str:
+        text = cut_line(body, len(body), chars)
+        units = list(plan.units)
+        units[first] = unit._replace(text=text, cost=count(text))
+        return render(replace(plan, units=units), chosen, marker)
+
+    low, high = 0, len(body) - 1  # the most characters that fit
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if count(content(middle)) <= room else (low, middle - 1)
+    return content(low) if low >= LEAST_CLIP and count(content(low)) <= room else None
 
 
 def _trim(

@@ -185,3 +185,33 @@ def test_the_lists_share_and_the_rest_of_the_room_both_grow_with_the_room() -> N
     for room, (share, following) in enumerate(zip(shares, shares[1:])):
         assert share <= following and room - share <= room + 1 - following
         assert not share or TOKENIZER.count(listing(share)) <= share
+
+
+def test_a_first_unit_over_the_room_is_shown_clipped_not_left_out() -> None:
+    """A compiler's first error at 64 tokens: its start (`... (N chars omitted)`), not only gap
+    lines and the marker; a unit that needs another, or a plan writing its own syntax, never."""
+    from dataclasses import replace
+
+    from ctxguard import compress_text
+
+    count = get_tokenizer().count
+    error = "x.c:1057:1: error: conflicting types for ‘scan’; have ‘" + "PyObject *(PyObject *, long int), " * 6 + "’\n"
+    text = (
+        error
+        + " 1057 | scan(PyObject *s, long i)\n      | ^~~~\n"
+        + "x.c:20:5: note: previous declaration\n   20 | int scan(void);\n"
+    )
+    record = compress_text(text, 64, artifact_type="log")
+    assert record["compacted_tokens"] <= 64 and record["truncated"]
+    first = record["content"].splitlines()[0]
+    assert first.startswith("x.c:1057:1: error: conflicting types") and re.search(
+        r"\.\.\. \(\d+ chars omitted\)$", first
+    )
+    tail = "a tail line that is over the room on its own as well, " * 3 + "\n"
+    units = [Unit(error, count(error), count(error), (1.0, 0), True), Unit(tail, count(tail), count(tail), (2.0, 1))]
+    plan = Plan(units, count(error) + count(tail))
+    assert "chars omitted" in (pack(plan, 40, count, marker) or "")
+    anchored = Plan([units[0]._replace(anchors=(1,)), units[1]], plan.total)
+    assert "chars omitted" not in (pack(anchored, 40, count, marker) or "")
+    written = replace(plan, write=lambda chosen, said: "{}" if said is None else f'{{"_truncated": "{said}"}}')
+    assert "chars omitted" not in (pack(written, 40, count, marker) or "")

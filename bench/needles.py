@@ -26,7 +26,9 @@ at c2845a4), read at those commits. None of them is in the dev corpus.
 
 `measure` cuts every case to each ratio of its raw tokens with ctxguard, with a head cut and
 with a tail cut of the same token budget, and prints needle recall per family and ratio (a
-needle counts when its text, white space squeezed, is in the content).
+needle counts when its text, white space squeezed, is in the content). `--ceiling` adds what
+no cut can beat: the most needles whose own tokens (each with a line break), shortest first,
+fit the budget less the tier-3 marker, with nothing else shown (no heading, no gap line).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import sys
 import tarfile
 import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -378,7 +381,19 @@ def _squeeze(text: str) -> str:
     return re.sub(r"\s+", " ", text)
 
 
-def measure(cases: Path, ratios: list[float], show: int) -> None:
+def _ceiling(needles: list[str], budget: int, count: Callable[[str], int]) -> int:
+    """The most needles that fit the budget with nothing else shown (see the docstring)."""
+    from ctxguard.engine.tiers import marker
+
+    room, kept = budget - count(marker(10**6)), 0
+    for cost in sorted(count(needle + "\n") for needle in needles):
+        if cost > room:
+            break
+        room, kept = room - cost, kept + 1
+    return kept
+
+
+def measure(cases: Path, ratios: list[float], show: int, ceiling: bool = False) -> None:
     """Needle recall per family and ratio, for ctxguard, a head cut and a tail cut."""
     from ctxguard.api import compress_text
     from ctxguard.tokens.load import get_tokenizer
@@ -399,6 +414,10 @@ def measure(cases: Path, ratios: list[float], show: int) -> None:
                 "head": encoding.decode(tokens[:budget]),
                 "tail": encoding.decode(tokens[-budget:]),
             }
+            if ceiling:
+                cell = found[(family, ratio, "ceiling")]
+                cell[0] += _ceiling(needles, budget, tokenizer.count)
+                cell[1] += len(needles)
             for method, content in contents.items():
                 flat = _squeeze(content)
                 for needle in needles:
@@ -409,24 +428,23 @@ def measure(cases: Path, ratios: list[float], show: int) -> None:
                     if method == "ctxguard" and not hit:
                         misses[(family, ratio)].append(f"{artifact.name}: {needle[:110]}")
     families = sorted({key[0] for key in found})
-    print(f"{'family':<12} {'ratio':>5}  {'ctxguard':>15} {'head':>15} {'tail':>15}")
+    methods = ("ctxguard", "head", "tail", *(("ceiling",) if ceiling else ()))
+    print(f"{'family':<12} {'ratio':>5}  " + " ".join(f"{m:>15}" for m in methods))
     totals: dict[tuple[float, str], list[int]] = defaultdict(lambda: [0, 0])
     for family in families:
         for ratio in ratios:
             cells = []
-            for method in ("ctxguard", "head", "tail"):
+            for method in methods:
                 hit, total = found[(family, ratio, method)]
                 totals[(ratio, method)][0] += hit
                 totals[(ratio, method)][1] += total
                 cells.append(f"{hit:>4}/{total:<4} {hit / max(1, total):5.0%}")
-            print(f"{family:<12} {ratio:>5}  {cells[0]:>15} {cells[1]:>15} {cells[2]:>15}")
+            print(f"{family:<12} {ratio:>5}  " + " ".join(f"{c:>15}" for c in cells))
             for line in misses[(family, ratio)][:show]:
                 print(f"      missed: {line}")
     for ratio in ratios:
-        cells = [
-            f"{h:>4}/{t:<4} {h / max(1, t):5.0%}" for h, t in (totals[(ratio, m)] for m in ("ctxguard", "head", "tail"))
-        ]
-        print(f"{'all':<12} {ratio:>5}  {cells[0]:>15} {cells[1]:>15} {cells[2]:>15}")
+        cells = [f"{h:>4}/{t:<4} {h / max(1, t):5.0%}" for h, t in (totals[(ratio, m)] for m in methods)]
+        print(f"{'all':<12} {ratio:>5}  " + " ".join(f"{c:>15}" for c in cells))
 
 
 def main() -> int:
@@ -441,11 +459,12 @@ def main() -> int:
     m.add_argument("--cases", type=Path, required=True)
     m.add_argument("--ratios", default="0.5,0.2,0.1,0.05")
     m.add_argument("--show", type=int, default=0, help="print this many of ctxguard's misses per cell")
+    m.add_argument("--ceiling", action="store_true", help="also print the most any cut could keep (see above)")
     args = parser.parse_args()
     if args.action == "build":
         build(args.out, args.cache, args.semver, args.cloudevents)
     else:
-        measure(args.cases, [float(r) for r in args.ratios.split(",")], args.show)
+        measure(args.cases, [float(r) for r in args.ratios.split(",")], args.show, args.ceiling)
     return 0
 
 

@@ -135,9 +135,7 @@ def prepare(
         if a.stream is None:
             continue
         try:
-            streams[i] = stream.prepare(
-                a.stream, tokenizer, kinds[i], a.options.tier3, config.redact, head_budget=a.budget
-            )
+            streams[i] = stream.prepare(a.stream, tokenizer, kinds[i], a.options, config.redact, budget=a.budget)
         except BinaryData as exc:  # a NUL byte past the first block: not text after all
             artifacts[i] = replace(a, stream=None, text=None, error=str(exc))
     # Each artifact read once by its kind: the digest, every try of the budgets and the

@@ -29,7 +29,7 @@ from ctxguard.engine.tiers import marker
 from ctxguard.kinds.classify import classify
 from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Offered, Sink, Taker
-from ctxguard.options import Options, Tier3Mode
+from ctxguard.options import Options
 from ctxguard.plan import MAX_LINE, Plan, Unit, hole
 from ctxguard.read import NOT_TEXT_LIMIT, BinaryData, not_text_share
 from ctxguard.record import Record
@@ -171,14 +171,15 @@ def prepare(
     path: Path,
     tokenizer: Tokenizer,
     kind: str,
-    tier3: Tier3Mode = "salient",
+    options: Options = Options(),
     secrets: bool = True,
-    head_budget: int = 0,
+    budget: int = 0,
 ) -> tuple[Scan, Sink]:
-    """The pass over a big file: its exact count and what its cut may show (the kind's sink)."""
+    """The pass over a big file: its exact count and what its cut may show (the kind's sink),
+    which grows with `budget` (the most tokens its cut may take) so a big budget is filled."""
     make = KINDS[kind].sink
     assert make is not None, kind  # (streamable says which kinds stream)
-    sink = make(tokenizer, head_budget if tier3 == "head" else 0)
+    sink = make(tokenizer, budget, options)
     state = scan(path, tokenizer, sink, secrets=secrets)
     sink.close()
     return state, sink
@@ -240,5 +241,5 @@ def compress_stream(
     secrets: bool = True,
 ) -> Record | None:
     """A Tier 3 record for a big file, or None when it fits its budget after all."""
-    state, sink = prepare(path, tokenizer, kind, options.tier3, secrets, head_budget=budget)
+    state, sink = prepare(path, tokenizer, kind, options, secrets, budget=budget)
     return finish(state, sink, path, name, budget, tokenizer, kind, options)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
-from ctxguard.options import KindName
+from ctxguard.options import KindName, Options
 from ctxguard.plan import Plan, ends, filled
 from ctxguard.tokens.base import Encoded, Tokenizer
 
@@ -56,9 +56,11 @@ class Kind(Protocol):
         """What a record says about the reading whatever its tier (JSON that does not parse)."""
 
     @property
-    def sink(self) -> Callable[[Tokenizer, int], Any] | None:
+    def sink(self) -> Callable[[Tokenizer, int, Options], Any] | None:
         """What takes a big file's lines in one streaming pass (ctxguard.sink.Sink), made with
-        the tokenizer and a head cut's budget (0: a salient cut); None: the kind is read whole."""
+        the tokenizer, the most tokens the cut may take (what it keeps grows with it, so a big
+        budget is filled) and the options it is cut with (a head cut, the task); None: the kind
+        is read whole."""
 
 
 class Facts(NamedTuple):
@@ -93,7 +95,7 @@ class KindOf:
     plan: Callable[[Any, Encoded, Tokenizer, frozenset[str]], Plan]
     probes: Callable[[Any], Iterable[Probe]]
     notes: Callable[[Any], tuple[str, ...]] = lambda doc: ()
-    sink: Callable[[Tokenizer, int], Any] | None = None
+    sink: Callable[[Tokenizer, int, Options], Any] | None = None
     hollow: Callable[[str], bool] = lambda content: False
     suffixes: tuple[str, ...] = ()
     sniff: Callable[[str, str], bool] | None = None  # (the first 8 KB, the whole text)

@@ -10,6 +10,7 @@ from typing import Any
 from ctxguard.kinds.base import KindOf, Probe, edges
 from ctxguard.kinds.definitions import definition_name, is_definition, language
 from ctxguard.kinds.log.sink import LogSink
+from ctxguard.options import Options
 from ctxguard.plan import Plan, ended, ends, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
@@ -64,10 +65,10 @@ def probes(doc: TextDoc) -> Iterator[Probe]:
             yield Probe("definition", name)
 
 
-def sink(tokenizer: Tokenizer, head_budget: int) -> Any:
+def sink(tokenizer: Tokenizer, budget: int, options: Options) -> Any:
     """A big text's streaming sink: a log's, its first and last lines the lines not blank."""
 
-    return LogSink(tokenizer, head_budget)
+    return LogSink(tokenizer, budget, options)
 
 
 KIND = KindOf(

@@ -292,3 +292,22 @@ def compress_text_of(text: str, budget: int) -> str:
     from ctxguard import compress_text
 
     return str(compress_text(text, budget, name="run.log")["content"])
+
+
+@pytest.mark.parametrize("share", [0.2, 0.6])
+def test_a_streamed_log_fills_a_big_budget_and_keeps_its_task(small_stream: None, tmp_path: Path, share: float) -> None:
+    """Past the 2,000 lines of its fixed ring, a streamed cut keeps as much of the end as the
+    budget holds, and the lines naming the task wherever they are."""
+    lines = log_of(200_000).splitlines(keepends=True)
+    assert len(lines) > 3 * 2000
+    for k in range(100, len(lines), 500):
+        lines[k] = f"2024-05-01 10:00:00 INFO checkout 4711 step {k} done\n"
+    path = tmp_path / "big.log"
+    path.write_text("".join(lines))
+    raw = independent_count("".join(lines))
+    budget = int(raw * share)
+    record = compress_file(path, budget, task="checkout 4711")
+    assert any(note.startswith("streamed:") for note in record["notes"])
+    assert budget * 0.95 <= record["compacted_tokens"] == independent_count(record["content"]) <= budget
+    named = [line for line in lines if "checkout 4711" in line]
+    assert all(line.rstrip("\n") in record["content"] for line in named)

@@ -36,7 +36,7 @@ KIND = KindOf(
     read,
     plan,
     probes,
-    sink=lambda tokenizer, head_budget: DiffSink(),
+    sink=lambda tokenizer, budget, options: DiffSink(),
     suffixes=(".diff", ".patch"),
     sniff=sniff,
     fence="diff",

@@ -12,6 +12,7 @@ from ctxguard.kinds.log.model import LogDoc, reports_of, scan, summary_of
 from ctxguard.kinds.log.plan import plan
 from ctxguard.kinds.log.probes import probes
 from ctxguard.kinds.log.sink import LogSink
+from ctxguard.options import Options
 from ctxguard.tokens.base import Tokenizer
 
 
@@ -20,9 +21,9 @@ def read(text: str, name: str = "") -> LogDoc:
     return scan(text)
 
 
-def sink(tokenizer: Tokenizer, head_budget: int) -> LogSink:
+def sink(tokenizer: Tokenizer, budget: int, options: Options) -> LogSink:
     """A big log's streaming sink (its first and last lines are lines that say something)."""
-    return LogSink(tokenizer, head_budget, log=True)
+    return LogSink(tokenizer, budget, options, log=True)
 
 
 _LOG_LINE = re.compile(

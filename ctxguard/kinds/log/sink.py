@@ -1,5 +1,6 @@
-"""A big log's streaming sink: its head, a ring of its last lines, the first occurrence of every
-error or warning template with its count, and the end of every traceback."""
+"""A big log's streaming sink: its head, a ring of its last lines (at least TAIL of them, and as
+many more as the budget could show), the first occurrence of every error or warning template
+with its count, the end of every traceback, and the lines naming the task."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ctxguard.kinds.log.plan import (
     ENDS,
     ERROR,
     LATER,
+    MARKED,
     NAMED,
     QUIET,
     REST,
@@ -28,12 +30,15 @@ from ctxguard.kinds.log.plan import (
 )
 from ctxguard.kinds.sink import Offered, offer
 from ctxguard.kinds.sink import clip_streamed as _clip
+from ctxguard.options import Options
 from ctxguard.plan import filled
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
+from ctxguard.words import mentions, task_words
 
-TAIL = 2000  # last lines kept for the cut
-MAX_TEMPLATES = 5000  # distinct error/warning templates tracked
+TAIL = 2000  # last lines kept for the cut, at least …
+TAIL_BYTES_PER_TOKEN = 8  # … and as many more as fit this many bytes per token of the budget
+MAX_TEMPLATES = 5000  # distinct error/warning templates tracked (and lines naming the task)
 
 
 @dataclass
@@ -49,15 +54,20 @@ class _Seen:
 class LogSink:
     """Logs and other text: head, tail, error templates, traceback ends."""
 
-    def __init__(self, tokenizer: Tokenizer, head_budget: int = 0, log: bool = False) -> None:
+    def __init__(self, tokenizer: Tokenizer, budget: int = 0, options: Options = Options(), log: bool = False) -> None:
         self.tokenizer = tokenizer
         self.log = log  # a log's ends are ranked as its plan ranks them; other text's come first
         self.says: Callable[[str], bool] = says if log else filled  # a line that may be an end (ctxguard.plan.ends)
-        self.head_budget = head_budget  # tier3 head: keep head lines while they fit
+        self.head_budget = budget if options.tier3 == "head" else 0  # tier3 head: keep head lines while they fit
         self.head_tokens = 0
         self.first: tuple[int, str] | None = None
         self.head: list[tuple[int, str]] = []
-        self.tail: deque[tuple[int, str]] = deque(maxlen=TAIL)
+        # The end, from where a cut that fills its budget takes the rest: bounded by the budget.
+        self.tail: deque[tuple[int, str]] = deque()
+        self.tail_room = budget * TAIL_BYTES_PER_TOKEN
+        self.tail_bytes = 0
+        self.task = task_words(options.task)
+        self.tasked: list[tuple[int, str]] = []
         self.recent: deque[tuple[int, str]] = deque(maxlen=5)
         self.templates: dict[str, _Seen] = {}
         self.traces: dict[int, str] = {}
@@ -76,6 +86,11 @@ class LogSink:
         elif len(self.head) < EDGE:
             self.head.append((number, shown))
         self.tail.append((number, shown))
+        self.tail_bytes += len(shown)
+        while len(self.tail) > TAIL and self.tail_bytes > self.tail_room:
+            self.tail_bytes -= len(self.tail.popleft()[1])
+        if self.task and len(self.tasked) < MAX_TEMPLATES and mentions(shown, self.task):
+            self.tasked.append((number, shown))
         self.recent.append((number, shown))
         kind = self.reader.kind(shown)
         self.blocks.take(shown)
@@ -108,6 +123,8 @@ class LogSink:
             offer(out, number, EDGES, last - number, _clip(text))
         for number, text in self.traces.items():
             offer(out, number, TRACE, number, _clip(text))
+        for number, text in self.tasked:
+            offer(out, number, MARKED, number, _clip(text))
         again = named_again((seen.number, seen.text) for seen in self.templates.values())
         levels = {
             key: LATER if seen.number in again else template_level(seen.text, seen.goes_on)

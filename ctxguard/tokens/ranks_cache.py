@@ -6,8 +6,9 @@ The cache is the user's (`$CTXGUARD_CACHE_DIR`, else `$XDG_CACHE_HOME/ctxguard`,
 `~/.cache/ctxguard`), one file per encoding file, named by that file's sha256 and the Python
 version (a changed file is another name: a cache that does not match is never read); data only
 (marshal of a dict of bytes to ints), written atomically, and skipped without a word when it
-cannot be read or written. The encoding made from it is tiktoken's own: its pattern and special tokens come
-from tiktoken's constructor, given the cached ranks instead of the parsed file.
+cannot be read or written. The encoding made from it is tiktoken's own (its pattern and special tokens come
+from tiktoken's constructor, given the cached ranks instead of the parsed file), built only when a
+text is too big to count in Python first (ctxguard.tokens.small).
 """
 
 from __future__ import annotations
@@ -44,9 +45,9 @@ def load(name: str, source: Path, build: Callable[[], Any]) -> Any:
     path = cache_dir() / f"{name}-{digest[:32]}-{version}.ranks"
     ranks = _read(path)
     if ranks is not None:
-        made = _from_ranks(name, ranks)
-        if made is not None:
-            return made
+        spec = _spec(name, ranks)
+        if spec is not None:
+            return _small_first(spec)
     encoding = build()
     _write(path, getattr(encoding, "_mergeable_ranks", None))
     return encoding
@@ -79,9 +80,9 @@ def _write(path: Path, ranks: Any) -> None:
             pass  # (no folder to write in: nothing was left behind)
 
 
-def _from_ranks(name: str, ranks: dict[bytes, int]) -> Any:
-    """tiktoken's encoding `name`, its constructor given these ranks instead of its file."""
-    import tiktoken
+def _spec(name: str, ranks: dict[bytes, int]) -> dict[str, Any] | None:
+    """What tiktoken's encoding `name` is made of (its pattern, special tokens), with these
+    ranks instead of its file's; None for a name tiktoken does not define."""
     import tiktoken_ext.openai_public as public
 
     constructor = getattr(public, name, None)
@@ -91,7 +92,23 @@ def _from_ranks(name: str, ranks: dict[bytes, int]) -> Any:
         original = public.load_tiktoken_bpe
         public.load_tiktoken_bpe = lambda *args, **kwargs: ranks
         try:
-            spec = constructor()
+            spec: dict[str, Any] = constructor()
         finally:
             public.load_tiktoken_bpe = original
-    return tiktoken.Encoding(**spec)
+    return spec
+
+
+def _small_first(spec: dict[str, Any]) -> Any:
+    """The encoding that counts small texts in Python over the ranks and builds tiktoken's own
+    only when more is asked (ctxguard.tokens.small); tiktoken's at once without `regex`."""
+    import tiktoken
+
+    def real() -> Any:
+        return tiktoken.Encoding(**spec)
+
+    try:
+        from ctxguard.tokens.small import SmallFirst
+
+        return SmallFirst(spec["mergeable_ranks"], spec["pat_str"], real)
+    except ImportError:  # (no `regex` module: tiktoken itself does without it)
+        return real()

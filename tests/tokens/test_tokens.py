@@ -269,11 +269,13 @@ def test_the_ranks_cache_gives_tiktokens_own_encoding_and_survives_damage(tmp_pa
     def refuse() -> None:
         raise AssertionError("the cached ranks were not used")
 
-    cached = ranks_cache.load("o200k_base", source, refuse)
-    assert isinstance(cached, tiktoken.Encoding) and cached.n_vocab == built.n_vocab
+    cached = ranks_cache.load("o200k_base", source, refuse)  # counts small texts in Python first
     text = "def f(x):\n    return x + 1  # ünïcode, 数字 12345, <|endoftext|>\n" * 20
-    assert cached.encode_ordinary(text) == built.encode_ordinary(text)
-    assert cached.special_tokens_set == built.special_tokens_set
+    assert cached.encode_ordinary(text) == built.encode_ordinary(text) and cached._real is None
+    real = cached.real  # tiktoken's own, built from the cached ranks on demand
+    assert isinstance(real, tiktoken.Encoding) and real.n_vocab == built.n_vocab
+    assert real.encode_ordinary(text) == built.encode_ordinary(text)
+    assert real.special_tokens_set == built.special_tokens_set
     cached_file.write_bytes(b"not marshal data")  # damaged: rebuilt and rewritten, no error
     assert ranks_cache.load("o200k_base", source, lambda: built) is built
     monkeypatch.setenv("CTXGUARD_CACHE_DIR", "/dev/null/cannot-be-a-folder")  # unwritable: loads anyway

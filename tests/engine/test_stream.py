@@ -311,3 +311,24 @@ def test_a_streamed_log_fills_a_big_budget_and_keeps_its_task(small_stream: None
     assert budget * 0.95 <= record["compacted_tokens"] == independent_count(record["content"]) <= budget
     named = [line for line in lines if "checkout 4711" in line]
     assert all(line.rstrip("\n") in record["content"] for line in named)
+
+
+def test_a_streamed_diff_fills_a_big_budget_and_keeps_its_task(small_stream: None, tmp_path: Path) -> None:
+    """Past its 30 changed lines a file and its dropped context, a streamed diff keeps changed
+    and context lines while they are within what the budget could show, and every changed line
+    naming the task (with its file and hunk headers) wherever it is."""
+    parts = []
+    for f in range(40):
+        body = "".join(
+            f"+    value_{f}_{k} = compute({k})\n" if k % 3 else f"     unchanged_{f}_{k}()\n" for k in range(120)
+        )
+        body = body.replace(f"+    value_{f}_61 = compute(61)\n", f"+    checkout_4711(step={f})\n")
+        parts.append(f"diff --git a/m{f}.py b/m{f}.py\n--- a/m{f}.py\n+++ b/m{f}.py\n@@ -1,40 +1,120 @@\n{body}")
+    text = "".join(parts)
+    path = tmp_path / "big.diff"
+    path.write_text(text)
+    budget = int(independent_count(text) * 0.5)
+    record = compress_file(path, budget, task="checkout 4711")
+    assert any(note.startswith("streamed:") for note in record["notes"])
+    assert budget * 0.95 <= record["compacted_tokens"] <= budget
+    assert all(f"+    checkout_4711(step={f})" in record["content"] for f in range(40))

@@ -11,6 +11,7 @@ from ctxguard.kinds.diff.model import DiffDoc, FileStat, read
 from ctxguard.kinds.diff.plan import file_listing, plan
 from ctxguard.kinds.diff.probes import probes
 from ctxguard.kinds.diff.sink import DiffSink
+from ctxguard.words import task_words
 
 _START = re.compile(r"^(diff --git |diff --cc |--- \S.*\n\+\+\+ \S|Index: )", re.M)
 
@@ -36,7 +37,7 @@ KIND = KindOf(
     read,
     plan,
     probes,
-    sink=lambda tokenizer, budget, options: DiffSink(),
+    sink=lambda tokenizer, budget, options: DiffSink(budget, task_words(options.task)),
     suffixes=(".diff", ".patch"),
     sniff=sniff,
     fence="diff",

@@ -1,5 +1,6 @@
 """A big diff's streaming sink: every file's path and +/- counts, the file and hunk headers, the
-added or removed definitions and error lines, and the first changed lines of each file."""
+added or removed definitions and error lines, the first changed lines of each file, and, while
+what it keeps is within what the budget could show, the other changed and context lines too."""
 
 from __future__ import annotations
 
@@ -9,16 +10,19 @@ from ctxguard.kinds.base import Probe
 from ctxguard.kinds.definitions import definition_name
 from ctxguard.kinds.diff.lines import DiffReader, error_message
 from ctxguard.kinds.diff.model import FileStat
-from ctxguard.kinds.diff.plan import TURN, file_listing, turn_of
+from ctxguard.kinds.diff.plan import ASKED, TURN, file_listing, turn_of
 from ctxguard.kinds.sink import Offered, offer
 from ctxguard.kinds.sink import clip_streamed as _clip
 from ctxguard.plan import shown_listing
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
+from ctxguard.words import mentions
 
 MAX_OFFERED = 100_000  # diff lines kept as candidates for the cut
 MAX_FILES = 200_000  # diff files whose stats are kept
-CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates
+MAX_SURE = 4 * MAX_OFFERED  # headers and lines naming the task kept at most, past the other caps
+CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates, and more …
+ROOM_BYTES_PER_TOKEN = 8  # … while the lines kept hold fewer bytes than this many per token of the budget
 
 
 @dataclass
@@ -32,7 +36,11 @@ class _Count:
 class DiffSink:
     """Diffs: file stats and headers, definitions and error lines, the first changes of each file."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int = 0, task: frozenset[str] = frozenset()) -> None:
+        self.room = budget * ROOM_BYTES_PER_TOKEN  # bytes of lines a big budget could show
+        self.task = task  # a changed line naming the task's words is kept, as the plan asks for it
+        self.kept = 0
+        self.sure = 0  # headers and lines naming the task kept
         self.stats: list[FileStat] = []
         self.more_files = 0
         self.out: Offered = {}
@@ -45,10 +53,19 @@ class DiffSink:
         self.turns: dict[float, int] = {}  # the file's definitions and errors: turns taken, per level
         self.before: tuple[int, float] | None = None  # the last definition or error line: (number, level)
 
-    def _keep(self, number: int, level: float, line: str, needs: tuple[int, ...], rank: int | None = None) -> None:
-        # A line whose file or hunk header was not kept (the cap) is not kept either.
-        if len(self.out) < MAX_OFFERED and all(n in self.out for n in needs):
+    def _keep(
+        self, number: int, level: float, line: str, needs: tuple[int, ...], rank: int | None = None, sure: bool = False
+    ) -> None:
+        # A line whose file or hunk header was not kept (the cap) is not kept either. `sure`: a
+        # header or a line naming the task, kept past the cap up to MAX_SURE lines.
+        if sure:
+            room = self.sure < MAX_SURE
+            self.sure += room
+        else:
+            room = len(self.out) < MAX_OFFERED or self.kept < self.room
+        if room and all(n in self.out for n in needs):
             offer(self.out, number, level, self.reader.index if rank is None else rank, _clip(line), needs)
+            self.kept += len(line)
 
     def _probe(self, kind: str, value: str) -> None:
         if len(self.found) < MAX_OFFERED:
@@ -67,7 +84,7 @@ class DiffSink:
     def take(self, number: int, line: str) -> None:
 
         kind, level = self.reader.read(line)
-        needs, rank = self.hunk, None
+        needs, rank, sure = self.hunk, None, kind in ("file", "hunk", "header")
         if kind == "file":
             self.close()
             self.stat, self.changed, self.turns = _Count(self.reader.path), 0, {}
@@ -86,7 +103,8 @@ class DiffSink:
                 if line.startswith(start):
                     self.stat.status = status
         elif kind == "context":
-            return  # context lines are never worth a place in a cut of a huge diff
+            if self.kept >= self.room:
+                return  # (beyond what the budget could show: never worth a place)
         elif kind in ("definition", "error", "change"):
             if self.stat is not None:
                 if line.startswith("+"):
@@ -100,14 +118,16 @@ class DiffSink:
             elif kind == "error" and line.startswith("+"):
                 self._probe("error", error_message(line[1:]))
             elif kind == "change":
-                if self.changed >= CHANGED_PER_FILE:
+                if self.task and mentions(line, self.task):
+                    level, sure = min(level, ASKED), True
+                elif self.changed >= CHANGED_PER_FILE and self.kept >= self.room:
                     return
                 self.changed += 1
             if kind in ("definition", "error"):  # by turns across files, as the plan ranks them
                 together = self.before == (number - 1, level)
                 self.before = (number, level)
                 rank = turn_of(self.turns, level, together) * TURN + number
-        self._keep(number, level, line, needs, rank)
+        self._keep(number, level, line, needs, rank, sure)
 
     def offered(self, lines: int, mode: str) -> Offered:
         if mode == "head":

@@ -73,7 +73,7 @@ def build(ws: tools.Workspace) -> Any:
         task: str | None = None,
         total_budget: int | None = None,
         since: str | None = None,
-        max_tokens: int = 8000,
+        max_tokens: int = tools.BUNDLE_TOKENS,
     ) -> str:
         """Build the repository's bundle (its .ctxguard.yaml, or the defaults) and return its
         prompt form. diff: staged | worktree | HEAD | <commit> | <base>...<head> | auto; task: what

@@ -23,7 +23,8 @@ from ctxguard.record import Record, status
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import plural
 
-DEFAULT_TOKENS: Final = 2000  # an answer's budget unless the call names another
+DEFAULT_TOKENS: Final = 2000  # an answer's budget unless the call names another …
+BUNDLE_TOKENS: Final = 8000  # … and the bundle tool's (a prompt form is bigger)
 LEAST_TOKENS: Final = 200
 MOST_TOKENS: Final = 100_000
 GAPS_LISTED: Final = 8  # of a record's gaps, in list_artifacts
@@ -182,7 +183,7 @@ def make_bundle(
     task: str | None = None,
     total_budget: int | None = None,
     since: str | None = None,
-    max_tokens: int = 8000,
+    max_tokens: int = BUNDLE_TOKENS,
 ) -> str:
     """Build the repository's bundle (its config, or the defaults) for a range, written in
     `<git dir>/ctxguard/`, and return its prompt form."""

@@ -7,6 +7,7 @@ class leaves them out), so a replacement never joins lines.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,11 +22,15 @@ class Format:
 
     kind: str
     anchors: tuple[str, ...]
-    pattern: re.Pattern[str]
+    source: str  # the pattern, compiled the first time an anchor of it is met (most runs meet few)
     group: int = 0
     check: Callable[[str], bool] | None = None
     ignore_case: bool = False
     back: int = 0  # how far before the anchor the token may start (`_mmk`, `Q~` sit inside it)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _compiled(self.source, self.ignore_case)
 
 
 def _f(
@@ -37,9 +42,12 @@ def _f(
     ignore_case: bool = False,
     back: int = 0,
 ) -> Format:
-    return Format(
-        kind, tuple(anchors.split()), re.compile(pattern, re.I if ignore_case else 0), group, check, ignore_case, back
-    )
+    return Format(kind, tuple(anchors.split()), pattern, group, check, ignore_case, back)
+
+
+@functools.cache
+def _compiled(source: str, ignore_case: bool) -> re.Pattern[str]:
+    return re.compile(source, re.I if ignore_case else 0)
 
 
 _B = r"(?<![A-Za-z0-9_-])"  # a token starts here (not inside a longer word)

@@ -13,6 +13,7 @@ extracted from the raw output by fixed rules, the same for every project:
 | pytest-json | the same run's `--json-report` | each failing test's nodeid and the first line of its crash message |
 | compiler | `gcc -fsyntax-only` of two C files with injected faults (a type error, an undeclared name, a missing `;`, one inside a macro), with few and with many warnings on | every `error:` line |
 | diff | `git diff` between two releases committed in turn, one source line flipped in the newer | the injected `+` line |
+| history | `git log -p` of the same change made as three commits (its changed files in path order, a third each, the flipped line among them) | the injected `+` line and each commit's subject |
 | markdown | specifications (SemVer, CloudEvents) | every sentence with an upper-case RFC 2119 word |
 | typecheck | `mypy --strict` of an untyped project (about 1,200 errors before the faults), plain and `--pretty --show-column-numbers`, with four injected faults (two undefined names, a call with too many arguments, a missing attribute) | every `error:` line the faults add (not in the run on the pristine tree) |
 | lint | `ruff check --select ALL` of the same project with the same faults, `--output-format concise` and `full` | every violation the faults add: its concise line; in the full form its `CODE message` line and its `--> path:line:col` line |
@@ -249,6 +250,7 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             diff = _run([*git, "diff", "--no-color", "--no-ext-diff", "-M", "HEAD~1", "HEAD"]).stdout
             needles = ["+" + line for line in new.splitlines() if line not in old.splitlines()]
             _write(out, f"{case}.diff", diff, needles, "diff")
+            _history(out, repo, git, case, newer, needles)
         for case, source, flags, faults in COMPILER_CASES:
             path = work / source
             pristine = path.read_text(encoding="utf-8")
@@ -273,6 +275,25 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             text = _run(["git", "-C", str(repo), "show", f"{commit}:{path}"]).stdout
             name = repo.name.split("+")[-1] if "+" in repo.name else repo.name
             _write(out, f"{name}-{path.replace('/', '-')}", text, markdown_needles(text), "markdown")
+
+
+def _history(out: Path, repo: Path, git: list[str], case: str, newer: str, needles: list[str]) -> None:
+    """The release's last commit made again as three (its changed files in path order, a third
+    each), and their `git log -p`: the needles are the flipped line and each commit's subject."""
+    changed = sorted(_run([*git, "diff", "--name-only", "HEAD~1", "HEAD"]).stdout.split())
+    _run([*git, "reset", "-q", "--soft", "HEAD~1"])
+    _run([*git, "reset", "-q"])
+    subjects = []
+    for k in range(3):
+        part = changed[k * len(changed) // 3 : (k + 1) * len(changed) // 3]
+        if not part:
+            continue
+        subject = f"{newer}, part {k + 1} of 3: {part[0]} and {len(part) - 1} more files"
+        _run([*git, "add", "-A", "--", *part])
+        _run([*git, "commit", "-q", "-m", subject])
+        subjects.append(subject)
+    log = _run([*git, "log", "-p", "--no-color", "--no-ext-diff", "-M", f"-{len(subjects)}"]).stdout
+    _write(out, f"{case}-history.diff", log, [*needles, *subjects], "history")
 
 
 def _reports(out: Path, tree: Path, case: str, faults: tuple[tuple[str, str, str], ...]) -> None:

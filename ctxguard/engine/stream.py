@@ -134,15 +134,19 @@ def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) ->
 def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokenizer, prefix: str = "") -> str:
     """The offered lines packed within room tokens (ctxguard.packer) with the marker; the lines
     not offered are gaps."""
+    numbers = sorted(offered)
+    index: dict[int, int] = {}  # line number -> unit (an anchor may be a later line: partners)
+    at, previous = 0, -1
+    for number in numbers:
+        at += number - previous > 1  # (a hole stands for the lines before it not offered)
+        index[number], at, previous = at, at + 1, number
     units: list[Unit] = []
-    index: dict[int, int] = {}  # line number -> unit
     previous = -1
-    for number in sorted(offered):
+    for number in numbers:
         level, rank, text, needs = offered[number]
         if number - previous > 1:
             units.append(hole(number - previous - 1))
         count = tokenizer.count(text)
-        index[number] = len(units)
         units.append(Unit(text, count, count, (level, rank), anchors=tuple(index[n] for n in needs if n in index)))
         previous = number
     if lines - 1 > previous:

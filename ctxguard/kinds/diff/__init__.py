@@ -46,7 +46,8 @@ KIND = KindOf(
     left_out=left_out,
     first=(
         "at tier 3 the list of changed files first; a line of source code whose edit flips an operator, a "
-        "number or a keyword of logic (`if n == 0` → `if n == 1`), with the removed line; with a task, "
+        "number or a keyword of logic (`if n == 0` → `if n == 1`), with the removed line; in `git log -p` "
+        "and `git format-patch` output, each commit's subject with its `commit <sha>` line; with a task, "
         "the changed lines and definitions that name its words (first among their equals, with their "
         "file, hunk and definition; the other changed lines wait for them); added or "
         "removed definitions and error lines, by turns across files (each file's first, then each file's "

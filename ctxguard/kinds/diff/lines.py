@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Final
 
 from ctxguard.generated import GENERATED, is_excluded
 from ctxguard.git.paths import header_path
@@ -38,6 +39,13 @@ DOCS = re.compile(r"(?:^|/)docs?/|\.(?:md|rst|txt|adoc)$|(?:^|/)(?:CHANGE|HISTOR
 TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
 
 
+# A commit in `git log -p` (`commit <sha>`) or `git format-patch` (`From <sha> <date>`): its line
+# and its subject (the message's first line, or `Subject:`) say what the change means to do, so a
+# cut takes them before any file's header.
+COMMIT_LINE = re.compile(r"^(?:commit [0-9a-f]{7,64}\b|From [0-9a-f]{40} )")
+COMMIT: Final = 0.97  # after a flipped condition (0.95), before the changed definitions (1)
+
+
 class DiffReader:
     """Reads a diff's lines in order and says what each is and how early a cut should take it,
     for the plan and the streaming pass alike.
@@ -46,8 +54,11 @@ class DiffReader:
     "definition" and "error" (added or removed lines that declare something or raise/log an
     error) 1; "file" (`diff --git`) 1.6; "header" (renames, modes, new/deleted, binary) 1.7,
     `---`/`+++` 2.8, `index` 6; "hunk" 2.6; "change" (other changed lines) 4; "context" 4.5 if
-    it declares something, else 7. Lines before the first file (a commit message) are "header"
-    at 5. `index` is the line's position within its file, the rank within a level.
+    it declares something, else 7. A commit's line (`commit <sha>` in `git log -p`, `From <sha>`
+    in `git format-patch`) is "commit" and its subject "subject", at 1.5 (COMMIT; the subject
+    first, which is never shown without its commit's line); the other
+    lines before a commit's first file (its author, date, message) are "header" at 5. `index` is
+    the line's position within its file, the rank within a level.
     """
 
     def __init__(self, context_definitions: bool = True) -> None:
@@ -57,9 +68,21 @@ class DiffReader:
         self.offset = 0.0
         self.in_hunk = False
         self.index = 0
+        self.subject = False  # the next message line is a commit's subject
 
     def read(self, line: str) -> tuple[str, float]:
         self.index += 1
+        if line.startswith(("commit ", "From ")) and COMMIT_LINE.match(line):
+            self.path, self.language, self.offset, self.in_hunk, self.index = "", None, 0.0, False, 0
+            self.subject = True
+            return "commit", COMMIT + 0.01  # (after its subject, which brings it)
+        if (
+            self.subject
+            and not self.path
+            and (line.startswith("Subject: ") or line.startswith("    ") and line.strip())
+        ):
+            self.subject = False
+            return "subject", COMMIT
         if line.startswith(("diff --git ", "diff --cc ")):
             self.path = header_path(line) or line.rstrip("\r\n").split()[-1]
             self.offset = file_offset(self.path)

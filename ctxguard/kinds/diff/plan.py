@@ -68,7 +68,9 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
 REACH: Final = 40  # lines: beyond this distance from a definition or error, body lines rank alike
 
 
-def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, changes, context)
+    doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()
+) -> Plan:
     """A diff as lines. Kept by tier 2 whatever the room: every file header (`diff --git`,
     renames, modes, binary) and hunk header, every changed definition and error line, and every
     line of code in a source file edited in place (see small_edits: a flipped condition); a
@@ -104,6 +106,7 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
     waits: list[tuple[int, ...]] = []  # what a line waits for: its file's code, the task's lines
     tier2: list[bool] = []  # what tier 2 keeps whatever the room (a tier-3 cut takes the task's lines too)
     above: tuple[int, ...] = ()  # the last definition of the hunk so far, changed or not
+    commit: tuple[int, ...] = ()  # the current commit's line (`git log -p`), which its subject needs
     for i, line in enumerate(lines):  # its header, its definitions and errors
         kind, level = reader.read(line)
         offset = reader.offset
@@ -116,6 +119,12 @@ def plan(doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         asked = named and kind in ("change", "definition") and not comment
         if kind == "file":
             file, hunk, needs = (i,), (), ()
+        elif kind == "commit":  # a commit of `git log -p`: its files are its own, its line is kept
+            file, hunk, needs, enclosing, above, commit, keep = (), (), (), (), (), (i,), True
+        elif kind == "subject":  # (and its commit's line never without it: partners)
+            keep, needs = True, commit
+            if commit:
+                anchors[commit[0]] = (i,)
         elif kind == "header":  # renames, modes, binary are the file header; ---/+++ and index repeat it
             keep = bool(file) and not line.startswith(("index ", "--- ", "+++ "))
             needs = file

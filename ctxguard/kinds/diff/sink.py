@@ -50,6 +50,7 @@ class DiffSink:
         self.stat: _Count | None = None
         self.header: tuple[int, ...] = ()  # the current file's `diff --git` line, and hunk header
         self.hunk: tuple[int, ...] = ()
+        self.commit: tuple[int, ...] = ()  # the current commit's line (`git log -p`)
         self.turns: dict[float, int] = {}  # the file's definitions and errors: turns taken, per level
         self.before: tuple[int, float] | None = None  # the last definition or error line: (number, level)
 
@@ -84,8 +85,10 @@ class DiffSink:
     def take(self, number: int, line: str) -> None:
 
         kind, level = self.reader.read(line)
-        needs, rank, sure = self.hunk, None, kind in ("file", "hunk", "header")
-        if kind == "file":
+        needs, rank, sure = self.hunk, None, kind in ("file", "hunk", "header", "commit", "subject")
+        if kind in ("commit", "subject"):
+            needs = self._commit(kind, number)
+        elif kind == "file":
             self.close()
             self.stat, self.changed, self.turns = _Count(self.reader.path), 0, {}
             self._probe("path", self.reader.path)
@@ -128,6 +131,18 @@ class DiffSink:
                 self.before = (number, level)
                 rank = turn_of(self.turns, level, together) * TURN + number
         self._keep(number, level, line, needs, rank, sure)
+
+    def _commit(self, kind: str, number: int) -> tuple[int, ...]:
+        """A commit's line of `git log -p` (the files after it are its own) or its subject (the
+        two are partners: neither is shown without the other); what the line needs."""
+        if kind == "commit":
+            self.close()
+            self.header, self.hunk, self.commit = (), (), (number,)
+            return ()
+        if self.commit and self.commit[0] in self.out:
+            level, rank, text, _ = self.out[self.commit[0]]
+            self.out[self.commit[0]] = (level, rank, text, (number,))
+        return self.commit
 
     def offered(self, lines: int, mode: str) -> Offered:
         if mode == "head":

@@ -565,3 +565,44 @@ def test_the_task_is_kept_at_a_tight_tier_3() -> None:
     record = compress_text(diff, 400, name="change.diff", task="keep balance computations")
     kept = [line for line in record["content"].splitlines() if "balance" in line]
     assert record["tier"] == 3 and len(kept) >= 8, record["content"]
+
+
+_SUBJECTS = ("Refuse a refund above the order's total", "Log each refund with its order", "Add the refund entry point")
+
+
+@pytest.mark.parametrize("share", [0.9, 0.6, 0.4, 0.25])
+def test_a_git_log_keeps_each_commits_subject_with_its_line(sample, share: float) -> None:  # type: ignore[no-untyped-def]
+    """`git log -p`: a commit's subject says what its change means to do; it is taken right after
+    a flipped condition, before the definitions, and never without its `commit <sha>` line."""
+    text = sample("git-log-p.diff")
+    record = compress_text(text, int(independent_count(text) * share), name="history.diff")
+    content = record["content"]
+    assert record["compacted_tokens"] <= record["budget"] and not _orphans(content)
+    shown = [s for s in _SUBJECTS if f"    {s}\n" in content]
+    assert record["tier"] == 2 or len(shown) == 3 or "+    if amount <= 0:" in content
+    if record["tier"] == 2:
+        assert len(shown) == 3  # (every commit's line and subject: tier 2 keeps them)
+    for subject in shown:
+        sha = text.split(f"    {subject}\n")[0].rsplit("commit ", 1)[1].split("\n")[0]
+        assert f"commit {sha}\n" in content
+    assert "+    if amount <= 0:" in content  # (the flipped condition: first of all)
+    assert content.count("\ncommit ") + content.startswith("commit ") == len(shown)  # (partners)
+    if share >= 0.6:
+        assert len(shown) == 3
+
+
+def test_a_streamed_git_log_keeps_its_commits(sample, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ctxguard.api import compress_file
+    from ctxguard.engine import stream
+
+    monkeypatch.setattr(stream, "STREAM_BYTES", 1000)
+    monkeypatch.setattr(stream, "BLOCK", 512)
+    path = tmp_path / "history.diff"
+    path.write_text(sample("git-log-p.diff"))
+    for budget in (200, 260, 320):
+        record = compress_file(path, budget)
+        content = record["content"]
+        assert any(note.startswith("streamed:") for note in record["notes"])
+        shown = [s for s in _SUBJECTS if f"    {s}\n" in content]
+        assert shown and content.count("\ncommit ") == len(shown)  # (never a commit's line without its subject)
+    assert len(shown) == 3

@@ -24,8 +24,9 @@ INSTRUCTIONS = (
 )
 
 
-def build(ws: tools.Workspace) -> Any:
-    """The server with its four tools, answering for the repository of `ws`."""
+def build(ws: tools.Workspace, run_bundle: Callable[[list[str]], None]) -> Any:
+    """The server with its four tools, answering for the repository of `ws`; `run_bundle` runs
+    `ctxguard bundle` with the arguments given (the bundle tool's work)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
@@ -78,11 +79,11 @@ def build(ws: tools.Workspace) -> Any:
         """Build the repository's bundle (its .ctxguard.yaml, or the defaults) and return its
         prompt form. diff: staged | worktree | HEAD | <commit> | <base>...<head> | auto; task: what
         the review is for; since: a commit already reviewed (what changed after it comes first)."""
-        return answer(lambda: tools.make_bundle(ws, diff, task, total_budget, since, max_tokens))
+        return answer(lambda: tools.make_bundle(ws, run_bundle, diff, task, total_budget, since, max_tokens))
 
     return server
 
 
-def serve(ws: tools.Workspace) -> None:
+def serve(ws: tools.Workspace, run_bundle: Callable[[list[str]], None]) -> None:
     """Answer over stdio until the client closes it."""
-    build(ws).run("stdio")
+    build(ws, run_bundle).run("stdio")

@@ -179,6 +179,7 @@ def search(
 
 def make_bundle(
     ws: Workspace,
+    run: Callable[[list[str]], None],
     diff: str | None = None,
     task: str | None = None,
     total_budget: int | None = None,
@@ -186,11 +187,10 @@ def make_bundle(
     max_tokens: int = BUNDLE_TOKENS,
 ) -> str:
     """Build the repository's bundle (its config, or the defaults) for a range, written in
-    `<git dir>/ctxguard/`, and return its prompt form."""
-    from ctxguard.main import build_parser
-
+    `<git dir>/ctxguard/`, and return its prompt form. `run`: runs `ctxguard bundle` with these
+    arguments (ctxguard.commands.mcp gives it: the agents' tools sit below the commands)."""
     budget = _budget(max_tokens)
-    argv = ["bundle", "--repo", str(ws.top), "--output", str(ws.state / "bundle.json")]
+    argv = ["--repo", str(ws.top), "--output", str(ws.state / "bundle.json")]
     argv += ["--prompt", str(ws.state / "bundle.prompt.md")]
     for flag, value in (("--diff", diff), ("--task", task), ("--since", since)):
         if value:
@@ -201,12 +201,8 @@ def make_bundle(
         if total_budget < 1:
             raise UsageError(f"total_budget is a number of tokens, 1 or more (got {total_budget})")
         argv += ["--total-budget", str(total_budget)]
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit:  # (argparse's way to refuse; its message went to stderr)
-        raise UsageError(f"bundle: arguments refused: {' '.join(argv[5:])}") from None
     with redirect_stdout(sys.stderr):  # (stdout is the protocol's channel)
-        args.func(args)
+        run(argv)
     prompt = (ws.state / "bundle.prompt.md").read_text(encoding="utf-8").rstrip("\n").split("\n")
     head = f"bundle written to {ws.state / 'bundle.json'}; its prompt form:"
     rest = "read_artifact(name) gives each artifact's record, list_artifacts() the list"

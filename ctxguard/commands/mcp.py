@@ -36,5 +36,19 @@ def run_mcp(args: argparse.Namespace) -> int:
         raise UsageError(f"{NEEDS}; importing it failed: {exc}") from None
     from ctxguard.agents.tools import Workspace
 
-    server.serve(Workspace.open(args.repo))
+    server.serve(Workspace.open(args.repo), run_bundle)
     return EXIT_OK
+
+
+def run_bundle(argv: list[str]) -> None:
+    """`ctxguard bundle` with these arguments, in this process (the MCP bundle tool's work); a
+    refused argument is a UsageError, not argparse's exit."""
+    from ctxguard.commands import bundle
+
+    parser = argparse.ArgumentParser(prog="ctxguard")
+    bundle.add_parser(parser.add_subparsers(dest="command"))
+    try:
+        args = parser.parse_args(["bundle", *argv])
+    except SystemExit:  # (argparse's way to refuse; its message went to stderr)
+        raise UsageError(f"bundle: arguments refused: {' '.join(argv)}") from None
+    args.func(args)

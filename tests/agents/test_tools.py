@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ctxguard.agents import tools
+from ctxguard.commands.mcp import run_bundle
 from ctxguard.errors import CtxguardError, UsageError
 from ctxguard.main import main
 from tests.gitrepo import Repo, configured
@@ -137,9 +138,9 @@ def test_bad_calls_are_usage_errors_with_a_sentence(ws: tools.Workspace) -> None
     with pytest.raises(UsageError, match="max_tokens is 200 to 100,000"):
         tools.list_artifacts(ws, max_tokens=10)
     with pytest.raises(UsageError, match="cannot start with '-'"):
-        tools.make_bundle(ws, diff="--output=/tmp/x")
+        tools.make_bundle(ws, run_bundle, diff="--output=/tmp/x")
     with pytest.raises(UsageError, match="1 or more"):
-        tools.make_bundle(ws, total_budget=0)
+        tools.make_bundle(ws, run_bundle, total_budget=0)
 
 
 def test_a_bundle_or_a_full_text_outside_the_repository_is_refused(ws: tools.Workspace, tmp_path: Path) -> None:
@@ -176,12 +177,12 @@ def test_make_bundle_returns_the_prompt_and_writes_only_in_the_git_directory(rep
     ws = tools.Workspace.open(repo.path)
     before = repo.snapshot()
     (ws.state / "bundle.json").unlink()
-    answer = tools.make_bundle(ws, diff="staged", task="check the balance total", max_tokens=8000)
+    answer = tools.make_bundle(ws, run_bundle, diff="staged", task="check the balance total", max_tokens=8000)
     assert repo.snapshot() == before
     assert (ws.state / "bundle.json").exists() and (ws.state / "bundle.prompt.md").exists()
     assert "check the balance total" in answer and "reports/tests.log" in answer
     assert independent_count(answer) <= 8000
-    small = tools.make_bundle(ws, diff="staged", max_tokens=300)
+    small = tools.make_bundle(ws, run_bundle, diff="staged", max_tokens=300)
     assert independent_count(small) <= 300 and "[cut at max_tokens=300" in small
 
 

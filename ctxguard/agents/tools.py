@@ -165,8 +165,7 @@ def search(
         raise UsageError(str(exc)) from None
     path, loaded = ws.load(bundle)
     chosen = [saved.find(loaded, name, path)] if name is not None else list(loaded.records)
-    readable = [r for r in chosen if r.read == "required" and not r.error]
-    found, total = find(readable, lambda r: ws.full_text(r, path), compiled, context, max_matches)
+    found, total = find(saved.searchable(chosen), lambda r: ws.full_text(r, path), compiled, context, max_matches)
     said = "error lines first; name:LINE:match, name-LINE-context"
     head = f"{total} {'match' if total == 1 else 'matches'} for /{pattern}/ ({said})"
     if not found:

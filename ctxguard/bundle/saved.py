@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ctxguard.bundle.model import Bundle
+from ctxguard.collect import inside
 from ctxguard.errors import UsageError
 from ctxguard.plan import GAP_LINE
 from ctxguard.record import Record
 
 
 def _inside(path: Path, within: Sequence[Path]) -> bool:
-    resolved = path.resolve()
-    return any(resolved == root or root in resolved.parents for root in (r.resolve() for r in within))
+    return any(inside(root.resolve(), path) for root in within)
 
 
 def load(path: Path, within: Sequence[Path] | None = None) -> Bundle:
@@ -45,6 +45,11 @@ def find(bundle: Bundle, name: str, path: Path | str = "the bundle") -> Record:
         names = ", ".join(r.artifact_name for r in bundle.records[:20])
         raise UsageError(f"no artifact {name!r} in {path}; it has: {names}")
     return record
+
+
+def searchable(records: Sequence[Record]) -> list[Record]:
+    """The records whose full text a search reads: not a reference, not an error."""
+    return [r for r in records if r.read == "required" and not r.error]
 
 
 def full_text(record: Record, folder: Path, within: Sequence[Path] | None = None) -> str:

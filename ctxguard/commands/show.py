@@ -90,7 +90,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def _grep(args: argparse.Namespace, records: Sequence[Record], folder: Path) -> int:
     """`--grep PATTERN`: the matching lines of the full texts; exit 1 when none matches (grep's)."""
-    from ctxguard.bundle.saved import full_text
+    from ctxguard.bundle.saved import full_text, searchable
     from ctxguard.bundle.search import compile_pattern, search
 
     if args.context < 0 or args.max_matches < 1:
@@ -102,8 +102,7 @@ def _grep(args: argparse.Namespace, records: Sequence[Record], folder: Path) -> 
     chosen = [r for r in records if args.artifact is None or r.artifact_name == args.artifact]
     if not chosen:
         raise UsageError(f"no artifact {args.artifact!r} in the bundle")
-    readable = [r for r in chosen if r.read == "required" and not r.error]
-    found, total = search(readable, lambda r: full_text(r, folder), pattern, args.context, args.max_matches)
+    found, total = search(searchable(chosen), lambda r: full_text(r, folder), pattern, args.context, args.max_matches)
     sys.stdout.write("--\n".join(match.render() for match in found))
     if total > len(found):
         sys.stdout.write(f"... and {total - len(found)} more matches (--max-matches)\n")

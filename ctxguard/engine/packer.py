@@ -217,12 +217,13 @@ def _clipped_first(
         return None  # (a line clipped already: the tiers' head cut shows more of it)
     body = unit.text.rstrip("\r\n")
     chosen = [i == first for i in range(len(plan.units))]
+    units = list(plan.units)  # (one copy: only the first unit's text changes between tries)
+    clipped = replace(plan, units=units)
 
     def content(chars: int) -> str:
         text = cut_line(body, len(body), chars)
-        units = list(plan.units)
         units[first] = unit._replace(text=text, cost=count(text))
-        return render(replace(plan, units=units), chosen, marker)
+        return render(clipped, chosen, marker)
 
     low, high = 0, len(body) - 1  # the most characters that fit
     while low < high:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctxguard.errors import GitError
 from ctxguard.git import repo as git
 from ctxguard.words import plural
 
@@ -100,15 +101,19 @@ def since_default(repo: Any, tip: str, why: str, default: str | None = None) -> 
     return None
 
 
-def _event(repo: Any, environ: Mapping[str, str]) -> Range | None:
+def _read_event(environ: Mapping[str, str]) -> dict[str, Any] | None:
+    """The GitHub Actions event (GITHUB_EVENT_PATH's JSON object), or None."""
     path = environ.get("GITHUB_EVENT_PATH")
-    if not path:
-        return None
     try:
-        event = json.loads(Path(path).read_text(encoding="utf-8"))
+        event = json.loads(Path(path).read_text(encoding="utf-8")) if path else None
     except (OSError, ValueError):
         return None
-    if not isinstance(event, dict):
+    return event if isinstance(event, dict) else None
+
+
+def _event(repo: Any, environ: Mapping[str, str]) -> Range | None:
+    event = _read_event(environ)
+    if event is None:
         return None
     name = environ.get("GITHUB_EVENT_NAME", "")
     repository = event.get("repository")
@@ -145,12 +150,8 @@ def since_ref(given: str | None, environ: Mapping[str, str]) -> str | None:
     the last review saw) in GitHub Actions, else None (no earlier review: the whole range)."""
     if given != "auto":
         return given
-    path = environ.get("GITHUB_EVENT_PATH")
-    try:
-        event = json.loads(Path(path).read_text(encoding="utf-8")) if path else None
-    except (OSError, ValueError):
-        return None
-    if not isinstance(event, dict) or event.get("action") != "synchronize":
+    event = _read_event(environ)
+    if event is None or event.get("action") != "synchronize":
         return None
     before = event.get("before")
     return before if isinstance(before, str) and before and before != ZERO and not before.startswith("-") else None
@@ -160,14 +161,15 @@ def incremental(repo: Any, ref: str, head: str) -> Since:
     """What changed after `ref` up to `head` (a commit id), or why the whole range is reviewed:
     `ref` is not here (a force-push removed it, or a shallow clone lacks it) or is not an
     ancestor of `head` (the branch was rewritten)."""
-    if not git.exists(repo, ref) or ref.startswith("-"):
+    try:
+        sha = git.resolve(repo, ref)  # (one look-up; a ref starting with "-" is refused, never an option)
+    except GitError:
         return Since(
             None,
             (),
             f"--since {ref}: that commit is not in this repository (a force-push, or a shallow "
             "clone without it): the whole range is reviewed",
         )
-    sha = git.resolve(repo, ref)
     if not git.is_ancestor(repo, sha, head):
         return Since(
             None,

@@ -11,6 +11,10 @@ from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import clip
 
+# A sink keeps its optional lines while those it kept hold fewer bytes than this many per token of
+# the budget: enough to fill a big budget, and memory that grows with the budget, not the file.
+ROOM_BYTES_PER_TOKEN = 8
+
 # line number -> (priority, rank, text shown, the line numbers it is never shown without)
 Offered = dict[int, tuple[float, int, str, tuple[int, ...]]]
 

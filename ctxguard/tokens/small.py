@@ -50,6 +50,12 @@ class SmallFirst:
                     self._real = self._build()
         return self._real
 
+    @property
+    def _core_bpe(self) -> Any:
+        """What ctxguard.tokens.exact calls for many segments at once: once the real encoding is
+        built, its core (no wrapper per call), before that this object."""
+        return self._real._core_bpe if self._real is not None else self
+
     def encode_ordinary(self, text: str) -> list[int]:
         if self._real is None and self._spent + len(text) <= LIMIT:
             found = self._small(text)
@@ -57,7 +63,8 @@ class SmallFirst:
                 self._spent += len(text)
                 return found
             self._spent = LIMIT + 1  # (a long piece: the real encoding from now on)
-        return list(self.real.encode_ordinary(text))
+        ids: list[int] = self.real.encode_ordinary(text)
+        return ids
 
     def _small(self, text: str) -> list[int] | None:
         ids: list[int] = []

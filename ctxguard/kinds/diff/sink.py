@@ -11,7 +11,7 @@ from ctxguard.kinds.definitions import definition_name
 from ctxguard.kinds.diff.lines import DiffReader, error_message
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.diff.plan import ASKED, TURN, file_listing, turn_of
-from ctxguard.kinds.sink import Offered, offer
+from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, offer
 from ctxguard.kinds.sink import clip_streamed as _clip
 from ctxguard.plan import shown_listing
 from ctxguard.record import Listed
@@ -21,8 +21,7 @@ from ctxguard.words import mentions
 MAX_OFFERED = 100_000  # diff lines kept as candidates for the cut
 MAX_FILES = 200_000  # diff files whose stats are kept
 MAX_SURE = 4 * MAX_OFFERED  # headers and lines naming the task kept at most, past the other caps
-CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates, and more …
-ROOM_BYTES_PER_TOKEN = 8  # … while the lines kept hold fewer bytes than this many per token of the budget
+CHANGED_PER_FILE = 30  # changed lines of each diff file kept as candidates, and more within ROOM_BYTES_PER_TOKEN
 
 
 @dataclass

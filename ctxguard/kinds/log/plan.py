@@ -120,6 +120,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     counts: dict[str, int] = {}
     rules = {i: rule_of(unstamped(lines[i])) for i, kind in read.kinds.items() if kind == "error"}
     seen = Counter(rule for rule in rules.values() if rule is not None)
+    most = math.log(max(seen.values())) if seen else 0.0  # (the commonest rule's count, as a log)
     trace: list[int] = []
     for i in sorted(read.kinds):
         kind = read.kinds[i]
@@ -137,7 +138,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
             lift(i, LATER)
             continue
         firsts[key] = i
-        level = _first_level(lines, i, rules.get(i), seen)
+        level = _first_level(lines, i, rules.get(i), seen, most)
         lift(i, level)
         must[i] = True
         if i + 1 < n and ARROW.match(lines[i + 1]):  # its place (` --> x.py:3:1`) right after it
@@ -182,12 +183,12 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     )
 
 
-def _first_level(lines: list[str], i: int, rule: str | None, seen: Counter[str]) -> float:
+def _first_level(lines: list[str], i: int, rule: str | None, seen: Counter[str], most: float) -> float:
     """How early the first line of an error or warning template is taken (template_level), a
     diagnostic of a rule the report names often a little later than one of a rare rule."""
     level = template_level(lines[i], goes_on(lines[i], lines[i - 1] if i else None))
     if rule is not None and level in (ERROR, WARNING) and seen[rule] > 1:
-        level += COMMON_RULE * math.log(seen[rule]) / math.log(max(seen.values()))
+        level += COMMON_RULE * math.log(seen[rule]) / most
     return level
 
 

@@ -28,7 +28,7 @@ from ctxguard.kinds.log.plan import (
     occurrences,
     template_level,
 )
-from ctxguard.kinds.sink import Offered, offer
+from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, offer
 from ctxguard.kinds.sink import clip_streamed as _clip
 from ctxguard.options import Options
 from ctxguard.plan import filled
@@ -36,8 +36,7 @@ from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import mentions, task_words
 
-TAIL = 2000  # last lines kept for the cut, at least …
-TAIL_BYTES_PER_TOKEN = 8  # … and as many more as fit this many bytes per token of the budget
+TAIL = 2000  # last lines kept for the cut, at least, and as many more as ROOM_BYTES_PER_TOKEN allows
 MAX_TEMPLATES = 5000  # distinct error/warning templates tracked (and lines naming the task)
 
 
@@ -64,7 +63,7 @@ class LogSink:
         self.head: list[tuple[int, str]] = []
         # The end, from where a cut that fills its budget takes the rest: bounded by the budget.
         self.tail: deque[tuple[int, str]] = deque()
-        self.tail_room = budget * TAIL_BYTES_PER_TOKEN
+        self.tail_room = budget * ROOM_BYTES_PER_TOKEN
         self.tail_bytes = 0
         self.task = task_words(options.task)
         self.tasked: list[tuple[int, str]] = []

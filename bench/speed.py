@@ -13,6 +13,11 @@ as a ratio to the same encode (median over the type's artifacts): redaction, the
 encode of the redacted text, the kind's `read`, its `plan`, and the rest of `compress` given
 those (the packer, the probes, the record).
 
+--generated 1,8,32: with --stages, the artifacts are instead bench/scaling.py's generated ones
+of those sizes in MB (one per type and size; --corpus is not needed), the sizes the speed
+targets are set at, with the garbage collector tuned as the command line tunes it (as
+bench/scaling.py runs by default).
+
 --headroom: the Python of a virtual environment holding `pip install headroom-ai`; its
 compressors are timed on the same artifacts (bench/headroom_speed.py, run with that Python)
 and printed beside ctxguard's, as ratios to one encode in their own process.
@@ -22,16 +27,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import tiktoken
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # (the generators of bench/scaling.py)
 
 from ctxguard.engine.tiers import compress  # noqa: E402
 from ctxguard.kinds.registry import KINDS  # noqa: E402
@@ -80,13 +88,23 @@ def _headroom(python: Path, corpus: Path, repeat: int) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", type=Path, required=True)
+    parser.add_argument("--corpus", type=Path)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--headroom", type=Path, help="a Python with headroom-ai installed")
     parser.add_argument("--stages", action="store_true", help="time each stage at 50 %% instead")
+    parser.add_argument("--generated", help="with --stages: generated artifacts of these sizes in MB (1,8,32)")
     args = parser.parse_args()
+    if args.stages and args.generated:
+        from ctxguard.main import tune_gc
+
+        tune_gc()
+        sizes = [float(size) for size in args.generated.split(",")]
+        stages(_generated(sizes), args.repeat, by_size=True)
+        return
+    if args.corpus is None:
+        parser.error("--corpus is required (except with --stages --generated)")
     if args.stages:
-        stages(args.corpus, args.repeat)
+        stages(_corpus(args.corpus), args.repeat)
         return
     encoding = tiktoken.get_encoding("o200k_base")
     tokenizer = get_tokenizer("o200k_base")
@@ -140,42 +158,58 @@ def main() -> None:
 STAGES = ("redact", "encode", "read", "plan", "pack+probes", "all")
 
 
-def stages(corpus: Path, repeat: int) -> None:
-    """Per type, each stage's median time over one encode_ordinary of the raw text, at 50 %."""
-    encoding = tiktoken.get_encoding("o200k_base")
-    tokenizer = get_tokenizer("o200k_base")
-    found: dict[str, dict[str, list[float]]] = {}
+def _corpus(corpus: Path) -> Iterator[tuple[str, str, str]]:
+    """The dev corpus's artifacts of the four types: (type, name, text)."""
     for path in sorted(p for p in corpus.rglob("*") if p.is_file() and p.name != "manifest.json"):
         kind = path.parent.name
         text = read_artifact(path).text
-        if not text or kind not in ("diff", "log", "json", "markdown"):
-            continue
+        if text and kind in ("diff", "log", "json", "markdown"):
+            yield kind, path.name, text
+
+
+def _generated(sizes: list[float]) -> Iterator[tuple[str, str, str]]:
+    """bench/scaling.py's generated artifacts, one per type and size: (type, name, text)."""
+    import scaling  # (bench/scaling.py, beside this file)
+
+    for kind in ("diff", "log", "json", "markdown"):
+        for size in sizes:
+            make = getattr(scaling, f"{kind}_of")
+            yield kind, f"{size:g} MB", make(int(size * scaling.MB), random.Random(0))
+
+
+def stages(artifacts: Iterable[tuple[str, str, str]], repeat: int, by_size: bool = False) -> None:
+    """Per type (and size, by_size), each stage's median time over one encode_ordinary of the
+    raw text, at 50 %."""
+    encoding = tiktoken.get_encoding("o200k_base")
+    tokenizer = get_tokenizer("o200k_base")
+    found: dict[str, dict[str, list[float]]] = {}
+    for kind, name, text in artifacts:
         floor = _median_time(lambda: encoding.encode_ordinary(text), repeat)
         clean = redact(text).text
         encoded = tokenizer.encode(clean)
-        doc = KINDS[kind].read(clean, path.name)
+        doc = KINDS[kind].read(clean, name)
         budget = max(MIN_BUDGET, encoded.count // 2)
         timed = {
             "redact": lambda: (_forget(), redact(text)),
             "encode": lambda: (_forget(), tokenizer.encode(clean)),
-            "read": lambda: (_forget(), KINDS[kind].read(clean, path.name)),
+            "read": lambda: (_forget(), KINDS[kind].read(clean, name)),
             "plan": lambda: (_forget(), KINDS[kind].plan(doc, encoded, tokenizer, frozenset())),
             "given": lambda: (
                 _forget(),
-                compress(
-                    clean, budget, tokenizer=tokenizer, name=path.name, artifact_type=kind, encoded=encoded, doc=doc
-                ),
+                compress(clean, budget, tokenizer=tokenizer, name=name, artifact_type=kind, encoded=encoded, doc=doc),
             ),
         }
         times = {name: _median_time(fn, repeat) / floor for name, fn in timed.items()}
         times["pack+probes"] = max(0.0, times.pop("given") - times["plan"])
         times["all"] = sum(times.values())
-        for name, ratio in times.items():
-            found.setdefault(kind, {}).setdefault(name, []).append(ratio)
-    print(f"{'type @50%':<10} {'n':>3} " + " ".join(f"{name:>12}" for name in STAGES))
-    for kind, by in sorted(found.items()):
-        cells = " ".join(f"{statistics.median(by[name]):>11.2f}x" for name in STAGES)
-        print(f"{kind:<10} {len(by['all']):>3} {cells}")
+        row = f"{kind} {name}" if by_size else kind
+        for stage, ratio in times.items():
+            found.setdefault(row, {}).setdefault(stage, []).append(ratio)
+    width = max(10, *map(len, found))
+    print(f"{'type @50%':<{width}} {'n':>3} " + " ".join(f"{stage:>12}" for stage in STAGES))
+    for row, by in found.items() if by_size else sorted(found.items()):
+        cells = " ".join(f"{statistics.median(by[stage]):>11.2f}x" for stage in STAGES)
+        print(f"{row:<{width}} {len(by['all']):>3} {cells}")
     print("(each a median over the type's artifacts, so the stages need not add up to `all`)")
 
 

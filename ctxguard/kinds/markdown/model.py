@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
+
+from ctxguard.kinds.markdown.prose import Paragraph, paragraphs
 
 FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
@@ -36,6 +39,12 @@ class MarkdownDoc:
 
     text: str
     blocks: tuple[Block, ...]
+
+    @cached_property
+    def paragraphs(self) -> tuple[Paragraph, ...]:
+        """Its prose and list items as sentences, paragraph by paragraph (split when first asked:
+        a text that fits its budget is never cut, nor split)."""
+        return paragraphs(self.blocks)
 
 
 def read(text: str, name: str = "") -> MarkdownDoc:

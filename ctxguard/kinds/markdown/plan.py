@@ -3,38 +3,22 @@
 from __future__ import annotations
 
 import heapq
-import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, Block, MarkdownDoc
+from ctxguard.kinds.markdown.prose import MUST, OTHER, REPEATED, SHOULD
 from ctxguard.plan import Plan, Unit, omitted_lines, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")
-
-# What a reader of a plan or a spec looks for, after the structure: rules (RFC 2119 words in
-# capitals), decisions, numbered rules; then each paragraph's first sentence; examples last.
-# (Not a keyword in quotes: `The key words "MUST", "SHOULD" … are to be interpreted as …`.)
-_MUST = re.compile(r"(?<![\"'“`])\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|REQUIRED)\b(?![\"'”`])")
-_SHOULD = re.compile(r"(?<![\"'“`])\b(?:SHOULD(?: NOT)?|RECOMMENDED)\b(?![\"'”`])")
-_MAY = re.compile(r"(?<![\"'“`])\b(?:MAY|OPTIONAL)\b(?![\"'”`])")
-_DECISION = re.compile(r"\bmust\b", re.I)  # a plan's `must` in its first sentence (with the words below)
-_DECISION_WORDS = ("we will", "we won't", "we decided", "decided to", "decision:", "we chose")
-_EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
-_NUMBERED = re.compile(r"^\s*\d+[.)]\s")
-_MARKER = re.compile(r"[ \t]*\d+[.)]")  # a numbered item's `2.`, alone before a cut: no sentence ends there
-_ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (before a list item)
-_LEADS = re.compile(r":[*_]*\s*$")  # prose that leads into the list after it
 # The document's first heading (its title) is taken first; the others come after the open task
 # items and rules, each of which takes its section's heading and the headings above it.
 HEADING: Final = 1.42
 OUTLINE: Final = 1.43  # a table's header rows, a task item done: with the outline, after the headings
 CODE: Final = 1.45  # a code block's fences and first line: after the rules, before the bodies
 LONG_PIECE: Final = 12  # lines: a prose piece longer than this is cut into its lines
-MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
 
 
 def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
@@ -68,17 +52,15 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
         return len(pieces) - 1
 
     blocks = doc.blocks
+    paragraphs = {paragraph.start: paragraph for paragraph in doc.paragraphs}
     b = 0
     while b < len(blocks):
         block = blocks[b]
         first = len(pieces)
         last = first + len(block.lines) - 1
-        if block.kind in ("prose", "item"):  # a paragraph: its prose and list items up to a blank
-            end = b + 1
-            while end < len(blocks) and blocks[end].kind in ("prose", "item"):
-                end += 1
+        if b in paragraphs:  # a paragraph: its prose and list items up to a blank
             lead: tuple[int, ...] = ()  # the sentence that leads into the list (`… constraints:`)
-            for piece, level, leads in _prose(blocks[b:end]):  # a rule is kept like the structure (tier 2 or 3)
+            for piece, level, leads in paragraphs[b].sentences:  # a rule is kept like the structure (tier 2 or 3)
                 if level in (MUST, SHOULD):
                     said = " ".join(piece.split())
                     level = REPEATED if said in seen_rules else level  # (said again word for word)
@@ -90,7 +72,7 @@ def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: f
                 for part in parts[1:]:
                     add(part, max(level, OTHER), False, to=(len(pieces) - 1,))
                 lead = (unit,) if leads else lead
-            b = end
+            b = paragraphs[b].end
             continue
         b += 1
         repeated = block.kind == "code" and block.text in seen_code
@@ -214,70 +196,15 @@ def _depth(block: Block) -> int:
     return len(block.lines[0].strip()) - len(block.lines[0].strip().lstrip("#"))
 
 
-def _prose(paragraph: Sequence[Block]) -> list[tuple[str, float, bool]]:
-    """A paragraph (prose and list items up to a blank line) as its sentences, each whole (over
-    as many lines as it runs) with its level, and whether it leads into a list: prose ending
-    with `:` before a list item (`… attribute names have the following constraints:`), which
-    the sentences after it are never shown without. A list item starts a sentence unless the
-    item before it has not ended one (`- Constraints:` leads into the items under it, and takes
-    their level)."""
-    text = "".join(block.text for block in paragraph)
-    starts: dict[int, Block] = {}  # where each block starts, in text
-    leads: set[int] = set()  # where a list item follows prose that leads into it
-    at = 0
-    before: Block | None = None
-    for block in paragraph:
-        if before is not None and before.kind == "prose" and block.kind == "item":
-            if _LEADS.search(text, max(0, at - 16), at):
-                leads.add(at)
-        starts[at] = block
-        at += len(block.text)
-        before = block
-    cuts = sorted(
-        {
-            m.end()
-            for m in _SENTENCE.finditer(text)
-            if not _MARKER.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start())
-        }
-        | {a for a, block in starts.items() if a and block.kind == "item" and _ENDED.search(text, max(0, a - 16), a)}
-        | leads
-    )
-    bounds = list(zip([0, *cuts], [*cuts, len(text)]))
-    return [(text[a:b], _level(text[a:b], a in starts, starts.get(a)), b in leads) for a, b in bounds]
-
-
-def _level(sentence: str, first: bool, block: Block | None) -> float:
-    # (Plain `in` tests first: the keywords are rare, and each pattern would scan the sentence.)
-    if ("MUST" in sentence or "SHALL" in sentence or "REQUIRED" in sentence) and _MUST.search(sentence):
-        return MUST
-    if ("SHOULD" in sentence or "RECOMMENDED" in sentence) and _SHOULD.search(sentence):
-        return SHOULD
-    if _EXAMPLE.match(sentence):
-        return EXAMPLE
-    lowered = sentence.lower()
-    if any(word in lowered for word in _DECISION_WORDS) or (first and "must" in lowered and _DECISION.search(sentence)):
-        return DECISION
-    if first and block is not None and block.kind == "item" and _NUMBERED.match(sentence):
-        return NUMBERED
-    if ("MAY" in sentence or "OPTIONAL" in sentence) and _MAY.search(sentence):
-        return MAY
-    return FIRST if first else OTHER
-
-
 def rules(doc: MarkdownDoc) -> list[str]:
     """The document's rules: its sentences with RFC 2119 words in capitals (MUST, SHALL,
     REQUIRED, SHOULD, RECOMMENDED), each whole, white space squeezed."""
-    found, blocks, b = [], doc.blocks, 0
-    while b < len(blocks):
-        if blocks[b].kind not in ("prose", "item"):
-            b += 1
-            continue
-        end = b + 1
-        while end < len(blocks) and blocks[end].kind in ("prose", "item"):
-            end += 1
-        found += [" ".join(piece.split()) for piece, level, _ in _prose(blocks[b:end]) if level in (MUST, SHOULD)]
-        b = end
-    return found
+    return [
+        " ".join(sentence.text.split())
+        for paragraph in doc.paragraphs
+        for sentence in paragraph.sentences
+        if sentence.level in (MUST, SHOULD)
+    ]
 
 
 def left_out(doc: MarkdownDoc, content: str) -> tuple[str, int, int]:

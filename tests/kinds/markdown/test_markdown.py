@@ -116,9 +116,7 @@ def test_a_lead_in_is_kept_with_the_rules_it_introduces() -> None:
 def test_a_numbered_items_marker_is_not_a_sentence() -> None:
     text = "# Spec\n\n1. First rule here. It has two sentences.\n2. A client SHOULD retry.\n"
     doc = read(text)
-    from ctxguard.kinds.markdown.plan import _prose
-
-    pieces = [piece for piece, _, _ in _prose([b for b in doc.blocks if b.kind == "item"])]
+    pieces = [sentence.text for paragraph in doc.paragraphs for sentence in paragraph.sentences]
     assert pieces == ["1. First rule here. ", "It has two sentences.\n", "2. A client SHOULD retry.\n"]
 
 

@@ -1,0 +1,122 @@
+"""A markdown document's prose as sentences, each with what it says to a reader (a rule, a
+decision, an example…), as the plan ranks it: read once per document (MarkdownDoc.paragraphs),
+asked by the plan and by what a cut reports of the rules it left out."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")
+
+# What a reader of a plan or a spec looks for, after the structure: rules (RFC 2119 words in
+# capitals), decisions, numbered rules; then each paragraph's first sentence; examples last.
+# (Not a keyword in quotes: `The key words "MUST", "SHOULD" … are to be interpreted as …`.)
+_MUST = re.compile(r"(?<![\"'“`])\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|REQUIRED)\b(?![\"'”`])")
+_SHOULD = re.compile(r"(?<![\"'“`])\b(?:SHOULD(?: NOT)?|RECOMMENDED)\b(?![\"'”`])")
+_MAY = re.compile(r"(?<![\"'“`])\b(?:MAY|OPTIONAL)\b(?![\"'”`])")
+_DECISION = re.compile(r"\bmust\b", re.I)  # a plan's `must` in its first sentence (with the words below)
+_DECISION_WORDS = ("we will", "we won't", "we decided", "decided to", "decision:", "we chose")
+_EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s")
+_MARKER = re.compile(r"[ \t]*\d+[.)]")  # a numbered item's `2.`, alone before a cut: no sentence ends there
+_ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (before a list item)
+_LEADS = re.compile(r":[*_]*\s*$")  # prose that leads into the list after it
+
+# Sentences' levels, the plan's priorities for them (lower first): rules in capitals (MUST,
+# SHALL, REQUIRED; SHOULD, RECOMMENDED), decisions, numbered rules, MAY; a paragraph's first
+# sentence, the others; examples; a rule said again word for word (the plan's to judge).
+MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
+
+
+class _Block(Protocol):
+    """What a sentence split needs of a block (ctxguard.kinds.markdown.model.Block)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+class Sentence(NamedTuple):
+    """One sentence of prose or a list item, whole over as many lines as it runs."""
+
+    text: str
+    level: float  # what it says to a reader (MUST, SHOULD, … FIRST, OTHER)
+    leads: bool  # prose ending with `:` before a list item: the items are never shown without it
+
+
+class Paragraph(NamedTuple):
+    """Prose and list items up to a blank line: blocks[start:end] of the document, as sentences."""
+
+    start: int
+    end: int
+    sentences: tuple[Sentence, ...]
+
+
+def paragraphs(blocks: Sequence[_Block]) -> tuple[Paragraph, ...]:
+    """Every paragraph of the blocks (runs of prose and list items), in order."""
+    found = []
+    b = 0
+    while b < len(blocks):
+        if blocks[b].kind not in ("prose", "item"):
+            b += 1
+            continue
+        end = b + 1
+        while end < len(blocks) and blocks[end].kind in ("prose", "item"):
+            end += 1
+        found.append(Paragraph(b, end, sentences(blocks[b:end])))
+        b = end
+    return tuple(found)
+
+
+def sentences(paragraph: Sequence[_Block]) -> tuple[Sentence, ...]:
+    """A paragraph (prose and list items up to a blank line) as its sentences, each whole (over
+    as many lines as it runs) with its level, and whether it leads into a list: prose ending
+    with `:` before a list item (`… attribute names have the following constraints:`), which
+    the sentences after it are never shown without. A list item starts a sentence unless the
+    item before it has not ended one (`- Constraints:` leads into the items under it, and takes
+    their level)."""
+    text = "".join(block.text for block in paragraph)
+    starts: dict[int, _Block] = {}  # where each block starts, in text
+    leads: set[int] = set()  # where a list item follows prose that leads into it
+    at = 0
+    before: _Block | None = None
+    for block in paragraph:
+        if before is not None and before.kind == "prose" and block.kind == "item":
+            if _LEADS.search(text, max(0, at - 16), at):
+                leads.add(at)
+        starts[at] = block
+        at += len(block.text)
+        before = block
+    cuts = sorted(
+        {
+            m.end()
+            for m in _SENTENCE.finditer(text)
+            if not _MARKER.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start())
+        }
+        | {a for a, block in starts.items() if a and block.kind == "item" and _ENDED.search(text, max(0, a - 16), a)}
+        | leads
+    )
+    bounds = list(zip([0, *cuts], [*cuts, len(text)]))
+    return tuple(Sentence(text[a:b], _level(text[a:b], a in starts, starts.get(a)), b in leads) for a, b in bounds)
+
+
+def _level(sentence: str, first: bool, block: _Block | None) -> float:
+    # (Plain `in` tests first: the keywords are rare, and each pattern would scan the sentence.)
+    if ("MUST" in sentence or "SHALL" in sentence or "REQUIRED" in sentence) and _MUST.search(sentence):
+        return MUST
+    if ("SHOULD" in sentence or "RECOMMENDED" in sentence) and _SHOULD.search(sentence):
+        return SHOULD
+    if _EXAMPLE.match(sentence):
+        return EXAMPLE
+    lowered = sentence.lower()
+    if any(word in lowered for word in _DECISION_WORDS) or (first and "must" in lowered and _DECISION.search(sentence)):
+        return DECISION
+    if first and block is not None and block.kind == "item" and _NUMBERED.match(sentence):
+        return NUMBERED
+    if ("MAY" in sentence or "OPTIONAL" in sentence) and _MAY.search(sentence):
+        return MAY
+    return FIRST if first else OTHER

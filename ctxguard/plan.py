@@ -93,6 +93,13 @@ class Plan:
         return list(accumulate((u.omits for u in self.units), initial=0))
 
     @cached_property
+    def columns(self) -> tuple[list[int], list[tuple[int, ...]], list[bool]]:
+        """Per unit, its cost, its anchors, and whether it is blank (white space only): what the
+        packer's every choice reads of each unit, as lists."""
+        units = self.units
+        return [u.cost for u in units], [u.anchors for u in units], [not u.text.strip() for u in units]
+
+    @cached_property
     def costs(self) -> list[int]:
         """Per unit, the tokens of the units before it, and last, of all of them."""
         return list(accumulate((u.cost for u in self.units), initial=0))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import compress
 
-from ctxguard.plan import Plan, Unit
+from ctxguard.plan import Plan
 
 
 def choose(
@@ -33,24 +33,35 @@ def choose(
     chosen and their estimated cost."""
     units = plan.units
     n = len(units)
+    costs, anchors, blank = plan.columns  # (lists: read at every unit of every choice)
     chosen = [False] * n
     used = gap if n else 0  # everything left out is one gap
 
     def take(i: int, force: bool = False) -> bool:
         """Choose i and what it anchors to, if they fit (or forced); else change nothing."""
         nonlocal used
-        if not force and units[i].cost - gap > limit - used:
+        if not force and costs[i] - gap > limit - used:
             return False  # (sure not to fit: at best it closes a gap)
-        anchors = units[i].anchors
-        group = [i] if all(chosen[j] for j in anchors) else _closure(units, i, chosen)
+        if all(map(chosen.__getitem__, anchors[i])):  # (most units: i alone)
+            if skip and skip[i] and not must[i]:
+                return False
+            left = i == 0 or chosen[i - 1]
+            right = i == n - 1 or chosen[i + 1]
+            # Choosing i closes a gap (both sides kept), shortens one (one side) or splits one.
+            cost = costs[i] + (-gap if left and right else 0 if left or right else gap)
+            if not force and used + cost > limit:
+                return False
+            chosen[i] = True
+            used += cost
+            return True
+        group = _closure(anchors, i, chosen)
         if skip and any(skip[j] and not must[j] for j in group):
             return False  # (a must unit the first step left out: never taken, not even as an anchor)
         before = used
         for j in group:
             left = j == 0 or chosen[j - 1]
             right = j == n - 1 or chosen[j + 1]
-            # Choosing j closes a gap (both sides kept), shortens one (one side) or splits one.
-            used += units[j].cost + (-gap if left and right else 0 if left or right else gap)
+            used += costs[j] + (-gap if left and right else 0 if left or right else gap)
             chosen[j] = True
         if force or used <= limit:
             return True
@@ -75,9 +86,14 @@ def choose(
         for i in order:
             if chosen[i]:
                 continue
-            if not waits or held.isdisjoint(waits[i]):
-                if not must[i] and not (skip and skip[i]) and (units[i].text.strip() or _beside(chosen, i)):
-                    take(i)  # (a blank line is never worth a gap of its own)
+            if (
+                (not waits or held.isdisjoint(waits[i]))
+                and costs[i] - gap <= limit - used  # (take's own first test: most units fail it)
+                and not must[i]
+                and not (skip and skip[i])
+                and (not blank[i] or _beside(chosen, i))  # (a blank line is never worth a gap of its own)
+            ):
+                take(i)
             if groups and not chosen[i]:
                 held.update(groups[i])
         used += _close_cheap_gaps(plan, chosen, must, skip, gap)
@@ -118,14 +134,14 @@ def _beside(chosen: Sequence[bool], i: int) -> bool:
     return (i > 0 and chosen[i - 1]) or (i + 1 < len(chosen) and chosen[i + 1])
 
 
-def _closure(units: Sequence[Unit], i: int, chosen: Sequence[bool]) -> list[int]:
+def _closure(anchors: Sequence[tuple[int, ...]], i: int, chosen: Sequence[bool]) -> list[int]:
     """i and every unit not chosen yet it anchors to, directly or through another, in order.
     (A chosen unit's anchors are chosen: the walk stops there.)"""
     seen = {i}
-    stack = list(units[i].anchors)
+    stack = list(anchors[i])
     while stack:
         j = stack.pop()
         if j not in seen and not chosen[j]:
             seen.add(j)
-            stack.extend(units[j].anchors)
+            stack.extend(anchors[j])
     return sorted(seen)

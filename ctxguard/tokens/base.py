@@ -57,6 +57,10 @@ class Tokenizer(Protocol):
 
     def encode(self, text: str) -> Encoded: ...
 
+    def encode_parts(self, parts: Sequence[str]) -> tuple[Encoded, list[int]]:
+        """The parts joined, encoded, and each part's tokens (as Encoded.segment_counts gives
+        them): one encode where encode and segment_counts would encode some lines twice."""
+
 
 @dataclass(frozen=True)
 class _HeuristicEncoded:
@@ -95,6 +99,10 @@ class HeuristicTokenizer:
 
     def encode(self, text: str) -> Encoded:
         return _HeuristicEncoded(text)
+
+    def encode_parts(self, parts: Sequence[str]) -> tuple[Encoded, list[int]]:
+        encoded = _HeuristicEncoded("".join(parts))
+        return encoded, encoded.segment_counts(parts)
 
 
 def warning_line(tokenizer: Tokenizer) -> str:

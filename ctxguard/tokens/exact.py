@@ -87,6 +87,9 @@ class _TiktokenEncoded:
     _starts: list[int] | None = field(default=None, repr=False)  # char offset of each segment
     _before: list[int] | None = field(default=None, repr=False)  # tokens before each segment
     _last: tuple[str, int] | None = field(default=None, repr=False)
+    # Byte ends of the tokens of segments encoded whole already (by encode_parts), by index:
+    # segment_counts takes them instead of encoding those segments again.
+    held: dict[int, list[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.counts = list(map(self.known.__getitem__, self.segments))
@@ -98,11 +101,10 @@ class _TiktokenEncoded:
             self._before = list(itertools.accumulate(self.counts, initial=0))
         return self._starts, self._before
 
-    def _byte_ends(self, segment: str) -> list[int]:
-        tokens = self.encode(segment)
-        table = self.lengths()
-        sizes = map(table.__getitem__, tokens) if table is not None else map(len, self.token_bytes(tokens))
-        return list(itertools.accumulate(sizes))
+    def _byte_ends(self, segment: str, k: int | None = None) -> list[int]:
+        if k is not None and k in self.held:
+            return self.held.pop(k)  # (asked once: segment_counts spreads each segment once)
+        return _byte_ends(self.encode(segment), self.lengths(), self.token_bytes)
 
     def head(self, n: int) -> str:
         if n >= self.count:
@@ -124,37 +126,35 @@ class _TiktokenEncoded:
         return before[i] + bisect.bisect_right(self._byte_ends(self.segments[i]), nbytes)
 
     def segment_counts(self, segments: Sequence[str]) -> list[int]:
-        ends = list(itertools.accumulate(map(len, segments)))
         out = [0] * len(segments)
-        j, pos = 0, 0
-        for segment, count in zip(self.segments, self.counts):
-            end = pos + len(segment)
-            while j < len(ends) - 1 and ends[j] <= pos:
-                j += 1
-            if end <= ends[j] or self.text[ends[j] : end].isspace():
-                out[j] += count  # inside one part, or the rest is blank lines
+        for k, pos, j, ends in _walk(self.text, self.segments, segments):
+            if ends is None:
+                out[j] += self.counts[k]  # inside one part, or the rest is blank lines
             else:
-                self._spread(segment, pos, ends, j, out)
-            pos = end
+                self._spread(k, pos, ends, j, out)
         return out
 
-    def _spread(self, segment: str, pos: int, ends: list[int], j: int, out: list[int]) -> None:
-        """Count a segment's tokens in the parts where they start."""
-        cuts, k = [], j  # byte offsets (within the segment) of the part ends inside it
-        at, nbytes = 0, 0
-        while k < len(ends) - 1 and ends[k] < pos + len(segment):
-            nbytes += len(segment[at : ends[k] - pos].encode("utf-8", "surrogatepass"))
-            at = ends[k] - pos
-            cuts.append(nbytes)
-            k += 1
-        ends_at = self._byte_ends(segment)
+    def _spread(self, k: int, pos: int, ends: list[int], j: int, out: list[int]) -> None:
+        """Count segment k's tokens in the parts where they start."""
+        segment = self.segments[k]
+        inner = ends[j : bisect.bisect_left(ends, pos + len(segment), j, len(ends) - 1)]  # part ends inside it
+        if segment.isascii():  # byte offsets (within the segment) of those ends
+            cuts = [end - pos for end in inner]
+        else:
+            cuts = list(
+                itertools.accumulate(
+                    len(segment[a - pos : b - pos].encode("utf-8", "surrogatepass"))
+                    for a, b in zip([pos, *inner], inner)
+                )
+            )
+        ends_at = self._byte_ends(segment, k)
         starts = [0, *ends_at[:-1]]  # each token's first byte
-        before = 0  # tokens starting before the part's end
-        for k, cut in enumerate(cuts):
-            upto = bisect.bisect_left(starts, cut)
-            out[j + k] += upto - before
-            before = upto
-        out[j + len(cuts)] += len(starts) - before
+        upto = [
+            *map(functools.partial(bisect.bisect_left, starts), cuts),
+            len(starts),
+        ]  # tokens starting before each end
+        for i, (before, after) in enumerate(zip([0, *upto], upto)):
+            out[j + i] += after - before
 
     def recount(self, text: str) -> int:
         if text == self.text:
@@ -181,6 +181,29 @@ class _TiktokenEncoded:
             exact = len(self.encode(text))
             assert total == exact, f"recount {total} != encode {exact} for {text[:200]!r}"
         return total
+
+
+def _walk(text: str, segments: Sequence[str], parts: Sequence[str]) -> Iterator[tuple[int, int, int, list[int] | None]]:
+    """Per clean segment of text: its index, its start, the part it starts in, and the parts'
+    ends when its tokens are spread over several parts (else None: it lies inside one part, or
+    what runs past that part's end is blank lines, which count with the line they follow)."""
+    ends = list(itertools.accumulate(map(len, parts)))
+    j, pos = 0, 0
+    for k, segment in enumerate(segments):
+        end = pos + len(segment)
+        while j < len(ends) - 1 and ends[j] <= pos:
+            j += 1
+        whole = end <= ends[j] or text[ends[j] : end].isspace()
+        yield k, pos, j, None if whole else ends
+        pos = end
+
+
+def _byte_ends(
+    tokens: Sequence[int], table: Sequence[int] | None, token_bytes: Callable[[Sequence[int]], list[bytes]]
+) -> list[int]:
+    """Where each token ends, in bytes from the start of the text they encode."""
+    sizes = map(table.__getitem__, tokens) if table is not None else map(len, token_bytes(tokens))
+    return list(itertools.accumulate(sizes))
 
 
 @functools.lru_cache(maxsize=4)
@@ -231,18 +254,40 @@ class TiktokenTokenizer:
         return counts
 
     def encode(self, text: str) -> Encoded:
+        return self._encoded(text, clean_segments(_scrub_surrogates(text)), {})
+
+    def encode_parts(self, parts: Sequence[str]) -> tuple[Encoded, list[int]]:
+        text = "".join(parts)
+        segments = clean_segments(_scrub_surrogates(text))
+        # The segments whose tokens fall in several parts are encoded once, whole: their count
+        # and the token ends that spread it over the parts come from that one encode.
+        lengths, token_bytes = _token_lengths(self._encoding), self._encoding.decode_tokens_bytes  # type: ignore[attr-defined]
+        held = {
+            k: _byte_ends(self._encode(segments[k]), lengths, token_bytes)
+            for k, _, _, ends in _walk(text, segments, parts)
+            if ends is not None
+        }
+        encoded = self._encoded(text, segments, held)
+        return encoded, encoded.segment_counts(parts)
+
+    def _encoded(self, text: str, segments: list[str], held: dict[int, list[int]]) -> _TiktokenEncoded:
+        """text as its clean segments (same length: one "?" per surrogate), every distinct
+        segment counted once (later counts of texts made from these lines reuse them), those in
+        held from their token ends."""
+        whole = {segments[k]: len(ends) for k, ends in held.items()}
+        known = self._count_each(segment for segment in segments if segment not in whole)
+        known.update(whole)
         enc = self._encoding
-        segments = clean_segments(_scrub_surrogates(text))  # same length: one "?" per surrogate
-        # Every distinct segment's count, which later counts of texts made from these lines reuse.
         encoded = _TiktokenEncoded(
             text=text,
             segments=segments,
-            known=self._count_each(segments),
+            known=known,
             encode=self._encode,
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
             lengths=functools.partial(_token_lengths, enc),
             token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
             count_each=self._count_each,
+            held=held,
         )
         if _verify():
             exact = len(self._encode(text))

@@ -292,3 +292,33 @@ def test_a_long_run_of_numerals_and_digits_counts_exactly() -> None:
         pick = random.Random(seed)
         text = "".join(pick.choice(["²", "1", "2", "a", "³", "7", "b", "x9", "Ⅷ"]) for _ in range(40000))
         assert tokenizer.count(text) == independent_count(text), seed
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_encode_parts_counts_as_encode_and_segment_counts_do_encoding_each_line_once(encoding: str) -> None:
+    """One long line cut into many parts (compact JSON), lines inside one part, empty parts,
+    blank lines and non-ASCII text: the same counts as encode + segment_counts, and the long
+    line encoded once, not again to spread its tokens."""
+    rnd = random.Random(3)
+    words = ["alpha", "βeta", "日本語", "x=1", " ", "\t", "\u00e9t\u00e9", "emoji 🎉", ",", '"k":"v"']
+    line = "".join(rnd.choice(words) for _ in range(3000)) + "\n"
+    parts = [line[a:b] for a, b in zip([0, *range(5, len(line), 7)], [*range(5, len(line), 7), len(line)])]
+    parts += ["", "second line\n", "\n", "\n", "third ", "line\n", "", "last"]
+    tokenizer = get_tokenizer(encoding)
+    text = "".join(parts)
+    expected = tokenizer.encode(text).segment_counts(parts)
+    encoded = []
+    real = tokenizer._encode  # type: ignore[attr-defined]
+    tokenizer_calls = type(tokenizer)(tokenizer.name, tokenizer._encoding)  # type: ignore[attr-defined]
+    object.__setattr__(tokenizer_calls, "_encode", lambda t: encoded.append(t) or real(t))
+    got, counts = tokenizer_calls.encode_parts(parts)
+    assert counts == expected and sum(counts) == got.count == independent_count(text, encoding)
+    assert encoded.count(line) == 1 and len(set(encoded)) == len(encoded)  # (each spread segment once)
+    assert got.recount(text[: len(line)]) == independent_count(line, encoding)
+
+
+def test_the_estimate_counts_parts_too() -> None:
+    from ctxguard.tokens.base import HeuristicTokenizer
+
+    encoded, counts = HeuristicTokenizer("test").encode_parts(["abcd", "efghij", ""])
+    assert counts == [1, 2, 0] and encoded.count == 3

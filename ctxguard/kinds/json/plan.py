@@ -42,8 +42,10 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
     layout = _layout(encoded.text, rows)
     u = _walk(tops, layout)
     written = "".join(u.text)
-    costed = encoded if written in (encoded.text, encoded.text + "\n") else tokenizer.encode(written)
-    costs = costed.segment_counts(u.text)
+    if written in (encoded.text, encoded.text + "\n"):
+        costed, costs = encoded, encoded.segment_counts(u.text)
+    else:
+        costed, costs = tokenizer.encode_parts(u.text)
     if costed is not encoded:
         encoded.learn(costed)  # the content's lines are the rewritten text's: count them from it
     scale = encoded.count / max(1, costed.count)  # raw tokens a unit stands for

@@ -165,7 +165,7 @@ def _candidates(body: str) -> Iterator[Span]:  # noqa: C901 (a reader per assign
         while (inline := _INLINE.search(body, at)) is not None:
             end = yield from _inline(inline, body, lead, paren)
             at = max(inline.start("value"), end)  # a query string's next `&name=` is read on its own
-    for match in _INLINE_SPACED.finditer(body):
+    for match in _INLINE_SPACED.finditer(body) if ":" in body or "=" in body else ():  # (its separators)
         secret = classify(match.group("name").lstrip("$@"))
         value = match.group("value")
         if secret is not None and (looks_random(value) or (secret.sure and token_like(value))):

@@ -106,21 +106,29 @@ def _longest_run(
     length, each content counted (not estimated: gap lines vary, and a unit shown can close
     one): growing it fourfold while it fits, then halving the interval between the longest
     that fit and the shortest that did not, until their estimated costs differ by a 64th (what
-    the second step fills). The lengths tried depend only on which of those tried fit, and a
-    length that fits a room fits every bigger one, so a bigger room never ends on a shorter
-    run, even where a longer run's content is shorter (it closes a gap)."""
+    the second step fills). First, when all of them are estimated to fit, all of them, counted:
+    if they fit, that is the run. The lengths tried depend only on which of those tried fit,
+    and a length that fits a room fits every bigger one, so a bigger room never ends on a
+    shorter run, even where a longer run's content is shorter (it closes a gap)."""
 
-    def run(length: int) -> Fit:
+    def chosen(length: int) -> tuple[list[bool], int]:
         found = choose(plan, order, must, gap, room, fill=False, most=length)
         assert found is not None  # (its must units are forced: nothing fails to fit)
-        chosen, estimated = found
-        content = render(plan, chosen, marker)
-        return Fit(content, chosen, length, estimated, count(content))
+        return found
+
+    def run(length: int, found: tuple[list[bool], int] | None = None) -> Fit:
+        kept, estimated = found or chosen(length)
+        content = render(plan, kept, marker)
+        return Fit(content, kept, length, estimated, count(content))
 
     fitted = run(0)
     most = sum(must)
     if fitted.size > room:
         return None
+    if most and (every := chosen(most))[1] <= room:  # (estimated to fit: often all do; one try, not many)
+        whole = run(most, every)
+        if whole.size <= room:
+            return whole
     while fitted.limit < most:
         over = run(min(most, max(1, fitted.limit * 4)))
         if over.size > room:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import accumulate
 from typing import NamedTuple
@@ -86,6 +86,16 @@ class Plan:
     waits_for: Sequence[tuple[int, ...]] = ()
     group: Sequence[tuple[int, ...]] = ()
 
+    def but(self, **changes: object) -> Plan:
+        """The plan with the fields given changed (dataclasses.replace), keeping what it has
+        worked out of its units (starts, costs, columns) when they are the same units."""
+        changed = replace(self, **changes)  # type: ignore[arg-type]
+        if "units" not in changes:
+            for name in _OF_UNITS:
+                if name in self.__dict__:
+                    changed.__dict__[name] = self.__dict__[name]
+        return changed
+
     @cached_property
     def starts(self) -> list[int]:
         """Per unit, the raw line ends before it (its first raw line's number, less one), and
@@ -103,6 +113,9 @@ class Plan:
     def costs(self) -> list[int]:
         """Per unit, the tokens of the units before it, and last, of all of them."""
         return list(accumulate((u.cost for u in self.units), initial=0))
+
+
+_OF_UNITS = ("starts", "costs", "columns")  # what a plan works out of its units, once
 
 
 def units(

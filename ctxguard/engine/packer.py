@@ -44,7 +44,7 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
     """
     units = plan.units
     order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
-    lines = max(2, sum(u.omits for u in units))
+    lines = max(2, plan.starts[-1])  # (every raw line end the units stand for)
     gap = count(plan.gap(lines, lines))  # about the widest gap line
     if marker is not None:
         return _tier3(plan, order, gap, room, count, marker)
@@ -73,14 +73,14 @@ def _tier3(
     a bigger room never keeps fewer must units, nor list rows, than a smaller one."""
     listing = plan.listing
     listed = listing_room(listing, room, count) if listing is not None else 0
-    plan = replace(plan, listing=None)
+    plan = plan.but(listing=None)
     must = [u.must for u in plan.units]
     found = _longest_run(plan, order, must, gap, room - listed, count, marker)
     if found is None:
         return None
     if listing is not None and listed:
         rows = listing(listed)
-        plan = replace(plan, prefix=plan.prefix + rows)
+        plan = plan.but(prefix=plan.prefix + rows)
         room_left = room - count(rows) - found.size  # (what the run and the list leave)
     else:
         room_left = room - found.size

@@ -69,7 +69,7 @@ def compress(
     if raw > room:
         plan = reader.plan(doc, encoded, tokenizer, task_words(options.task))
         tier, content = _packed(
-            plan if options.listing else replace(plan, listing=None),
+            plan if options.listing else plan.but(listing=None),
             encoded,
             room,
             raw <= options.tier2_ratio * budget,

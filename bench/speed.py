@@ -18,6 +18,14 @@ of those sizes in MB (one per type and size; --corpus is not needed), the sizes 
 targets are set at, with the garbage collector tuned as the command line tunes it (as
 bench/scaling.py runs by default).
 
+--code DIR: the ctxguard checkout to measure (default: this one). --vs DIR (with --stages
+--generated): this checkout and DIR measured in turns, --rounds times each, each run in a
+fresh process, and per stage the median of each side's runs printed side by side: a change's
+effect measured in one run on one machine (its load moves both sides alike).
+
+The plan stage and the rest are timed each with a fresh reading of the text, less the time
+of the reading: what a kind works out lazily from its reading is counted where it is asked.
+
 --headroom: the Python of a virtual environment holding `pip install headroom-ai`; its
 compressors are timed on the same artifacts (bench/headroom_speed.py, run with that Python)
 and printed beside ctxguard's, as ratios to one encode in their own process.
@@ -38,12 +46,20 @@ from typing import Any
 
 import tiktoken
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout, not an installed copy
+
+def _code() -> Path:
+    """The checkout to measure: --code DIR, else this one (read before the imports below)."""
+    if "--code" in sys.argv[:-1]:
+        return Path(sys.argv[sys.argv.index("--code") + 1]).resolve()
+    return Path(__file__).resolve().parent.parent
+
+
+sys.path.insert(0, str(_code()))  # measure a checkout, not an installed copy
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # (the generators of bench/scaling.py)
 
 from ctxguard.engine.tiers import compress  # noqa: E402
 from ctxguard.kinds.registry import KINDS  # noqa: E402
-from ctxguard.options import MIN_BUDGET
+from ctxguard.options import MIN_BUDGET  # noqa: E402
 from ctxguard.read import read_artifact  # noqa: E402
 from ctxguard.secrets.redact import redact  # noqa: E402
 from ctxguard.tokens.load import get_tokenizer  # noqa: E402
@@ -93,13 +109,22 @@ def main() -> None:
     parser.add_argument("--headroom", type=Path, help="a Python with headroom-ai installed")
     parser.add_argument("--stages", action="store_true", help="time each stage at 50 %% instead")
     parser.add_argument("--generated", help="with --stages: generated artifacts of these sizes in MB (1,8,32)")
+    parser.add_argument("--code", type=Path, help="the ctxguard checkout to measure (default: this one)")
+    parser.add_argument("--vs", type=Path, help="with --stages --generated: another checkout, measured in turns")
+    parser.add_argument("--rounds", type=int, default=3, help="with --vs: runs of each side")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # (--vs reads its runs so)
     args = parser.parse_args()
+    if args.vs is not None:
+        if not (args.stages and args.generated):
+            parser.error("--vs goes with --stages --generated")
+        versus(args.vs, args.generated, args.repeat, args.rounds)
+        return
     if args.stages and args.generated:
         from ctxguard.main import tune_gc
 
         tune_gc()
         sizes = [float(size) for size in args.generated.split(",")]
-        stages(_generated(sizes), args.repeat, by_size=True)
+        stages(_generated(sizes), args.repeat, by_size=True, as_json=args.json)
         return
     if args.corpus is None:
         parser.error("--corpus is required (except with --stages --generated)")
@@ -177,9 +202,11 @@ def _generated(sizes: list[float]) -> Iterator[tuple[str, str, str]]:
             yield kind, f"{size:g} MB", make(int(size * scaling.MB), random.Random(0))
 
 
-def stages(artifacts: Iterable[tuple[str, str, str]], repeat: int, by_size: bool = False) -> None:
+def stages(
+    artifacts: Iterable[tuple[str, str, str]], repeat: int, by_size: bool = False, as_json: bool = False
+) -> dict[str, dict[str, float]]:
     """Per type (and size, by_size), each stage's median time over one encode_ordinary of the
-    raw text, at 50 %."""
+    raw text, at 50 %: printed as a table, or (as_json) as one line of JSON."""
     encoding = tiktoken.get_encoding("o200k_base")
     tokenizer = get_tokenizer("o200k_base")
     found: dict[str, dict[str, list[float]]] = {}
@@ -187,30 +214,74 @@ def stages(artifacts: Iterable[tuple[str, str, str]], repeat: int, by_size: bool
         floor = _median_time(lambda: encoding.encode_ordinary(text), repeat)
         clean = redact(text).text
         encoded = tokenizer.encode(clean)
-        doc = KINDS[kind].read(clean, name)
         budget = max(MIN_BUDGET, encoded.count // 2)
+        read = KINDS[kind].read
         timed = {
             "redact": lambda: (_forget(), redact(text)),
             "encode": lambda: (_forget(), tokenizer.encode(clean)),
-            "read": lambda: (_forget(), KINDS[kind].read(clean, name)),
-            "plan": lambda: (_forget(), KINDS[kind].plan(doc, encoded, tokenizer, frozenset())),
-            "given": lambda: (
+            "read": lambda: (_forget(), read(clean, name)),
+            "read+plan": lambda: (_forget(), KINDS[kind].plan(read(clean, name), encoded, tokenizer, frozenset())),
+            "read+all": lambda: (
                 _forget(),
-                compress(clean, budget, tokenizer=tokenizer, name=name, artifact_type=kind, encoded=encoded, doc=doc),
+                compress(
+                    clean,
+                    budget,
+                    tokenizer=tokenizer,
+                    name=name,
+                    artifact_type=kind,
+                    encoded=encoded,
+                    doc=read(clean, name),
+                ),
             ),
         }
         times = {name: _median_time(fn, repeat) / floor for name, fn in timed.items()}
-        times["pack+probes"] = max(0.0, times.pop("given") - times["plan"])
+        times["plan"] = max(0.0, times.pop("read+plan") - times["read"])
+        times["pack+probes"] = max(0.0, times.pop("read+all") - times["read"] - times["plan"])
         times["all"] = sum(times.values())
         row = f"{kind} {name}" if by_size else kind
         for stage, ratio in times.items():
             found.setdefault(row, {}).setdefault(stage, []).append(ratio)
+    medians = {row: {stage: statistics.median(by[stage]) for stage in STAGES} for row, by in found.items()}
+    if as_json:
+        print(json.dumps(medians))
+        return medians
     width = max(10, *map(len, found))
     print(f"{'type @50%':<{width}} {'n':>3} " + " ".join(f"{stage:>12}" for stage in STAGES))
     for row, by in found.items() if by_size else sorted(found.items()):
-        cells = " ".join(f"{statistics.median(by[stage]):>11.2f}x" for stage in STAGES)
+        cells = " ".join(f"{medians[row][stage]:>11.2f}x" for stage in STAGES)
         print(f"{row:<{width}} {len(by['all']):>3} {cells}")
     print("(each a median over the type's artifacts, so the stages need not add up to `all`)")
+    return medians
+
+
+def versus(other: Path, sizes: str, repeat: int, rounds: int) -> None:
+    """This checkout and another, each stage at each generated size, measured in turns in
+    fresh processes; per stage, each side's median over its rounds."""
+    sides = {"this": _code(), "vs": other.resolve()}
+    runs: dict[str, list[dict[str, dict[str, float]]]] = {side: [] for side in sides}
+    for _ in range(rounds):
+        for side, code in sides.items():
+            done = subprocess.run(
+                [sys.executable, __file__, "--stages", "--generated", sizes, "--repeat", str(repeat)]
+                + ["--code", str(code), "--json"],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if done.returncode != 0:
+                raise SystemExit(f"speed: the run of {code} failed: {done.stderr.strip()[-500:]}")
+            runs[side].append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print(f"this: {sides['this']}  vs: {sides['vs']}  ({rounds} runs each, in turns; x one encode_ordinary)")
+    rows = list(runs["this"][0])
+    width = max(10, *map(len, rows))
+    print(f"{'type @50%':<{width}} " + " ".join(f"{stage:>17}" for stage in STAGES))
+    for row in rows:
+        cells = []
+        for stage in STAGES:
+            this, vs = (statistics.median(run[row][stage] for run in runs[side]) for side in sides)
+            cells.append(f"{vs:>7.2f} -> {this:>5.2f}")
+        print(f"{row:<{width}} " + " ".join(cells))
+    print("(each cell: the other checkout -> this one)")
 
 
 if __name__ == "__main__":

@@ -124,11 +124,9 @@ def _stat(patched: Any) -> FileStat:
     return FileStat(path=file_path(patched), added=patched.added, removed=patched.removed, status=status)
 
 
-# What a hunk body line is, as bits: read once per diff, for the handler and the probes alike.
-FOLLOW = 1  # "\\ No newline at end of file": belongs to the line before it
-CONTEXT = 2  # a context line (else a changed one)
+# What a changed (+/-) line of a hunk is, as bits: read once per diff, for the probes.
 DEFINES = 4  # declares something (a function, class, struct …)
-COMMENT = 8  # a changed line holding only a comment (asked only when it does not declare)
+COMMENT = 8  # holds only a comment (asked only when it does not declare)
 ERROR = 16  # raises, throws, panics or logs an error (asked of changed lines that are neither
 #             a definition nor a comment, and of every added line: the probes want those)
 
@@ -136,7 +134,7 @@ ERROR = 16  # raises, throws, panics or logs an error (asked of changed lines th
 @dataclass(frozen=True)
 class ClassifiedHunk:
     header: str  # the hunk header as unidiff prints it
-    lines: list[str]  # the body lines that are not blank, each ending in a line break
+    lines: list[str]  # its changed lines that are not blank, each ending in a line break
     bits: list[int]  # what each of them is
 
 
@@ -148,17 +146,18 @@ class ClassifiedFile:
 
 
 def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
+    """A hunk's changed lines and what each is. (Context lines, `\\ No newline` markers and
+    blank lines say nothing the probes count: they are passed over unread.)"""
     lines: list[str] = []
     bits: list[int] = []
     for line in body:
-        first, value = line[:1], line[1:]
-        if first == "\\":
-            bit = FOLLOW
-        elif not value.strip():
-            continue  # blank lines carry nothing a reviewer needs; they go without a marker
-        elif first == " ":
-            bit = CONTEXT | DEFINES if is_definition(value, lang) else CONTEXT
-        elif is_definition(value, lang):
+        first = line[:1]
+        if first != "+" and first != "-":
+            continue
+        value = line[1:]
+        if not value.strip():
+            continue
+        if is_definition(value, lang):
             bit = DEFINES | ERROR if first == "+" and is_error_line(value) else DEFINES
         elif is_comment_or_blank(value):
             bit = COMMENT | ERROR if first == "+" and is_error_line(value) else COMMENT
@@ -193,8 +192,8 @@ def _hunk_header(hunk: Any) -> str:
 @dataclass(frozen=True)
 class DiffDoc:
     """A diff as its kind reads it: the text, unidiff's parse (None when the text is not a diff
-    unidiff understands), each file's +/- counts, and (read when first asked) every hunk line
-    classified and how often each changed line occurs."""
+    unidiff understands), each file's +/- counts, and (read when first asked) every changed
+    line classified and how often each occurs."""
 
     text: str
     parsed: ParsedDiff | None
@@ -202,7 +201,7 @@ class DiffDoc:
 
     @cached_property
     def classified(self) -> list[ClassifiedFile] | None:
-        """Every hunk line of the diff read once, or None when it is not a parseable diff."""
+        """Every changed line of the diff read once, or None when it is not a parseable diff."""
         if self.parsed is None:
             return None
         return [

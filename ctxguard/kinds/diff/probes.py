@@ -9,7 +9,7 @@ from ctxguard.git.paths import line_path
 from ctxguard.kinds.base import Probe
 from ctxguard.kinds.definitions import definition_name
 from ctxguard.kinds.diff.lines import error_message
-from ctxguard.kinds.diff.model import CONTEXT, DEFINES, ERROR, DiffDoc
+from ctxguard.kinds.diff.model import DEFINES, ERROR, DiffDoc
 
 
 def probes(doc: DiffDoc) -> Iterator[Probe]:
@@ -24,7 +24,7 @@ def probes(doc: DiffDoc) -> Iterator[Probe]:
         yield Probe("path", patched.path)
         for hunk in patched.hunks:
             for line, bit in zip(hunk.lines, hunk.bits):
-                if bit & (DEFINES | ERROR) and not bit & CONTEXT:
+                if bit & (DEFINES | ERROR):
                     body = line[1:]
                     if bit & DEFINES:
                         name = definition_name(body)

@@ -1,6 +1,7 @@
 """Peak memory and time of `ctxguard compress` on big generated logs and diffs.
 
     python bench/memory.py [--sizes 10,100] [--budget 8000] [--types log,diff]
+    python bench/memory.py --generated --sizes 8,32 --ratio 0.5 [--types diff,log,json,markdown]
 
 For each size (MB) and type, writes a generated artifact to a temporary folder, runs
 `python -m ctxguard compress FILE --budget N` in a fresh process, and prints wall time, peak
@@ -9,6 +10,11 @@ constant s/MB). Baseline in the same run: the peak and time of a process that on
 file and encodes it with tiktoken (`encode_ordinary`), the floor for any exact counter that
 holds the text and its tokens. Logs over 32 MB are streamed (ctxguard/stream.py); diffs are not,
 so do not ask for a 1 GB diff on a machine with less than ~50 GB of memory.
+
+--generated: the artifacts of bench/scaling.py instead (any of diff, log, json, markdown; sizes
+in MB of 2**20 bytes), and with --ratio the budget is that share of the raw tokens: issue 37's
+memory target (peak at most 1.5x the floor's at 32 MB, at 50 %) is measured so. The last
+column is the peak over the floor's.
 """
 
 from __future__ import annotations
@@ -56,7 +62,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="10,100")
     parser.add_argument("--budget", type=int, default=8000)
     parser.add_argument("--types", default="log,diff", help="log and/or diff (diffs are not streamed)")
+    parser.add_argument("--generated", action="store_true", help="bench/scaling.py's artifacts, of any type")
+    parser.add_argument("--ratio", type=float, help="with --generated: the budget as this share of raw tokens")
     args = parser.parse_args()
+    if args.generated:
+        generated(args.types.split(","), [float(s) for s in args.sizes.split(",")], args.ratio, args.budget)
+        return
     print(
         f"{'artifact':<14} {'MB':>5} {'ctxguard s':>10} {'s/MB':>6} {'peak MB':>8} {'peak/in':>8}"
         f" {'floor s':>8} {'floor peak MB':>13}"
@@ -101,6 +112,49 @@ def main() -> None:
                 print(
                     f"{kind:<14} {mb:>5.0f} {our_time:>10.1f} {our_time / mb:>6.2f} {ours_peak:>8.0f} "
                     f"{ours_peak / mb:>7.1f}x {floor_time:>8.1f} {floor_peak:>13.0f}"
+                )
+                path.unlink()
+
+
+def _peak(command: list[str]) -> tuple[float, float]:
+    """The seconds and the peak RSS in MB of a command run in a fresh process."""
+    wrap = [
+        sys.executable,
+        "-c",
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+        "capture_output=True); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
+    ]
+    start = time.perf_counter()
+    done = subprocess.run(wrap + command, capture_output=True, text=True, env=os.environ, check=True)
+    return time.perf_counter() - start, int(done.stdout.split()[-1]) / 1024
+
+
+def generated(types: list[str], sizes: list[float], ratio: float | None, budget: int) -> None:
+    """Peak RSS and time of `ctxguard compress` on bench/scaling.py's artifacts, and the floor's."""
+    import random
+
+    import tiktoken
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import scaling  # (bench/scaling.py, beside this file)
+
+    suffix = {"diff": ".diff", "log": ".log", "json": ".json", "markdown": ".md"}
+    heads = ("ctxguard s", "peak MB", "floor s", "floor MB", "peak/floor")
+    print(f"{'type':<9} {'MB':>5} {'budget':>9} " + " ".join(f"{head:>10}" for head in heads))
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in types:
+            for size in sizes:
+                text = getattr(scaling, f"{kind}_of")(int(size * scaling.MB), random.Random(0))
+                path = Path(tmp) / f"big{suffix[kind]}"
+                path.write_text(text, encoding="utf-8")
+                raw = len(tiktoken.get_encoding("o200k_base").encode_ordinary(text)) if ratio else 0
+                del text
+                want = max(64, int(raw * ratio)) if ratio else budget
+                ours_s, ours = _peak([sys.executable, "-m", "ctxguard", "compress", str(path), "--budget", str(want)])
+                floor_s, floor = _peak([sys.executable, "-c", FLOOR, str(path)])
+                print(
+                    f"{kind:<9} {size:>5g} {want:>9,} {ours_s:>10.1f} {ours:>10.0f} {floor_s:>10.1f} {floor:>10.0f}"
+                    f" {ours / floor:>9.2f}x"
                 )
                 path.unlink()
 

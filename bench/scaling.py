@@ -55,8 +55,8 @@ WORDS = (
 
 def diff_of(size: int, rng: random.Random) -> str:
     out: list[str] = []
-    n = 0
-    while sum(map(len, out)) < size:
+    n = written = 0
+    while written < size:
         body = []
         for k in range(rng.randint(5, 40)):
             body.append(f"+def {rng.choice(WORDS)}_{n}_{k}(self, {rng.choice(WORDS)}):\n")
@@ -70,6 +70,7 @@ def diff_of(size: int, rng: random.Random) -> str:
             f"diff --git a/pkg/mod_{n}.py b/pkg/mod_{n}.py\nnew file mode 100644\nindex 0000000..{n:07x}\n"
             f"--- /dev/null\n+++ b/pkg/mod_{n}.py\n@@ -0,0 +1,{len(body)} @@\n" + "".join(body)
         )
+        written += len(out[-1])
         n += 1
     return "".join(out)
 
@@ -116,8 +117,9 @@ def json_of(size: int, rng: random.Random) -> str:
 
 def markdown_of(size: int, rng: random.Random) -> str:
     out: list[str] = ["# Generated plan\n\n"]
-    n = 0
-    while sum(map(len, out)) < size:
+    n, written = 0, len(out[0])
+    while written < size:
+        start = len(out)
         n += 1
         out.append(f"## Section {n}: {rng.choice(WORDS)}\n\n")
         for _ in range(rng.randint(1, 4)):
@@ -140,6 +142,7 @@ def markdown_of(size: int, rng: random.Random) -> str:
             )
         if rng.random() < 0.2:
             out.append(f"- [ ] {rng.choice(WORDS)} the {rng.choice(WORDS)}\n\n")
+        written += sum(map(len, out[start:]))
     return "".join(out)
 
 

@@ -215,3 +215,27 @@ def test_a_first_unit_over_the_room_is_shown_clipped_not_left_out() -> None:
     assert "chars omitted" not in (pack(anchored, 40, count, marker) or "")
     written = replace(plan, write=lambda chosen, said: "{}" if said is None else f'{{"_truncated": "{said}"}}')
     assert "chars omitted" not in (pack(written, 40, count, marker) or "")
+
+
+def test_a_plan_copied_with_but_keeps_what_it_worked_out_of_the_same_units_only() -> None:
+    plan = _plan([f"line {i}\n" for i in range(5)], [1.0] * 5, must={0})
+    worked = (plan.starts, plan.costs, plan.columns)
+    listed = plan.but(prefix="files\n")
+    assert listed.prefix == "files\n" and (listed.starts, listed.costs, listed.columns) == worked
+    assert listed.starts is plan.starts  # (carried, not worked out again)
+    fewer = plan.but(units=plan.units[:2])
+    assert fewer.starts == [0, 1, 2] and fewer.costs == plan.costs[:3] and len(fewer.columns[0]) == 2
+
+
+def test_when_all_must_units_fit_the_cut_shows_them_all_and_fills_around_them() -> None:
+    """A tier-3 cut whose must units all fit shows every one of them (tried first, as a whole),
+    at every room from the least that holds them up, and a smaller room never keeps more."""
+    lines = [f"must {i} keeps this line\n" if i % 3 == 0 else f"filler line {i} of the text\n" for i in range(60)]
+    plan = _plan(lines, [1.0 if i % 3 == 0 else 2.0 for i in range(60)], must={i for i in range(60) if i % 3 == 0})
+    rooms = range(200, 480, 10)
+    shown = [pack(plan, room, TOKENIZER.count, marker) or "" for room in rooms]
+    kept = [content.count("must ") for content in shown]
+    assert kept == sorted(kept) and kept[-1] == 20 and kept[0] < 20  # (grows with the room, to all)
+    first = kept.index(20)
+    assert all(n == 20 for n in kept[first:]) and all(TOKENIZER.count(c) <= r for c, r in zip(shown, rooms))
+    assert "filler line" in shown[-1]  # (the room left is filled)

@@ -531,3 +531,41 @@ def test_a_located_diagnostic_is_an_error_line_shown_with_its_place() -> None:
 
 def important_lines_at(text: str) -> list[int]:
     return [i for i, mark in enumerate(important_lines(text)) if mark]
+
+
+def test_the_passing_lines_quick_refusal_never_changes_the_answer() -> None:
+    """passing() tries its patterns only on lines holding one of its hints; the answer is the
+    patterns' on every line of the samples and on lines built around `ok`, `PASS`, `%]`."""
+    from ctxguard.kinds.log.lines import _PROGRESS, PASSING, passing, unstamped
+
+    def by_patterns(line: str) -> bool:
+        body = unstamped(line)
+        return PASSING.search(body) is not None or _PROGRESS.match(body) is not None
+
+    lines = [line for path in sorted(SAMPLES.glob("*.log")) for line in path.read_text().splitlines(keepends=True)]
+    rnd = random.Random(5)
+    parts = [
+        "ok",
+        " ok",
+        "ok\t",
+        "... ok",
+        "test x ... ok",
+        "token",
+        "lookup",
+        "  ",
+        "\t",
+        "PASS",
+        "PASSED",
+        " [ 42%]",
+        "....",
+        "pkg",
+        " 0.12s",
+        "2024-05-14T09:12:31.1234567Z ",
+        "\u00a0",
+        "\n",
+        "x",
+        "---",
+    ]
+    lines += ["".join(rnd.choice(parts) for _ in range(rnd.randint(1, 6))) for _ in range(20_000)]
+    assert any(passing(line) for line in lines) and not all(passing(line) for line in lines)
+    assert [line for line in lines if passing(line) != by_patterns(line)] == []

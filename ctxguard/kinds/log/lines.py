@@ -79,8 +79,14 @@ _PASSING_HINTS = ("%]", "PASS", "XFAIL", "SKIPPED", "✓", "✔", "√")  # (and
 # pytest's `path:line: TypeError` under a failure.
 _LINT_CODE = re.compile(r"^\S+:\d+:\d+: [A-Z]{1,4}\d{2,4}\b")
 _FAILING = re.compile(r"^\s*(?:● \S|\d+ failing\b)|^\S+:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b")
-_OTHER_HINT = re.compile(
-    r":\d+:\d+: [A-Z]{1,4}\d{2,4}\b|● \S|\d failing\b|:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b"
+# Where such a line may be, each form searched on its own (ctxguard.kinds.log.model): in one
+# alternation Python's re tries every form at every position of the text; alone, each is found
+# from its first literal (`2 failing`: from ` failing`, the digit checked behind it).
+OTHER_HINTS = (
+    re.compile(r":\d+:\d+: [A-Z]{1,4}\d{2,4}\b"),
+    re.compile(r"● \S"),
+    re.compile(r" failing\b(?<=\d failing)"),
+    re.compile(r":\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b"),
 )
 # A run's summary: `5 failed, 623 passed` (pytest), `2 failing` (mocha), `Found 3 errors` (mypy,
 # tsc, ruff), `3 problems` (eslint), `2 errors generated.` (clang), `FAILED (failures=2)`

@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from ctxguard.kinds.log.lines import (
     _JSON_LEVEL,
     _LEVEL_HINT,
-    _OTHER_HINT,
     _PY_TB_START,
     _SECTION,
     _STACK_LINE,
     ARROW,
     FAILURE_DETAIL,
     LETTER_LEVEL,
+    OTHER_HINTS,
     Lines,
     is_important,
     strip_ansi,
@@ -62,7 +62,7 @@ def scan(text: str) -> Scan:
             pos = starts[line + 1]  # one hit is enough: go on from the next line
         return found
 
-    maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL) | at(_OTHER_HINT)
+    maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL) | set().union(*map(at, OTHER_HINTS))
     marked = at(_AT_LINE_START)
     located = {i - 1 for i in at(ARROW) if i and lines[i - 1].strip()}
     return _scan_lines(lines, sorted(maybe | marked | located), sorted(marked), located)

@@ -569,3 +569,36 @@ def test_the_passing_lines_quick_refusal_never_changes_the_answer() -> None:
     lines += ["".join(rnd.choice(parts) for _ in range(rnd.randint(1, 6))) for _ in range(20_000)]
     assert any(passing(line) for line in lines) and not all(passing(line) for line in lines)
     assert [line for line in lines if passing(line) != by_patterns(line)] == []
+
+
+def test_the_other_hints_searched_one_by_one_find_the_lines_their_alternation_found() -> None:
+    """The lint, failure-count and `path:line: Error` forms are searched one at a time (an
+    alternation is tried at every position); a line holds one of them exactly when it matches
+    the alternation they were."""
+    from ctxguard.kinds.log.lines import OTHER_HINTS
+
+    alternation = re.compile(
+        r":\d+:\d+: [A-Z]{1,4}\d{2,4}\b|● \S|\d failing\b|:\d+: (?:\w+\.)*\w*(?:Error|Exception|Failure)\b"
+    )
+    lines = [line for path in sorted(SAMPLES.glob("*.log")) for line in path.read_text().splitlines()]
+    rnd = random.Random(9)
+    parts = [
+        "2",
+        " failing",
+        "x",
+        ":12",
+        ":3: ",
+        "F401",
+        "E501 ",
+        "● ",
+        "Suite",
+        "mod.",
+        "ValueError",
+        "Failure",
+        " ",
+        "failings",
+        "a1",
+    ]
+    lines += ["".join(rnd.choice(parts) for _ in range(rnd.randint(1, 7))) for _ in range(20_000)]
+    found = [any(hint.search(line) for hint in OTHER_HINTS) for line in lines]
+    assert any(found) and found == [alternation.search(line) is not None for line in lines]

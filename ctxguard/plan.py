@@ -186,5 +186,8 @@ def filled(line: str) -> bool:
 def ends(lines: Sequence[str], says: Callable[[str], bool] = filled) -> list[int]:
     """The last and the first line that says something (by default: is not blank), in that
     order: the last says how it ended."""
-    found = [i for i, line in enumerate(lines) if says(line)]
-    return found[-1:] + found[:1]
+    first = next((i for i, line in enumerate(lines) if says(line)), None)
+    if first is None:
+        return []
+    last = next(i for i in range(len(lines) - 1, first - 1, -1) if says(lines[i]))  # (from the end)
+    return [last, first]

@@ -239,3 +239,19 @@ def test_when_all_must_units_fit_the_cut_shows_them_all_and_fills_around_them() 
     first = kept.index(20)
     assert all(n == 20 for n in kept[first:]) and all(TOKENIZER.count(c) <= r for c, r in zip(shown, rooms))
     assert "filler line" in shown[-1]  # (the room left is filled)
+
+
+def test_ends_finds_the_last_and_first_line_that_says_something_from_either_end() -> None:
+    from ctxguard.plan import ends
+
+    def naive(lines: list[str]) -> list[int]:
+        found = [i for i, line in enumerate(lines) if line.strip()]
+        return found[-1:] + found[:1]
+
+    rnd = __import__("random").Random(2)
+    cases = [[], ["\n"], ["a\n"], ["\n", "a\n", "\n"], ["a\n", "\n", "b\n"]]
+    cases += [[rnd.choice(["\n", "  \n", "x\n", "y z\n"]) for _ in range(rnd.randint(0, 12))] for _ in range(500)]
+    assert all(ends(lines) == naive(lines) for lines in cases)
+    seen: list[int] = []
+    ends(["\n"] * 3 + ["a\n"] + ["b\n"] * 1000 + ["c\n"], lambda line: seen.append(0) or bool(line.strip()))
+    assert len(seen) < 10  # (asks from each end only as far as the first answer)

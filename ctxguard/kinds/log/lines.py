@@ -59,7 +59,7 @@ _PROGRESS = re.compile(r"^(?:\S+ )?[.sxXEFfp]+\s*\[\s*\d+%\]\s*$")
 def passing(line: str) -> bool:
     """A passing test's line or a progress line: never what a reader came for, nor the context
     of a line that is."""
-    if not any(hint in line for hint in _PASSING_HINTS):  # (most lines: no pattern tried)
+    if not _hinted(line):  # (most lines: no pattern tried)
         if "ok" not in line:
             return False
         # Only two forms hold `ok` and none of the hints: go's `ok  pkg 0.1s` at the line's
@@ -71,7 +71,19 @@ def passing(line: str) -> bool:
     return PASSING.search(line) is not None or _PROGRESS.match(line) is not None
 
 
-_PASSING_HINTS = ("%]", "PASS", "XFAIL", "SKIPPED", "✓", "✔", "√")  # (and `ok`, in two places)
+def _hinted(line: str) -> bool:
+    """A line holding a word every passing form but the two with `ok` holds. (Plain `in` tests:
+    asked of every line of a log, where a generator over a tuple of hints costs four times as
+    much.)"""
+    return (
+        "%]" in line
+        or "PASS" in line
+        or "XFAIL" in line
+        or "SKIPPED" in line
+        or "✓" in line
+        or "✔" in line
+        or "√" in line
+    )
 
 
 # A linter's finding without a level word: `app.py:10:5: F401 'os' imported but unused` (ruff);

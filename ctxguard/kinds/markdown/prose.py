@@ -16,8 +16,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")
 _MUST = re.compile(r"(?<![\"'“`])\b(?:MUST(?: NOT)?|SHALL(?: NOT)?|REQUIRED)\b(?![\"'”`])")
 _SHOULD = re.compile(r"(?<![\"'“`])\b(?:SHOULD(?: NOT)?|RECOMMENDED)\b(?![\"'”`])")
 _MAY = re.compile(r"(?<![\"'“`])\b(?:MAY|OPTIONAL)\b(?![\"'”`])")
-_DECISION = re.compile(r"\bmust\b", re.I)  # a plan's `must` in its first sentence (with the words below)
-_DECISION_WORDS = ("we will", "we won't", "we decided", "decided to", "decision:", "we chose")
+_DECISION = re.compile(r"\bmust\b", re.I)  # a plan's `must` in its first sentence (or the words of _decided)
 _EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
 _MARKER = re.compile(r"[ \t]*\d+[.)]")  # a numbered item's `2.`, alone before a cut: no sentence ends there
@@ -113,10 +112,23 @@ def _level(sentence: str, first: bool, block: _Block | None) -> float:
     if _EXAMPLE.match(sentence):
         return EXAMPLE
     lowered = sentence.lower()
-    if any(word in lowered for word in _DECISION_WORDS) or (first and "must" in lowered and _DECISION.search(sentence)):
+    if _decided(lowered) or (first and "must" in lowered and _DECISION.search(sentence)):
         return DECISION
     if first and block is not None and block.kind == "item" and _NUMBERED.match(sentence):
         return NUMBERED
     if ("MAY" in sentence or "OPTIONAL" in sentence) and _MAY.search(sentence):
         return MAY
     return FIRST if first else OTHER
+
+
+def _decided(lowered: str) -> bool:
+    """A plan's decision in words (`we will`, `we decided`, `decision:` …), the sentence lowered.
+    (Plain `in` tests: asked of every sentence, where a generator over the words costs more.)"""
+    return (
+        "we will" in lowered
+        or "we won't" in lowered
+        or "we decided" in lowered
+        or "decided to" in lowered
+        or "decision:" in lowered
+        or "we chose" in lowered
+    )

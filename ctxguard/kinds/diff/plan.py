@@ -307,4 +307,6 @@ def _in_quotes(line: str, other: str) -> bool:
 def _distance(i: int, keys: list[int]) -> int:
     """How many lines from line i the nearest of its hunk's key lines (in order) is."""
     at = bisect.bisect_left(keys, i)
-    return min((abs(i - keys[j]) for j in (at - 1, at) if 0 <= j < len(keys)), default=REACH)
+    if at == len(keys):
+        return i - keys[at - 1] if at else REACH  # (after the last key, or none)
+    return keys[at] - i if at == 0 else min(i - keys[at - 1], keys[at] - i)

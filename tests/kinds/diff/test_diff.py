@@ -606,3 +606,15 @@ def test_a_streamed_git_log_keeps_its_commits(sample, tmp_path, monkeypatch) -> 
         shown = [s for s in _SUBJECTS if f"    {s}\n" in content]
         assert shown and content.count("\ncommit ") == len(shown)  # (never a commit's line without its subject)
     assert len(shown) == 3
+
+
+def test_a_lines_distance_is_to_the_nearest_key_line_of_its_hunk() -> None:
+    import random as _random
+
+    from ctxguard.kinds.diff.plan import REACH, _distance
+
+    rnd = _random.Random(1)
+    for _ in range(5000):
+        keys = sorted(rnd.sample(range(200), rnd.randint(0, 8)))
+        i = rnd.randint(0, 210)
+        assert _distance(i, keys) == min((abs(i - k) for k in keys), default=REACH)

@@ -227,6 +227,8 @@ def outliers(items: list[Any]) -> dict[int, bool]:
     item and one level down (`call.crash`). An item fails when its rare value says so (`failed`,
     `error`, `passed: false`, an error count above 0) or it fills an error-like field; `skipped`
     or `subtests passed` among `passed` differ without failing."""
+    if dict not in map(type, items):
+        return {}  # (no item is an object: none has a field to differ by)
     facts = [_facts(item) for item in items]
     n = len(items)
     counts: collections.Counter[tuple[str, Any]] = collections.Counter(f for found in facts for f in found)

@@ -149,13 +149,14 @@ def _candidates(body: str) -> Iterator[Span]:  # noqa: C901 (a reader per assign
             for match in _COMPARED.finditer(body):
                 if not _compared_word(match):
                     yield from _judge(match, match.group("name"), quoted=True, code=False)
-        if "," in body:
+        if "," in body and "(" in body:  # (a call's parenthesis and its comma)
             for match in _PAIR.finditer(body):
                 yield from _judge(match, match.group("name"), quoted=True, code=False)
         if "\\" in body:
             for match in _ESCAPED.finditer(body):
                 yield from _judge(match, match.group("name"), quoted=True, code=False)
-    leading = _LEADING.match(body)
+    separated = ":" in body or "=" in body  # (every separator of _SEP holds one)
+    leading = _LEADING.match(body) if separated else None
     if leading is not None:
         yield from _leading(leading)
     if "=" in body:
@@ -165,7 +166,7 @@ def _candidates(body: str) -> Iterator[Span]:  # noqa: C901 (a reader per assign
         while (inline := _INLINE.search(body, at)) is not None:
             end = yield from _inline(inline, body, lead, paren)
             at = max(inline.start("value"), end)  # a query string's next `&name=` is read on its own
-    for match in _INLINE_SPACED.finditer(body) if ":" in body or "=" in body else ():  # (its separators)
+    for match in _INLINE_SPACED.finditer(body) if separated else ():
         secret = classify(match.group("name").lstrip("$@"))
         value = match.group("value")
         if secret is not None and (looks_random(value) or (secret.sure and token_like(value))):

@@ -63,6 +63,9 @@ _INLINE_SPACED = re.compile(
     rf"(?<=[ \t`\"'])(?P<name>{_NAME})[ \t]*(?::|=)[ \t]*"
     r"(?P<value>(?![\"'`])[^\s\"'`#,;&<>(){}\[\]\\]{16,})(?=$|[ \t,;&`\"'\\|])"
 )
+# Where such a value can follow its separator: a line without it has none (the reader's scan,
+# a name tried at every word, is skipped).
+_SPACED_VALUE = re.compile(r"[:=][ \t]*[^\s\"'`#,;&<>(){}\[\]\\]{16}")
 # The same inside a JSON or shell string, its quotes escaped: `\"password\": \"v\"`.
 _ESCAPED = re.compile(
     rf"(?<![\w.-])(?P<name>{_NAME})\\?[\"']?[ \t]*(?:=|:)[ \t]*\\(?P<q>[\"'])"
@@ -166,7 +169,7 @@ def _candidates(body: str) -> Iterator[Span]:  # noqa: C901 (a reader per assign
         while (inline := _INLINE.search(body, at)) is not None:
             end = yield from _inline(inline, body, lead, paren)
             at = max(inline.start("value"), end)  # a query string's next `&name=` is read on its own
-    for match in _INLINE_SPACED.finditer(body) if separated else ():
+    for match in _INLINE_SPACED.finditer(body) if separated and _SPACED_VALUE.search(body) else ():
         secret = classify(match.group("name").lstrip("$@"))
         value = match.group("value")
         if secret is not None and (looks_random(value) or (secret.sure and token_like(value))):

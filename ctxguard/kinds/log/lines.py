@@ -59,15 +59,14 @@ _PROGRESS = re.compile(r"^(?:\S+ )?[.sxXEFfp]+\s*\[\s*\d+%\]\s*$")
 def passing(line: str) -> bool:
     """A passing test's line or a progress line: never what a reader came for, nor the context
     of a line that is."""
-    if not _hinted(line):  # (most lines: no pattern tried)
-        if "ok" not in line:
-            return False
-        # Only two forms hold `ok` and none of the hints: go's `ok  pkg 0.1s` at the line's
-        # start and `test name ... ok`; `ok` inside a word (`token`, `lookup`) is neither.
-        body = unstamped(line)
-        if not (body.lstrip().startswith("ok") or "... ok" in body):
-            return False
+    hinted = _hinted(line)
+    if not hinted and "ok" not in line:
+        return False  # (most lines: no pattern tried)
     line = unstamped(line)
+    # Only two forms hold `ok` and none of the hints: go's `ok  pkg 0.1s` at the line's start
+    # and `test name ... ok`; `ok` inside a word (`token`, `lookup`) is neither.
+    if not hinted and not (line.lstrip().startswith("ok") or "... ok" in line):
+        return False
     return PASSING.search(line) is not None or _PROGRESS.match(line) is not None
 
 

@@ -13,7 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from ctxguard.git.paths import file_path
-from ctxguard.kinds.definitions import is_comment_or_blank, is_definition, language
+from ctxguard.kinds.definitions import is_definition, language
 from ctxguard.kinds.diff.lines import is_error_line
 
 
@@ -124,11 +124,9 @@ def _stat(patched: Any) -> FileStat:
     return FileStat(path=file_path(patched), added=patched.added, removed=patched.removed, status=status)
 
 
-# What a changed (+/-) line of a hunk is, as bits: read once per diff, for the probes.
+# What a changed (+/-) line of a hunk says to the probes, as bits: read once per diff.
 DEFINES = 4  # declares something (a function, class, struct …)
-COMMENT = 8  # holds only a comment (asked only when it does not declare)
-ERROR = 16  # raises, throws, panics or logs an error (asked of changed lines that are neither
-#             a definition nor a comment, and of every added line: the probes want those)
+ERROR = 16  # an added line that raises, throws, panics or logs an error
 
 
 @dataclass(frozen=True)
@@ -146,8 +144,8 @@ class ClassifiedFile:
 
 
 def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
-    """A hunk's changed lines and what each is. (Context lines, `\\ No newline` markers and
-    blank lines say nothing the probes count: they are passed over unread.)"""
+    """A hunk's changed lines and what each says to the probes. (Context lines, `\\ No newline`
+    markers and blank lines say nothing the probes count: they are passed over unread.)"""
     lines: list[str] = []
     bits: list[int] = []
     for line in body:
@@ -157,12 +155,9 @@ def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
         value = line[1:]
         if not value.strip():
             continue
-        if is_definition(value, lang):
-            bit = DEFINES | ERROR if first == "+" and is_error_line(value) else DEFINES
-        elif is_comment_or_blank(value):
-            bit = COMMENT | ERROR if first == "+" and is_error_line(value) else COMMENT
-        else:
-            bit = ERROR if is_error_line(value) else 0
+        bit = DEFINES if is_definition(value, lang) else 0
+        if first == "+" and is_error_line(value):
+            bit |= ERROR
         lines.append(line if line.endswith("\n") else line + "\n")
         bits.append(bit)
     return ClassifiedHunk(header, lines, bits)

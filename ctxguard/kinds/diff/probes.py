@@ -30,5 +30,5 @@ def probes(doc: DiffDoc) -> Iterator[Probe]:
                         name = definition_name(body)
                         if name:
                             yield Probe("definition", name)
-                    if bit & ERROR and line[0] == "+" and len(body) < 1000:
+                    if bit & ERROR and len(body) < 1000:  # (ERROR: an added line)
                         yield Probe("error", error_message(body))

@@ -88,7 +88,7 @@ class Plan:
 
     def but(self, **changes: object) -> Plan:
         """The plan with the fields given changed (dataclasses.replace), keeping what it has
-        worked out of its units (starts, costs, columns) when they are the same units."""
+        worked out of its units (its cached properties) when they are the same units."""
         changed = replace(self, **changes)  # type: ignore[arg-type]
         if "units" not in changes:
             for name in _OF_UNITS:
@@ -115,7 +115,8 @@ class Plan:
         return list(accumulate((u.cost for u in self.units), initial=0))
 
 
-_OF_UNITS = ("starts", "costs", "columns")  # what a plan works out of its units, once
+# What a plan works out of its units, once: its cached properties (each made of the units alone).
+_OF_UNITS = tuple(name for name, value in vars(Plan).items() if isinstance(value, cached_property))
 
 
 def units(

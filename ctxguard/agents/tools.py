@@ -85,12 +85,13 @@ def _fit(
             told = [f"[cut at max_tokens={max_tokens:,}: {plural(len(lines) - k, 'more line')}; {rest(k)}]"]
         return "\n".join([head, *lines[:k], *told, tail]).strip("\n") + "\n"
 
-    if tokenizer.count(answer(len(lines))) <= max_tokens:
-        return answer(len(lines))
+    whole = tokenizer.encode(answer(len(lines)))
+    if whole.count <= max_tokens:
+        return whole.text
     low, high = 0, len(lines)  # the most lines that fit: fewer lines never cost more
-    while low < high:
+    while low < high:  # (each try recounted from the whole answer's lines: only its last line is new)
         middle = (low + high + 1) // 2
-        low, high = (middle, high) if tokenizer.count(answer(middle)) <= max_tokens else (low, middle - 1)
+        low, high = (middle, high) if whole.recount(answer(middle)) <= max_tokens else (low, middle - 1)
     return answer(low)
 
 

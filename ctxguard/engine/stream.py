@@ -134,23 +134,21 @@ def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) ->
 def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokenizer, prefix: str = "") -> str:
     """The offered lines packed within room tokens (ctxguard.packer) with the marker; the lines
     not offered are gaps."""
-    numbers = sorted(offered)
-    index: dict[int, int] = {}  # line number -> unit (an anchor may be a later line: partners)
-    at, previous = 0, -1
-    for number in numbers:
-        at += number - previous > 1  # (a hole stands for the lines before it not offered)
-        index[number], at, previous = at, at + 1, number
     units: list[Unit] = []
+    index: dict[int, int] = {}  # line number -> unit
     previous = -1
-    for number in numbers:
+    for number in sorted(offered):
         level, rank, text, needs = offered[number]
         if number - previous > 1:
             units.append(hole(number - previous - 1))
         count = tokenizer.count(text)
-        units.append(Unit(text, count, count, (level, rank), anchors=tuple(index[n] for n in needs if n in index)))
+        index[number] = len(units)
+        units.append(Unit(text, count, count, (level, rank), anchors=needs))  # (line numbers, for now)
         previous = number
     if lines - 1 > previous:
         units.append(hole(lines - 1 - previous))
+    # Anchors as units, once every line has one (an anchor may be a later line: partners).
+    units = [u._replace(anchors=tuple(index[n] for n in u.anchors if n in index)) if u.anchors else u for u in units]
     content = pack(Plan(units, tokens, prefix=prefix), room, tokenizer.count, marker)
     return content if content is not None else marker(tokens)
 

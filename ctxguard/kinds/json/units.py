@@ -223,7 +223,8 @@ _ERRORS = frozenset(
 def outliers(items: list[Any]) -> dict[int, bool]:
     """The items of an array that differ from their siblings, for a reviewer to see first, and
     whether each fails: a rare value (a quarter of the items at most) of a status-like field
-    most items have, or a filled error-like field most items leave empty. Looked for in each
+    where most items share one value (a `level` of 1 to 9 spread evenly sets no item apart),
+    or a filled error-like field most items leave empty. Looked for in each
     item and one level down (`call.crash`). An item fails when its rare value says so (`failed`,
     `error`, `passed: false`, an error count above 0) or it fills an error-like field; `skipped`
     or `subtests passed` among `passed` differ without failing."""
@@ -232,7 +233,9 @@ def outliers(items: list[Any]) -> dict[int, bool]:
     facts = [_facts(item) for item in items]
     n = len(items)
     counts: collections.Counter[tuple[str, Any]] = collections.Counter(f for found in facts for f in found)
-    present: collections.Counter[str] = collections.Counter(name for found in facts for name, _ in found)
+    common: dict[str, int] = {}  # per field, how many items share its most common value
+    for (name, _), count in counts.items():
+        common[name] = max(common.get(name, 0), count)
     odd: dict[int, bool] = {}
     for j, found in enumerate(facts):
         for name, value in found:
@@ -240,7 +243,7 @@ def outliers(items: list[Any]) -> dict[int, bool]:
                 if value and counts[(name, True)] <= n // 4:
                     odd[j] = True
                     break
-            elif present[name] >= n // 2 and counts[(name, value)] <= n // 4:
+            elif common[name] >= n // 2 and counts[(name, value)] <= n // 4:
                 odd[j] = odd.get(j, False) or _fails(name, value)
                 if odd[j]:
                     break

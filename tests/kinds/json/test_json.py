@@ -291,6 +291,14 @@ def test_items_that_differ_from_their_siblings() -> None:
     eslint = [{"filePath": f"f{i}.js", "errorCount": 0, "warningCount": 0} for i in range(12)]
     eslint[5] = {"filePath": "f5.js", "errorCount": 2, "warningCount": 0}
     assert outliers(eslint) == {5: True}
+    # A field whose values are all rare (no value most items share) sets no item apart.
+    spread = [{"name": f"n{i}", "owner": {"level": i % 9 + 1}} for i in range(40)]
+    assert outliers(spread) == {}
+    spread[7]["status"] = "failed"
+    assert outliers(spread) == {}  # (a field few items have is no sibling's norm either)
+    for item in spread:
+        item.setdefault("status", "passed")
+    assert outliers(spread) == {7: True}
 
 
 def test_a_failing_item_comes_before_a_rare_one_that_fails_nothing() -> None:

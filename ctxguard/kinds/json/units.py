@@ -40,6 +40,7 @@ class _Units:
         end: list[int],
         records: dict[int, list[int]],
         paths: dict[int, str],
+        deepest: int,  # the deepest level inside a whole item (see _Whole)
     ) -> None:
         columns = list(map(list, zip(*rows))) or [[] for _ in range(8)]
         self.kind: list[int] = columns[0]
@@ -53,6 +54,7 @@ class _Units:
         self.end = end  # an opening's closing and back; a string's last piece; else itself
         self.records = records  # an object of at most RECORD members: its scalars
         self.paths = paths  # an object's member: its key path (as the probes write it)
+        self.deepest = max(max(self.depth, default=0), deepest)  # the document's deepest level
 
 
 def _item_stage(i: int, n: int, spread: list[int]) -> float:
@@ -127,10 +129,13 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
     # inside an item that differs from its siblings)
     stack: list[tuple[Any, str, int, int, float, bool, str, bool]] = []
     paths: dict[int, str] = {}  # object members: their key path
+    deepest = 0  # the deepest level inside a whole item
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
-    for k in range(len(tops) - 1, -1, -1):
-        stage = _item_stage(k, len(tops), spread) if layout.rows else 0
-        stack.append((tops[k], "", -1, 0, stage, True, "", False))
+    top = [
+        (value, "", _item_stage(k, len(tops), spread) if layout.rows else 0, "", False) for k, value in enumerate(tops)
+    ]
+    for value, _, stage, _, _ in reversed(_with_wholes(top, layout) if layout.rows else top):
+        stack.append((value, "", -1, 0, stage, True, "", False))
     while stack:
         value, key, parent, depth, stage, last, path, salient = stack.pop()
         carries = path if key else None  # an object's member carries a key path
@@ -163,6 +168,8 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                     (item, "", _array_stage(j, n, middle, stage, odd), path + "[]", salient or j in odd)
                     for j, item in enumerate(value)
                 ]
+                if not salient:
+                    entries = _with_wholes(entries, layout)
             last_entry = len(entries) - 1
             for j in range(last_entry, -1, -1):
                 item, name, item_stage, item_path, inside = entries[j]
@@ -171,6 +178,9 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             bracket = "}" if rows[value.opening][2] == "{" else "]"
             add((_CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after))
             end[value.opening], end[i] = i, value.opening
+        elif kind is _Whole:
+            deepest = max(deepest, depth + value.levels)
+            add((_LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after))
         elif kind is str and len(value) > _STAGES[0][3]:
             ends = _string_ends(len(value))
             head = '"' + _quoted(value[: ends[0]])
@@ -200,7 +210,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             if parent in records:
                 records[parent].append(i)
             add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
-    return _Units(rows, end, records, paths)
+    return _Units(rows, end, records, paths, deepest)
 
 
 # What tells a failing item from its passing siblings in a report (pytest-json-report, jest,
@@ -277,6 +287,96 @@ def _facts(item: Any) -> list[tuple[str, Any]]:
             elif lowered in _ERRORS:
                 found.append((lowered, bool(value)))
     return found
+
+
+WHOLE = 1000  # characters: an array's middle item written in at most this many is one unit
+_LONG_ARRAY, _LONG_STRING = _STAGES[-1][0], _STAGES[-1][3]  # the mildest stage's items and characters
+
+
+@dataclass(frozen=True)
+class _Whole:
+    """An array's middle item written whole (see _with_wholes)."""
+
+    text: str
+    levels: int  # how deep it nests (see _shape)
+
+
+_Entry = tuple[Any, str, float, str, bool]  # (value, key text, stage, key path, inside an outlier)
+
+
+def _with_wholes(entries: list[_Entry], layout: _Layout) -> list[_Entry]:
+    """An array's entries (or JSON Lines' rows), each middle item that no later stage cuts
+    written as one unit: a container of at most WHOLE characters, with no string or array a
+    later stage would shorten (every value in it has the item's stage, so the packer took them
+    one after another anyway) and no key path the array's other items lack (every key is
+    carried by an item taken before it). A big array costs a unit per item, not one per
+    value. Outliers stay in units: they are what a cut keeps first."""
+    middle = [j for j, e in enumerate(entries) if e[2] >= _MIDDLE and not e[4] and type(e[0]) in _NESTS and e[0]]
+    if not middle:
+        return entries
+    known: set[str] = set()
+    chosen = set(middle)
+    try:
+        for j, entry in enumerate(entries):
+            if j not in chosen and type(entry[0]) in _NESTS and entry[0]:
+                _shape(entry[0], "", known)
+    except RecursionError:  # (too deep to read here: every item in units)
+        return entries
+    separators = (layout.comma, layout.colon)
+    out = list(entries)
+    for j in middle:
+        item = entries[j][0]
+        paths: set[str] = set()
+        try:
+            levels = _shape(item, "", paths, entries[j][2])
+            text = json.dumps(item, ensure_ascii=False, separators=separators) if levels else ""
+        except RecursionError:  # (too deep to write whole: in units)
+            continue
+        if levels and len(text) <= WHOLE and paths <= known and _encodable(text):
+            out[j] = (_Whole(text, levels), *entries[j][1:])
+    return out
+
+
+_NESTS = (dict, list)
+
+
+def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None) -> int:
+    """Add the key paths below a non-empty container (as _walk writes them after its own) to
+    paths; return how deep it nests (one more than its deepest entry, 0 for a scalar or an
+    empty one). Given the container's stage, 0 as soon as it holds what a later stage takes:
+    a string's characters past _LONG_STRING, an array's middle items ranked after the stage
+    (the middle of n items is ranked up to _MIDDLE + n - 8)."""
+    if type(value) is dict:
+        entries = [(f"{prefix}.{name}" if prefix else name, item) for name, item in value.items()]
+        paths.update(path for path, _ in entries)
+    else:
+        if stage is not None and len(value) > _LONG_ARRAY and _MIDDLE + len(value) - 8 > stage:
+            return 0
+        below = prefix + "[]"
+        entries = [(below, item) for item in value]
+    deepest = 0
+    for path, item in entries:
+        kind = type(item)
+        if kind is str and stage is not None and len(item) > _LONG_STRING:
+            return 0
+        if (kind is dict or kind is list) and item:
+            nested = _shape(item, path, paths, stage)
+            if not nested:
+                return 0
+            deepest = max(deepest, nested)
+    return 1 + deepest
+
+
+def _encodable(text: str) -> bool:
+    """Whether text is valid UTF-8 as written: json.dumps leaves a lone surrogate in (the units
+    escape it, see _quoted)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)

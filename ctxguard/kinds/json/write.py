@@ -135,7 +135,7 @@ def _whole(tops: list[Any], layout: _Layout, u: _Units, encoded: Encoded, compac
     if compact > room:
         return None
     indent = _raw_indent(encoded.text)
-    low, high = 0, min(DEEPEST, max(u.depth, default=0) + 1) if indent is not None else 0
+    low, high = 0, min(DEEPEST, u.deepest + 1) if indent is not None else 0
     best = "".join(u.text)  # (levels indented: 0)
     while low < high:  # the deepest level that fits: each level more costs more
         deep = (low + high + 1) // 2

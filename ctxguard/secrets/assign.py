@@ -35,6 +35,7 @@ _ASSIGN_QUOTED = re.compile(
 _SEP_QUOTE = re.compile(r"[=:>][ \t]*(?:[rRbBuUfF]{1,2}|@)?[\"'`]")  # where a _SEP meets a _QUOTED
 # `if ("v" == password)`: a literal compared with a secret name.
 _COMPARED = re.compile(rf"{_QUOTED}[ \t]*(?P<sep>!==?|===?)[ \t]*(?P<name>{_NAME})(?![\w(])")
+_QUOTE_COMPARED = re.compile(r"[\"'`][ \t]*[!=]=")  # where a literal meets the comparison (a line without it has none)
 # `setProperty("NAME", "v")`, `environ.setdefault("NAME", "v")`, `getenv("NAME", "default")`.
 _PAIR = re.compile(
     r"\b(?:set|put|get|add|with|env|define)\w*[ \t]*\([ \t]*"
@@ -71,6 +72,7 @@ _ESCAPED = re.compile(
     rf"(?<![\w.-])(?P<name>{_NAME})\\?[\"']?[ \t]*(?:=|:)[ \t]*\\(?P<q>[\"'])"
     r"(?P<value>[^\"'\\\s]{4,}?)\\(?P=q)"
 )
+_SEP_ESCAPED = re.compile(r"[=:][ \t]*\\[\"']")  # where such a value starts (a line without it has none)
 # A name whose value comes on a following line: `- name: DB_PASSWORD`, `<dbPassword>`.
 _NAME_LINE = re.compile(
     r"^[+ -]?[ \t]*(?:-[ \t]+)?(?:[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?"
@@ -148,14 +150,14 @@ def _candidates(body: str) -> Iterator[Span]:  # noqa: C901 (a reader per assign
             if _compared_word(match):
                 continue
             yield from _judge(match, name, quoted=True, code=False)
-        if "==" in body or "!=" in body:
+        if ("==" in body or "!=" in body) and _QUOTE_COMPARED.search(body):
             for match in _COMPARED.finditer(body):
                 if not _compared_word(match):
                     yield from _judge(match, match.group("name"), quoted=True, code=False)
         if "," in body and "(" in body:  # (a call's parenthesis and its comma)
             for match in _PAIR.finditer(body):
                 yield from _judge(match, match.group("name"), quoted=True, code=False)
-        if "\\" in body:
+        if "\\" in body and _SEP_ESCAPED.search(body):
             for match in _ESCAPED.finditer(body):
                 yield from _judge(match, match.group("name"), quoted=True, code=False)
     separated = ":" in body or "=" in body  # (every separator of _SEP holds one)

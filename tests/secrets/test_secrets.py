@@ -283,6 +283,27 @@ def test_the_quoted_assignment_reader_is_skipped_only_where_it_cannot_match() ->
     assert assign._SEP_QUOTE.search("a key passage in prose, `quoted` words but no assignment") is None
 
 
+def test_the_comparison_and_escaped_readers_are_skipped_only_where_they_cannot_match() -> None:
+    """A line without a quote meeting `==`/`!=` skips the comparison reader, one without a
+    separator meeting an escaped quote the escaped-string reader (a single-line JSON report
+    has `==` and backslashes in its messages, rarely these): safe only if every match of each
+    reader has what its gate looks for."""
+    from ctxguard.secrets import assign
+
+    literals = ['"s3cr3tV4lu3x9"', "'s3cr3tV4lu3x9'", "`s3cr3tV4lu3x9`", 'r"s3cr3tV4lu3x9"', '@"s3cr3tV4l"']
+    compared = [f"if ({v}{sp}{op}{sp2}password)" for v in literals for op in ("==", "===", "!=", "!==")
+                for sp in ("", " ", "\t") for sp2 in ("", " ")]  # fmt: skip
+    matched = [line for line in compared if assign._COMPARED.search(line)]
+    assert len(matched) > len(compared) // 2 and all(assign._QUOTE_COMPARED.search(line) for line in matched)
+    escaped = [f"{n}{q}{sp}{sep}{sp2}\\{q2}s3cr3tV4lu3x9\\{q2}" for n in ("password", "\\\"api_key")
+               for q in ("", "\\\"", "'") for sep in ("=", ":") for sp in ("", " ") for sp2 in ("", " ", "\t")
+               for q2 in ('"', "'")]  # fmt: skip
+    matched = [line for line in escaped if assign._ESCAPED.search(line)]
+    assert len(matched) > len(escaped) // 2 and all(assign._SEP_ESCAPED.search(line) for line in matched)
+    report = '{"longrepr": "assert 1 == 2\\nE  AssertionError", "token_count": 3}'
+    assert assign._QUOTE_COMPARED.search(report) is None and assign._SEP_ESCAPED.search(report) is None
+
+
 # --- properties: any name ending in a secret word; JSON that still parses; code that stays ----
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

@@ -35,6 +35,29 @@ def is_error_line(line: str) -> bool:
     return _MAY_ERR.search(line) is not None and ERROR_LINE.search(line) is not None
 
 
+class Said:
+    """What each distinct changed line of one diff says, read once: whether it declares something
+    (in its file's language) and whether it raises or logs an error. The plan's reading and the
+    probes' ask about the same lines, more of them than the shared caches above hold."""
+
+    def __init__(self) -> None:
+        self._defines: dict[tuple[str, str | None], bool] = {}
+        self._errors: dict[str, bool] = {}
+
+    def defines(self, line: str, language: str | None) -> bool:
+        key = (line, language)
+        found = self._defines.get(key)
+        if found is None:
+            found = self._defines[key] = is_definition(line, language)
+        return found
+
+    def errs(self, line: str) -> bool:
+        found = self._errors.get(line)
+        if found is None:
+            found = self._errors[line] = is_error_line(line)
+        return found
+
+
 DOCS = re.compile(r"(?:^|/)docs?/|\.(?:md|rst|txt|adoc)$|(?:^|/)(?:CHANGE|HISTORY|NEWS|RELEASE)[^/]*$", re.I)
 TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
 
@@ -61,8 +84,9 @@ class DiffReader:
     the line's position within its file, the rank within a level.
     """
 
-    def __init__(self, context_definitions: bool = True) -> None:
+    def __init__(self, context_definitions: bool = True, said: Said | None = None) -> None:
         self.context_definitions = context_definitions  # a stream skips the regex on context
+        self.said = said  # changed lines read already (the document's), if any
         self.path = ""
         self.language: str | None = None
         self.offset = 0.0
@@ -102,9 +126,10 @@ class DiffReader:
             return "header", 1.7 + self.offset
         body = line[1:]
         if line[:1] in ("+", "-"):
-            if is_definition(body, self.language):
+            said = self.said
+            if said.defines(body, self.language) if said is not None else is_definition(body, self.language):
                 return "definition", 1 + self.offset
-            if is_error_line(body):
+            if said.errs(body) if said is not None else is_error_line(body):
                 return "error", 1 + self.offset
             return "change", 4 + self.offset
         if self.context_definitions and is_definition(body, self.language):

@@ -13,8 +13,8 @@ from functools import cached_property
 from typing import Any
 
 from ctxguard.git.paths import file_path
-from ctxguard.kinds.definitions import is_definition, language
-from ctxguard.kinds.diff.lines import is_error_line
+from ctxguard.kinds.definitions import language
+from ctxguard.kinds.diff.lines import Said
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ class ClassifiedFile:
     hunks: list[ClassifiedHunk]
 
 
-def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
+def _classify(header: str, body: list[str], lang: str | None, said: Said) -> ClassifiedHunk:
     """A hunk's changed lines and what each says to the probes. (Context lines, `\\ No newline`
     markers and blank lines say nothing the probes count: they are passed over unread.)"""
     lines: list[str] = []
@@ -155,8 +155,8 @@ def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
         value = line[1:]
         if not value.strip():
             continue
-        bit = DEFINES if is_definition(value, lang) else 0
-        if first == "+" and is_error_line(value):
+        bit = DEFINES if said.defines(value, lang) else 0
+        if first == "+" and said.errs(value):
             bit |= ERROR
         lines.append(line if line.endswith("\n") else line + "\n")
         bits.append(bit)
@@ -193,6 +193,8 @@ class DiffDoc:
     text: str
     parsed: ParsedDiff | None
     files: tuple[FileStat, ...] = field(default=())
+    # What its changed lines say, each read once for the plan and the probes alike.
+    said: Said = field(default_factory=Said, compare=False, repr=False)
 
     @cached_property
     def classified(self) -> list[ClassifiedFile] | None:
@@ -203,7 +205,7 @@ class DiffDoc:
             ClassifiedFile(
                 _header(f),
                 file_path(f),
-                [_classify(_hunk_header(h), body, language(f.path)) for h, body in zip(f, bodies)],
+                [_classify(_hunk_header(h), body, language(f.path), self.said) for h, body in zip(f, bodies)],
             )
             for f, bodies in zip(self.parsed.files, self.parsed.bodies)
         ]

@@ -618,3 +618,29 @@ def test_a_lines_distance_is_to_the_nearest_key_line_of_its_hunk() -> None:
         keys = sorted(rnd.sample(range(200), rnd.randint(0, 8)))
         i = rnd.randint(0, 210)
         assert _distance(i, keys) == min((abs(i - k) for k in keys), default=REACH)
+
+
+def test_a_changed_line_is_read_once_for_the_plan_and_the_probes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan's reading and the probes' classification ask the same questions of the same
+    changed lines: each distinct line is read once per diff (a diff of more distinct lines than
+    the shared caches hold read them twice)."""
+    from ctxguard.kinds.definitions import is_definition
+    from ctxguard.kinds.diff import lines as diff_lines
+    from ctxguard.kinds.diff.plan import plan
+    from ctxguard.tokens.load import get_tokenizer
+
+    asked: list[tuple[str, str | None]] = []
+
+    def counted(line: str, language: str | None = None) -> bool:
+        asked.append((line, language))
+        return is_definition.__wrapped__(line, language)  # (not the shared cache: every question seen)
+
+    monkeypatch.setattr(diff_lines, "is_definition", counted)
+    body = [f"+def f{i}(x):\n+    return x + {i}\n-    raise ValueError({i})\n" for i in range(40)]
+    text = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1,40 +1,80 @@\n" + "".join(body)
+    doc = read(text)
+    tokenizer = get_tokenizer("o200k_base")
+    plan(doc, tokenizer.encode(text), tokenizer)
+    assert doc.classified is not None and sum(map(sum, (h.bits for f in doc.classified for h in f.hunks)))
+    changed = [line for line in asked if line[0].strip()]
+    assert len(changed) == len(set(changed)) == 120

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from typing import Final
 
 from ctxguard.generated import GENERATED, is_excluded
@@ -35,27 +36,9 @@ def is_error_line(line: str) -> bool:
     return _MAY_ERR.search(line) is not None and ERROR_LINE.search(line) is not None
 
 
-class Said:
-    """What each distinct changed line of one diff says, read once: whether it declares something
-    (in its file's language) and whether it raises or logs an error. The plan's reading and the
-    probes' ask about the same lines, more of them than the shared caches above hold."""
-
-    def __init__(self) -> None:
-        self._defines: dict[tuple[str, str | None], bool] = {}
-        self._errors: dict[str, bool] = {}
-
-    def defines(self, line: str, language: str | None) -> bool:
-        key = (line, language)
-        found = self._defines.get(key)
-        if found is None:
-            found = self._defines[key] = is_definition(line, language)
-        return found
-
-    def errs(self, line: str) -> bool:
-        found = self._errors.get(line)
-        if found is None:
-            found = self._errors[line] = is_error_line(line)
-        return found
+# What a changed (+/-) line says, as bits (the probes' reading, which the plan reads too).
+DEFINES = 4  # declares something (a function, class, struct …)
+ERROR = 16  # an added line that raises, throws, panics or logs an error
 
 
 DOCS = re.compile(r"(?:^|/)docs?/|\.(?:md|rst|txt|adoc)$|(?:^|/)(?:CHANGE|HISTORY|NEWS|RELEASE)[^/]*$", re.I)
@@ -84,9 +67,13 @@ class DiffReader:
     the line's position within its file, the rank within a level.
     """
 
-    def __init__(self, context_definitions: bool = True, said: Said | None = None) -> None:
+    def __init__(
+        self, context_definitions: bool = True, said: Mapping[str | None, Mapping[str, int]] | None = None
+    ) -> None:
         self.context_definitions = context_definitions  # a stream skips the regex on context
-        self.said = said  # changed lines read already (the document's), if any
+        # Changed lines read already, per language: their bits (DEFINES, ERROR if added).
+        self.said = said
+        self._said: Mapping[str, int] = {}  # … in the current file's language
         self.path = ""
         self.language: str | None = None
         self.offset = 0.0
@@ -111,6 +98,7 @@ class DiffReader:
             self.path = header_path(line) or line.rstrip("\r\n").split()[-1]
             self.offset = file_offset(self.path)
             self.language = language(self.path)
+            self._said = self.said.get(self.language, {}) if self.said is not None else {}
             self.in_hunk, self.index = False, 0
             return "file", 1.6 + self.offset
         if line.startswith("@@"):
@@ -126,10 +114,15 @@ class DiffReader:
             return "header", 1.7 + self.offset
         body = line[1:]
         if line[:1] in ("+", "-"):
-            said = self.said
-            if said.defines(body, self.language) if said is not None else is_definition(body, self.language):
+            bits = self._said.get(line)
+            if bits is not None and line[0] == "+":
+                defines, errs = bits & DEFINES, bits & ERROR
+            else:  # (the probes do not ask whether a removed line raises)
+                defines = bits & DEFINES if bits is not None else is_definition(body, self.language)
+                errs = not defines and is_error_line(body)
+            if defines:
                 return "definition", 1 + self.offset
-            if said.errs(body) if said is not None else is_error_line(body):
+            if errs:
                 return "error", 1 + self.offset
             return "change", 4 + self.offset
         if self.context_definitions and is_definition(body, self.language):

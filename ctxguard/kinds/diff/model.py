@@ -13,8 +13,8 @@ from functools import cached_property
 from typing import Any
 
 from ctxguard.git.paths import file_path
-from ctxguard.kinds.definitions import language
-from ctxguard.kinds.diff.lines import Said
+from ctxguard.kinds.definitions import is_definition, language
+from ctxguard.kinds.diff.lines import DEFINES, ERROR, is_error_line
 
 
 @dataclass(frozen=True)
@@ -124,11 +124,6 @@ def _stat(patched: Any) -> FileStat:
     return FileStat(path=file_path(patched), added=patched.added, removed=patched.removed, status=status)
 
 
-# What a changed (+/-) line of a hunk says to the probes, as bits: read once per diff.
-DEFINES = 4  # declares something (a function, class, struct …)
-ERROR = 16  # an added line that raises, throws, panics or logs an error
-
-
 @dataclass(frozen=True)
 class ClassifiedHunk:
     header: str  # the hunk header as unidiff prints it
@@ -140,10 +135,11 @@ class ClassifiedHunk:
 class ClassifiedFile:
     header: str
     path: str
+    language: str | None  # its path's (see ctxguard.kinds.definitions.language)
     hunks: list[ClassifiedHunk]
 
 
-def _classify(header: str, body: list[str], lang: str | None, said: Said) -> ClassifiedHunk:
+def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
     """A hunk's changed lines and what each says to the probes. (Context lines, `\\ No newline`
     markers and blank lines say nothing the probes count: they are passed over unread.)"""
     lines: list[str] = []
@@ -155,8 +151,8 @@ def _classify(header: str, body: list[str], lang: str | None, said: Said) -> Cla
         value = line[1:]
         if not value.strip():
             continue
-        bit = DEFINES if said.defines(value, lang) else 0
-        if first == "+" and said.errs(value):
+        bit = DEFINES if is_definition(value, lang) else 0
+        if first == "+" and is_error_line(value):
             bit |= ERROR
         lines.append(line if line.endswith("\n") else line + "\n")
         bits.append(bit)
@@ -193,8 +189,6 @@ class DiffDoc:
     text: str
     parsed: ParsedDiff | None
     files: tuple[FileStat, ...] = field(default=())
-    # What its changed lines say, each read once for the plan and the probes alike.
-    said: Said = field(default_factory=Said, compare=False, repr=False)
 
     @cached_property
     def classified(self) -> list[ClassifiedFile] | None:
@@ -205,10 +199,22 @@ class DiffDoc:
             ClassifiedFile(
                 _header(f),
                 file_path(f),
-                [_classify(_hunk_header(h), body, language(f.path), self.said) for h, body in zip(f, bodies)],
+                language(f.path),
+                [_classify(_hunk_header(h), body, language(f.path)) for h, body in zip(f, bodies)],
             )
             for f, bodies in zip(self.parsed.files, self.parsed.bodies)
         ]
+
+    @cached_property
+    def said(self) -> dict[str | None, dict[str, int]]:
+        """Per language, what each changed line the probes read says (its bits): the plan asks
+        the same of the same lines. (Keyed by the classified lines themselves: no text more.)"""
+        found: dict[str | None, dict[str, int]] = {}
+        for f in self.classified or ():
+            said = found.setdefault(f.language, {})
+            for hunk in f.hunks:
+                said.update(zip(hunk.lines, hunk.bits))
+        return found
 
     @cached_property
     def changed_lines(self) -> Counter[str]:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from ctxguard.git.paths import line_path
 from ctxguard.kinds.base import Probe
 from ctxguard.kinds.definitions import definition_name
-from ctxguard.kinds.diff.lines import error_message
-from ctxguard.kinds.diff.model import DEFINES, ERROR, DiffDoc
+from ctxguard.kinds.diff.lines import DEFINES, ERROR, error_message
+from ctxguard.kinds.diff.model import DiffDoc
 
 
 def probes(doc: DiffDoc) -> Iterator[Probe]:

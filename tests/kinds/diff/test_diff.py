@@ -626,6 +626,7 @@ def test_a_changed_line_is_read_once_for_the_plan_and_the_probes(monkeypatch: py
     the shared caches hold read them twice)."""
     from ctxguard.kinds.definitions import is_definition
     from ctxguard.kinds.diff import lines as diff_lines
+    from ctxguard.kinds.diff import model as diff_model
     from ctxguard.kinds.diff.plan import plan
     from ctxguard.tokens.load import get_tokenizer
 
@@ -635,7 +636,8 @@ def test_a_changed_line_is_read_once_for_the_plan_and_the_probes(monkeypatch: py
         asked.append((line, language))
         return is_definition.__wrapped__(line, language)  # (not the shared cache: every question seen)
 
-    monkeypatch.setattr(diff_lines, "is_definition", counted)
+    monkeypatch.setattr(diff_lines, "is_definition", counted)  # (the plan's reading)
+    monkeypatch.setattr(diff_model, "is_definition", counted)  # (the probes')
     body = [f"+def f{i}(x):\n+    return x + {i}\n-    raise ValueError({i})\n" for i in range(40)]
     text = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1,40 +1,80 @@\n" + "".join(body)
     doc = read(text)

@@ -1,14 +1,15 @@
 """Do streamed artifacts fill a big budget, and keep their task? Logs past the streaming
 threshold (ctxguard.engine.stream.STREAM_BYTES), cut at shares of their raw tokens.
 
-    python bench/stream_fill.py [--sizes 64,256] [--shares 0.05,0.3] [--types log,diff] [--task TEXT]
+    python bench/stream_fill.py [--sizes 64,256] [--shares 0.05,0.3] [--types log,diff,json] [--task TEXT]
 
-For each type and size (MB) an artifact is generated (bench/scaling.py's service log, or its
-diff of many Python files, seeded), one line in 40 rewritten to name the task, and written to a
-temporary file; `ctxguard.api.compress_file_record` streams it at each share of its raw tokens.
-Prints the tokens kept, their share of the budget (target: at least 95 %), how many of the
-task's lines the cut shows against how many the file has, the CPU seconds of the one streaming
-cut (the pass that learns the raw count first is not timed) and the process's peak RSS.
+For each type and size (MB) an artifact is generated (bench/scaling.py's service log, its diff
+of many Python files, or its JSON report, seeded), one line in 40 of a log or diff rewritten to
+name the task, and written to a temporary file; `ctxguard.api.compress_file_record` streams it
+at each share of its raw tokens. Prints the tokens kept, their share of the budget (target: at
+least 95 %), how many of the task's lines the cut shows against how many the file has, the CPU
+seconds of the one streaming cut (the pass that learns the raw count first is not timed) and the
+process's peak RSS.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from ctxguard.options import Options  # noqa: E402
 from ctxguard.words import mentions, task_words  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scaling import diff_of, log_of  # noqa: E402
+from scaling import diff_of, json_of, log_of  # noqa: E402
 
 MB = 1_000_000
 
@@ -53,16 +54,19 @@ def main() -> None:
 
 def _measure(folder: Path, kind: str, size: int, shares: str, task: str, words: frozenset[str]) -> None:
     rng = random.Random(size)
-    make, line = (log_of, "2024-05-01 10:00:00 INFO checkout 4711 step {k} done\n")
-    if kind == "diff":
-        make, line = (diff_of, "+    checkout_4711(step={k})\n")
-    lines = make(size * MB, rng).splitlines(keepends=True)
-    for k in range(0, len(lines), max(1, len(lines) // 40)):  # the task's lines, spread out
-        if kind == "log" or lines[k].startswith("+    "):
-            lines[k] = line.format(k=k)
     path = folder / f"big-{size}.{kind}"
-    path.write_text("".join(lines))
-    del lines
+    if kind == "json":  # (a report: its items do not name the task; the fill is what is measured)
+        path.write_text(json_of(size * MB, rng))
+    else:
+        make, line = (log_of, "2024-05-01 10:00:00 INFO checkout 4711 step {k} done\n")
+        if kind == "diff":
+            make, line = (diff_of, "+    checkout_4711(step={k})\n")
+        lines = make(size * MB, rng).splitlines(keepends=True)
+        for k in range(0, len(lines), max(1, len(lines) // 40)):  # the task's lines, spread out
+            if kind == "log" or lines[k].startswith("+    "):
+                lines[k] = line.format(k=k)
+        path.write_text("".join(lines))
+        del lines
     tasked = sum(1 for text in path.open() if mentions(text, words))
     raw = compress_file_record(path, 64, options=Options(task=task)).raw_tokens  # (one pass, not timed)
     for share in (float(s) for s in shares.split(",")):

@@ -29,8 +29,8 @@ def compress_file_record(
 ) -> Record:
     """Read and compress one file; an unreadable file gives an [ERROR: …] record.
 
-    A log, text or diff file over stream.STREAM_BYTES is not read whole but streamed (bounded
-    memory).
+    A log, text, diff or JSON file over stream.STREAM_BYTES is not read whole but streamed
+    (bounded memory).
     """
     label = name if name is not None else str(path)
     try:

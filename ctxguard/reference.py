@@ -86,6 +86,9 @@ class _First:
     def __init__(self) -> None:
         self.lines: list[str] = []
 
+    def feed(self, text: str) -> None:
+        """(Lines are all it reads.)"""
+
     def take(self, number: int, line: str) -> None:
         if len(self.lines) < PREVIEW_LINES:
             self.lines.append(clip(line, PREVIEW_CHARS))

@@ -1,15 +1,18 @@
 """Big files in bounded memory: one streaming pass, then a salient (or head) Tier 3 cut.
 
-A log, text or diff file over STREAM_BYTES is never read whole. It is read in blocks of whole
-lines (a line longer than a block arrives in pieces and is shown clipped); each block is
-redacted and counted exactly: blocks end at a line break followed by a letter or digit, where
-no token crosses, so the sum is the count of the whole file. One pass keeps only what the cut
-can show, within fixed caps:
+A log, text, diff or JSON file over STREAM_BYTES is never read whole. It is read in blocks of
+whole lines (a line longer than a block arrives in pieces and is shown clipped); each block is
+redacted and counted exactly: blocks end at a line break followed by a printable character
+(after spaces or tabs), where no token crosses, so the sum is the count of the whole file. One
+pass keeps only what the cut can show, within fixed caps:
 
 - log/text: the head, a ring of the last lines, the first occurrence of every error/warning
   template with its count, and the end of every traceback;
 - diff: every file's path and +/- counts, the file and hunk headers, the added or removed
-  definitions and error lines, and the first changed lines of each file.
+  definitions and error lines, and the first changed lines of each file;
+- JSON: parsed as it is read, each array's first, failing and last items and a sample of the
+  rest, each object's keys, each string's start (ctxguard.kinds.json.sink); the sink gives its
+  own plan, so the cut is valid JSON.
 
 Memory is bounded by those caps, not by the file; time is one decode, one redaction and one
 encode per byte.
@@ -53,6 +56,23 @@ class Scan:
 
 
 _SAFE_BYTES = re.compile(rb"(?<=[A-Za-z])(?=[0-9])")
+# Where a huge line may be cut: a letter meeting a digit inside a short word (`utf8`, `v2`, a
+# short key) that is not a value (after `=` or `:`), never inside a long word, where a secret
+# could be cut in two and escape the redaction of both blocks.
+_WORD = re.compile(rb"(?<![^\s\"'`,;:=(){}\[\]<>])[^\s\"'`,;:=(){}\[\]<>]{1,12}(?=[\s\"'`,;:=(){}\[\]<>])")
+_VALUE_BEFORE = re.compile(rb"[=:][ \t]*[\"'`]?$")
+
+
+def _safe_cut(data: bytes, start: int) -> re.Match[bytes] | None:
+    """The first place from start where a huge line can be cut with exact counts (a letter
+    meeting a digit) and no secret cut in two (see _WORD); None if there is none."""
+    for word in _WORD.finditer(data, start):
+        if _VALUE_BEFORE.search(data, max(0, word.start() - 4), word.start()):
+            continue
+        found = _SAFE_BYTES.search(data, word.start(), word.end())
+        if found is not None:
+            return found
+    return None
 
 
 def _blocks(path: Path) -> Iterator[bytes]:
@@ -75,9 +95,9 @@ def _blocks(path: Path) -> Iterator[bytes]:
             cut = last_clean_break(data)
             if cut < 0:
                 if len(data) >= 16 * BLOCK:  # a huge line: cut where a letter meets a digit
-                    safe = _SAFE_BYTES.search(data, len(data) - 8 * BLOCK)  # (tokens.exact_pieces)
+                    safe = _safe_cut(data, len(data) - 8 * BLOCK)  # (tokens.exact_pieces)
                     if safe is None:
-                        rest = data  # letters only: no exact place to cut, so none is made
+                        rest = data  # no place to cut exactly and safely, so none is made
                         continue
                     yield data[: safe.start()]
                     rest = data[safe.start() :]
@@ -111,6 +131,7 @@ def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) ->
             for kind, n in found.counts.items():
                 state.redacted[kind] = state.redacted.get(kind, 0) + n
         state.tokens += tokenizer.count(text)
+        sink.feed(text)
         for line in text.splitlines(keepends=True):
             if partial is not None or not line.endswith(("\n", "\r")):
                 # A line longer than a block arrives in pieces: keep its start and its length.
@@ -202,11 +223,18 @@ def finish(
     room = budget - tokenizer.count(warning)
     if state.tokens <= room:
         return None
-    prefix = sink.prefix(room, tokenizer, options.tier3)
-    content = warning + cut(
-        sink.offered(state.lines, options.tier3), state.lines, state.tokens, room, tokenizer, prefix
+    own = sink.planned(state.tokens, tokenizer)  # (a sink that writes its own syntax: JSON)
+    if own is not None:
+        content = warning + (pack(own, room, tokenizer.count, marker) or marker(state.tokens))
+    else:
+        prefix = sink.prefix(room, tokenizer, options.tier3)
+        content = warning + cut(
+            sink.offered(state.lines, options.tier3), state.lines, state.tokens, room, tokenizer, prefix
+        )
+    found = sink.probes()
+    kept = probes.measure(
+        kind, "", content, found if isinstance(found, probes.KeyPaths) else list(dict.fromkeys(found))
     )
-    kept = probes.measure(kind, "", content, list(dict.fromkeys(sink.probes())))
     notes = [
         f"streamed: {path.stat().st_size} bytes in one pass; tier 2 is not attempted for "
         f"artifacts over {STREAM_BYTES // (1024 * 1024)} MB"

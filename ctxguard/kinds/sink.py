@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from ctxguard.kinds.base import Probe
-from ctxguard.plan import MAX_LINE
+from ctxguard.plan import MAX_LINE, Plan
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import clip
@@ -20,13 +21,21 @@ Offered = dict[int, tuple[float, int, str, tuple[int, ...]]]
 
 
 class Taker(Protocol):
-    """What a scan hands each line to."""
+    """What a scan hands each block of text, then each of its lines, to."""
+
+    def feed(self, text: str) -> None:
+        """The pass's next block of text, whole (redacted), before its lines are taken: for a
+        sink that reads the text itself (JSON's parser)."""
 
     def take(self, number: int, line: str) -> None: ...
 
 
 class Sink(Taker, Protocol):
     """Takes the lines of one pass, keeps what the cut may show."""
+
+    def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
+        """The plan of what the sink kept, standing for the file's `tokens`, for a sink that
+        cuts in its own syntax (JSON); None: the cut packs the offered lines."""
 
     def close(self) -> None:
         """The pass is over (a diff's last file is complete)."""
@@ -37,7 +46,7 @@ class Sink(Taker, Protocol):
     def prefix(self, room: int, tokenizer: Tokenizer, mode: str) -> str:
         """What the cut shows before the lines, within room (a diff's file list)."""
 
-    def probes(self) -> list[Probe]:
+    def probes(self) -> Sequence[Probe]:
         """The facts of the file the cut should keep."""
 
     def notes(self) -> list[str]:

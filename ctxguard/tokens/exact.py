@@ -51,8 +51,10 @@ def clean_segments(text: str) -> list[str]:
 
 
 # The same rule for UTF-8 bytes, stricter because a multi-byte character may be white space:
-# the next line must start with printable ASCII other than "/".
+# the next line must start with printable ASCII other than "/", after ASCII spaces and tabs
+# only (an indented line: JSON written with indents has no other).
 _CLEAN_NEXT_BYTE = frozenset(range(0x21, 0x7F)) - {ord("/")}
+_INDENT = frozenset(b" \t")
 
 
 def last_clean_break(data: bytes) -> int:
@@ -60,7 +62,12 @@ def last_clean_break(data: bytes) -> int:
     end = len(data)
     while True:
         cut = data.rfind(b"\n", 0, end)
-        if cut < 0 or (cut + 1 < len(data) and data[cut + 1] in _CLEAN_NEXT_BYTE):
+        if cut < 0:
+            return cut
+        start = cut + 1
+        while start < len(data) and data[start] in _INDENT:
+            start += 1
+        if start < len(data) and data[start] in _CLEAN_NEXT_BYTE:
             return cut
         end = cut
 

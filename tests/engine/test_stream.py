@@ -332,3 +332,15 @@ def test_a_streamed_diff_fills_a_big_budget_and_keeps_its_task(small_stream: Non
     assert any(note.startswith("streamed:") for note in record["notes"])
     assert budget * 0.95 <= record["compacted_tokens"] <= budget
     assert all(f"+    checkout_4711(step={f})" in record["content"] for f in range(40))
+
+
+def test_a_huge_line_is_cut_only_inside_a_short_word_that_is_no_value() -> None:
+    """A line longer than the stream's blocks is cut where a letter meets a digit (exact
+    counts), but only inside a short word that follows no `=` or `:`: a cut inside a token or
+    a value would leave each half to a block of its own, and neither redacted."""
+    secret = b'"token": "ghp_Z9y8X7w6Z9y8X7w6Z9y8X7w6Z9y8X7w6V5u4", '
+    assert stream._safe_cut(secret * 50, 0) is None  # (the value's letters meet digits: never there)
+    assert stream._safe_cut(b"password=abc12345 " * 50, 0) is None  # (a value after `=`)
+    data = secret * 5 + b'"utf8": 1, ' + secret
+    found = stream._safe_cut(data, 0)  # (a key is no value: cut between its `utf` and `8`)
+    assert found is not None and data[found.start() - 4 : found.start() + 1] == b'"utf8'

@@ -322,3 +322,28 @@ def test_the_estimate_counts_parts_too() -> None:
 
     encoded, counts = HeuristicTokenizer("test").encode_parts(["abcd", "efghij", ""])
     assert counts == [1, 2, 0] and encoded.count == 3
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_a_clean_break_in_bytes_counts_as_the_whole(encoding: str) -> None:
+    """A stream cuts its blocks at the last clean break: the text before it and after it count
+    what the whole counts, an indented next line included (JSON written with indents has no
+    line at the margin but its first and last)."""
+    from ctxguard.tokens.exact import last_clean_break
+
+    tokenizer = get_tokenizer(encoding)
+    rng = random.Random(5)
+    pieces = ["  ", "\t", "    ", "\n", "\n", " ", "/", "x", "1", '"a": 1,', "{", "}", "é", "\u3000", "\r", "word", ":"]
+    cuts = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(2, 30)))
+        data = text.encode()
+        cut = last_clean_break(data)
+        if cut >= 0:
+            cuts += 1
+            head, tail = data[: cut + 1].decode(), data[cut + 1 :].decode()
+            assert tokenizer.count(head) + tokenizer.count(tail) == tokenizer.count(text), repr(text)
+    assert cuts > 300
+    indented = b'{\n  "a": [\n    1,\n    2\n  ]\n}\n'
+    assert indented[: last_clean_break(indented) + 1].endswith(b"  ]\n")  # (before "}": indented lines count)
+    assert last_clean_break(b"a\n    /x") == -1 and last_clean_break(b"a\n \xc2\xa0x") == -1

@@ -13,7 +13,7 @@ from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.diff.plan import ASKED, TURN, file_listing, turn_of
 from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, offer
 from ctxguard.kinds.sink import clip_streamed as _clip
-from ctxguard.plan import shown_listing
+from ctxguard.plan import Plan, shown_listing
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import mentions
@@ -70,6 +70,12 @@ class DiffSink:
     def _probe(self, kind: str, value: str) -> None:
         if len(self.found) < MAX_OFFERED:
             self.found[Probe(kind, value)] = None
+
+    def feed(self, text: str) -> None:
+        """(Lines are all it reads.)"""
+
+    def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
+        return None  # (its offered lines are cut)
 
     def close(self) -> None:
         """The last file's stats are final: call after the pass."""

@@ -9,7 +9,10 @@ from ctxguard.kinds.base import KindOf
 from ctxguard.kinds.json.model import JsonDoc, loads, parse, read
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import probes
+from ctxguard.kinds.json.sink import JsonSink
 from ctxguard.kinds.json.units import outliers
+from ctxguard.options import Options
+from ctxguard.tokens.base import Tokenizer
 
 
 def notes(doc: JsonDoc) -> tuple[str, ...]:
@@ -89,12 +92,18 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _sink(tokenizer: Tokenizer, budget: int, options: Options) -> JsonSink:
+    """A big JSON file's streaming sink: its document kept within a room, cut by the plan."""
+    return JsonSink(tokenizer, budget, options)
+
+
 KIND = KindOf(
     "json",
     read,
     plan,
     probes,
     notes,
+    sink=_sink,  # (not `sink`: the name of the module it comes from)
     hollow=hollow,
     suffixes=(".json", ".jsonl", ".ndjson", ".geojson"),
     sniff=sniff,

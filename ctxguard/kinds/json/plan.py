@@ -18,7 +18,7 @@ from ctxguard.kinds import text as plain
 from ctxguard.kinds.json.model import JsonDoc, parse
 from ctxguard.kinds.json.units import _CLOSE, _LEAF, _OPEN, _PIECE_OF, _STAGES, _walk
 from ctxguard.kinds.json.write import _gap, _layout, _whole, _write
-from ctxguard.plan import Plan, Unit
+from ctxguard.plan import HOLE_COST, Plan, Unit
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import plural
 
@@ -75,6 +75,9 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
             anchors = (i - 1,)
         else:
             anchors = (parent,) if parent >= 0 else ()
+        if i in u.gaps:  # (never shown: the writer counts what it stands for)
+            out.append(Unit("", HOLE_COST, 0, (float("inf"), i), False, anchors))
+            continue
         out.append(
             Unit(u.text[i], costs[i], round(costs[i] * scale), priority[i], u.stage[i] < 1 or i in carriers, anchors)
         )
@@ -85,7 +88,7 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         gap=_gap(layout),
         write=functools.partial(_write, u, layout),
         levels=tuple(float(stage + 1) for stage in range(len(_STAGES) - 1, -1, -1)),
-        lossless=lossless if not rows else None,
+        lossless=lossless if not rows and not u.gaps else None,
         check=lambda content: None if parse(content) is not None else "output is not valid JSON",
         notes=_duplicates_note(duplicates),
     )

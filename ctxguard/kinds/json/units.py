@@ -41,6 +41,7 @@ class _Units:
         records: dict[int, list[int]],
         paths: dict[int, str],
         deepest: int,  # the deepest level inside a whole item (see _Whole)
+        gaps: dict[int, int] | None = None,
     ) -> None:
         columns = list(map(list, zip(*rows))) or [[] for _ in range(8)]
         self.kind: list[int] = columns[0]
@@ -55,6 +56,7 @@ class _Units:
         self.records = records  # an object of at most RECORD members: its scalars
         self.paths = paths  # an object's member: its key path (as the probes write it)
         self.deepest = max(max(self.depth, default=0), deepest)  # the document's deepest level
+        self.gaps = gaps or {}  # a unit standing for entries a streaming pass left out: how many
 
 
 def _item_stage(i: int, n: int, spread: list[int]) -> float:
@@ -130,6 +132,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
     stack: list[tuple[Any, str, int, int, float, bool, str, bool]] = []
     paths: dict[int, str] = {}  # object members: their key path
     deepest = 0  # the deepest level inside a whole item
+    gaps: dict[int, int] = {}
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
     top = [
         (value, "", _item_stage(k, len(tops), spread) if layout.rows else 0, "", False) for k, value in enumerate(tops)
@@ -138,7 +141,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
         stack.append((value, "", -1, 0, stage, True, "", False))
     while stack:
         value, key, parent, depth, stage, last, path, salient = stack.pop()
-        carries = path if key else None  # an object's member carries a key path
+        carries = path if key and type(value) is not _Gap else None  # an object member carries a key path
         after = ("" if last else layout.comma) + ("\n" if depth == 0 else "")  # its comma, line break
         kind = type(value)
         i = len(rows)
@@ -178,6 +181,9 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             bracket = "}" if rows[value.opening][2] == "{" else "]"
             add((_CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after))
             end[value.opening], end[i] = i, value.opening
+        elif kind is _Gap:  # (never shown: the writer counts what it stands for)
+            gaps[i] = value.n
+            add((_LEAF, key, "", parent, 0, stage, depth, ""))
         elif kind is _Whole:
             deepest = max(deepest, depth + value.levels)
             add((_LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after))
@@ -210,7 +216,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             if parent in records:
                 records[parent].append(i)
             add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
-    return _Units(rows, end, records, paths, deepest)
+    return _Units(rows, end, records, paths, deepest, gaps)
 
 
 # What tells a failing item from its passing siblings in a report (pytest-json-report, jest,
@@ -359,6 +365,8 @@ def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None)
         kind = type(item)
         if kind is str and stage is not None and len(item) > _LONG_STRING:
             return 0
+        if kind is _Gap and stage is not None:
+            return 0  # (what a streaming pass left out is said in units)
         if (kind is dict or kind is list) and item:
             nested = _shape(item, path, paths, stage)
             if not nested:
@@ -377,6 +385,14 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+@dataclass(frozen=True)
+class _Gap:
+    """Entries of an array or object that a streaming pass over a big file left out (see
+    ctxguard.kinds.json.sink): a unit never shown, counted where its run is said omitted."""
+
+    n: int
 
 
 @dataclass(frozen=True)

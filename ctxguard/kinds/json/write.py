@@ -61,7 +61,7 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
             i += 1
             continue
         if not chosen[i] and not (i == 0 and not layout.rows):  # (a document always shows its top)
-            frame[2] += 1
+            frame[2] += u.gaps.get(i, 1)  # (a streaming pass's gap: the entries it left out)
             i = u.end[i] + 1
             continue
         flush(frame)

@@ -31,7 +31,7 @@ from ctxguard.kinds.log.plan import (
 from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, offer
 from ctxguard.kinds.sink import clip_streamed as _clip
 from ctxguard.options import Options
-from ctxguard.plan import filled
+from ctxguard.plan import Plan, filled
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import mentions, task_words
@@ -173,6 +173,12 @@ class LogSink:
         if not self.untracked:
             return []
         return [f"{self.untracked} error lines beyond {MAX_TEMPLATES} distinct templates not tracked"]
+
+    def feed(self, text: str) -> None:
+        """(Lines are all it reads.)"""
+
+    def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
+        return None  # (its offered lines are cut)
 
     def close(self) -> None:
         pass

@@ -1,0 +1,131 @@
+"""Big JSON files are streamed: parsed incrementally, kept within a room that grows with the
+budget, cut by the JSON plan; always valid JSON, every left-out entry counted in place."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from ctxguard.api import compress_file
+from ctxguard.engine import stream
+from ctxguard.kinds.json import sink as json_sink
+from ctxguard.secrets.redact import redact
+from ctxguard.tokens.load import get_tokenizer
+from tests.helpers import independent_count
+from tests.test_hostile import RECORD
+
+OMITTED = re.compile(r"^(\d+) (?:items?|lines?|omitted)")
+
+
+@pytest.fixture
+def small_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stream anything over 20 kB, in blocks of 4 kB, keeping at least 16 kB of a document."""
+    monkeypatch.setattr(stream, "STREAM_BYTES", 20_000)
+    monkeypatch.setattr(stream, "BLOCK", 4096)
+    monkeypatch.setattr(json_sink, "LEAST_ROOM", 16_384)
+
+
+def _report(n: int) -> dict[str, Any]:
+    tests: list[dict[str, Any]] = [
+        {"nodeid": f"tests/test_m.py::test_{i}", "outcome": "passed", "call": {"duration": 0.001 * i}} for i in range(n)
+    ]
+    for i in (n // 3, 2 * n // 3):
+        tests[i]["outcome"] = "failed"
+        tests[i]["call"]["longrepr"] = f"E   AssertionError: case {i} broke\n" * 3
+    return {"summary": {"passed": n - 2, "failed": 2}, "tests": tests, "token": "ghp_" + "Z9y8X7w6" * 4 + "V5u4"}
+
+
+def _items_said(items: list[Any]) -> tuple[list[dict[str, Any]], int]:
+    """The items a cut shows and how many its notes say it left out."""
+    shown, left = [], 0
+    for item in items:
+        if isinstance(item, dict) and set(item) == {"_truncated"}:
+            left += int(item["_truncated"].split()[0])
+        else:
+            shown.append(item)
+    return shown, left
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_a_big_report_is_cut_as_json_with_its_failures_and_every_item_counted(
+    small_stream: None, tmp_path: Path, indent: int | None
+) -> None:
+    doc = _report(3000)
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(doc, indent=indent))
+    record = compress_file(path, 2000)
+    jsonschema.validate(record, RECORD)
+    assert any(note.startswith("streamed:") for note in record["notes"])
+    assert any("left out while streaming" in note for note in record["notes"])
+    assert record["tier"] == 3 and record["truncated"]
+    assert record["raw_tokens"] == independent_count(redact(path.read_text()).text)  # counted exactly
+    assert independent_count(record["content"]) == record["compacted_tokens"] <= 2000
+    kept = json.loads(record["content"])  # (valid JSON)
+    assert kept["summary"] == doc["summary"] and "ghp_" not in record["content"]
+    shown, left = _items_said(kept["tests"])
+    assert len(shown) + left == 3000  # (every item shown or counted, by the pass or the cut)
+    assert {item["nodeid"] for item in shown if item.get("outcome") == "failed"} == {
+        "tests/test_m.py::test_1000",
+        "tests/test_m.py::test_2000",
+    }
+    assert kept["_truncated"].startswith("[TRUNCATED: content exceeds budget, remaining")
+    assert record["retention"]["kept"] == record["retention"]["probes"]
+
+
+def test_json_lines_are_streamed_row_by_row(small_stream: None, tmp_path: Path) -> None:
+    rows = [{"ts": i, "level": "info", "msg": f"request {i} served"} for i in range(4000)]
+    rows[2500] = {"ts": 2500, "level": "error", "msg": "request 2500 failed", "error": "timeout"}
+    path = tmp_path / "events.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    record = compress_file(path, 1500)
+    lines = [json.loads(line) for line in record["content"].splitlines() if line.strip()]  # (each row parses)
+    shown = [row for row in lines if "ts" in row]
+    left = sum(int(row["_truncated"].split()[0]) for row in lines if "lines omitted" in str(row.get("_truncated", "")))
+    assert len(shown) + left == 4000
+    assert any(row.get("error") == "timeout" for row in shown)  # (a failing row, kept by the pass)
+    assert lines[0]["ts"] == 0
+
+
+def test_a_big_file_that_is_not_json_is_cut_as_text(small_stream: None, tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{"rows": [' + ",".join(f'{{"n": {i}}}' for i in range(5000)) + ",\nERROR: the writer crashed\n")
+    record = compress_file(path, 500)
+    assert record["tier"] == 3 and record["truncated"]
+    assert any(note.startswith("not valid JSON") for note in record["notes"])
+    assert "ERROR: the writer crashed" in record["content"]
+
+
+@pytest.mark.parametrize("share", [0.05, 0.3])
+def test_a_streamed_report_fills_a_big_budget(small_stream: None, tmp_path: Path, share: float) -> None:
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(_report(6000), indent=2))
+    raw = compress_file(path, 10**9)["raw_tokens"]
+    budget = int(raw * share)
+    record = compress_file(path, budget)
+    assert record["tier"] == 3 and record["compacted_tokens"] >= 0.95 * budget
+    json.loads(record["content"])
+
+
+def test_the_pass_keeps_within_its_room(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the pass holds grows with the budget, not the file: ten times the room streamed
+    through keeps about the room (its first and last items whatever the room)."""
+    monkeypatch.setattr(json_sink, "LEAST_ROOM", 0)
+    tokenizer = get_tokenizer("o200k_base")
+    budget = 4000
+    sink = json_sink.JsonSink(tokenizer, budget)
+    room = json_sink.ROOM_BYTES_PER_TOKEN * budget
+    text = json.dumps(_report(12_000))
+    assert len(text) > 10 * room
+    most = 0
+    for start in range(0, len(text), 8192):
+        sink.feed(text[start : start + 8192])
+        most = max(most, sink.room.kept)
+    sink.close()
+    assert sink.failed is None and most <= room + 4096
+    plan = sink.planned(10**6, tokenizer)
+    assert plan is not None and plan.total == 10**6

@@ -8,8 +8,8 @@ run of items between them a gap that says how many it stands for; of every objec
 until the object's share of the room is spent (then a count of the keys left out); of every
 string its first STRING_CHARS characters. The kept document goes to the JSON plan, whose cut
 says every gap in place (`{"_truncated": "N items omitted"}`), so what the pass left out reads as
-what the cut left out. A file that does not parse as JSON is cut as text: a log's sink takes its
-lines all along.
+what the cut left out. A file that does not parse as JSON is cut as text: the text kind's sink takes
+its lines all along (as the plan of a small file that does not parse is the text kind's).
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from ctxguard.kinds import text as plain
 from ctxguard.kinds.base import Probe
 from ctxguard.kinds.json.model import JsonDoc
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import KeyPaths
 from ctxguard.kinds.json.units import _ERRORS, _facts, _fails, _Gap
-from ctxguard.kinds.log.sink import LogSink
-from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered
+from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, Sink
 from ctxguard.options import Options
 from ctxguard.plan import Plan
 from ctxguard.record import Listed
@@ -168,7 +168,7 @@ class JsonSink:
     def __init__(self, tokenizer: Tokenizer, budget: int = 0, options: Options = Options()) -> None:
         import ijson  # (only a big JSON file needs it)
 
-        self.text = LogSink(tokenizer, budget, options)  # (the cut, if the file is not JSON)
+        self.text: Sink = plain.sink(tokenizer, budget, options)  # (the cut, if the file is not JSON: as text)
         self.task = task_words(options.task)
         self.room = _Room(max(LEAST_ROOM, ROOM_BYTES_PER_TOKEN * budget))
         self._events: list[tuple[str, Any]] = []

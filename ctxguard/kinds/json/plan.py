@@ -16,11 +16,13 @@ from dataclasses import replace
 
 from ctxguard.kinds import text as plain
 from ctxguard.kinds.json.model import JsonDoc, parse
-from ctxguard.kinds.json.units import _CLOSE, _LEAF, _OPEN, _PIECE_OF, _STAGES, _walk
+from ctxguard.kinds.json.units import _CLOSE, _LEAF, _OPEN, _PIECE_OF, _REST, _STAGES, _walk
 from ctxguard.kinds.json.write import _gap, _layout, _whole, _write
 from ctxguard.plan import HOLE_COST, Plan, Unit
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import plural
+
+_AT_PARENT = (_LEAF, _REST)  # units taken at their container's depth
 
 
 def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
@@ -52,8 +54,8 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
     scale = encoded.count / max(1, costed.count)  # raw tokens a unit stands for
     n = len(u.kind)
     priority = [
-        (u.stage[i] + min(u.depth[i] - (u.kind[i] == _LEAF and u.parent[i] >= 0), 999) / 1000, i) for i in range(n)
-    ]  # a scalar is taken with its container, at its depth
+        (u.stage[i] + min(u.depth[i] - (u.kind[i] in _AT_PARENT and u.parent[i] >= 0), 999) / 1000, i) for i in range(n)
+    ]  # a scalar (or a whole item) is taken with its container, at its depth
     # Every key is kept: the first unit (by priority) to carry each key path is kept whatever
     # the stage (at tier 3: first, as far as they fit).
     carriers: set[int] = set()
@@ -62,6 +64,8 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         if u.paths[i] not in seen:
             seen.add(u.paths[i])
             carriers.add(i)
+    rests = {first: [j for j in range(first + 1, last + 1) if u.kind[j] == _REST] for first, last in u.items.items()}
+    first_of = {j: first for first, units in rests.items() for j in units}
     out = []
     for i in range(n):
         kind, parent = u.kind[i], u.parent[i]
@@ -73,6 +77,10 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
             anchors = (u.end[i],)  # (a closing's end is its opening)
         elif kind == _PIECE_OF:
             anchors = (i - 1,)
+        elif kind == _REST:
+            anchors = (first_of[i],)  # (a whole item's units: all or none)
+        elif i in u.items:
+            anchors = (*((parent,) if parent >= 0 else ()), *rests[i])
         else:
             anchors = (parent,) if parent >= 0 else ()
         if i in u.gaps:  # (never shown: the writer counts what it stands for)

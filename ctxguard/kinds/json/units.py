@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Any
@@ -18,7 +19,7 @@ _STAGES = ((1, 0, 0, 16), (2, 1, 0, 30), (4, 2, 1, 60), (6, 3, 1, 120), (10, 5, 
 _PIECE = 200  # a long string's characters after the first 200 come in pieces of this many
 _MIDDLE = len(_STAGES)  # the stage of an array's middle items (plus their spread rank) …
 _TAILS = 1e9  # … and of a long string's pieces after its first 200 characters: last
-_OPEN, _CLOSE, _LEAF, _PIECE_OF = range(4)
+_OPEN, _CLOSE, _LEAF, _PIECE_OF, _REST = range(5)  # (_REST: a whole item's text after a long string)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,8 @@ class _Units:
         self.paths = paths  # an object's member: its key path (as the probes write it)
         self.deepest = max(max(self.depth, default=0), deepest)  # the document's deepest level
         self.gaps = gaps or {}  # a unit standing for entries a streaming pass left out: how many
+        self.heads: dict[int, int] = {}  # a whole item's unit ending inside a long string: its characters shown
+        self.items: dict[int, int] = {}  # a whole item's first unit, when it has several: its last
 
 
 def _item_stage(i: int, n: int, spread: list[int]) -> float:
@@ -133,6 +136,8 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
     paths: dict[int, str] = {}  # object members: their key path
     deepest = 0  # the deepest level inside a whole item
     gaps: dict[int, int] = {}
+    u_heads: dict[int, int] = {}
+    u_items: dict[int, int] = {}
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
     top = [
         (value, "", _item_stage(k, len(tops), spread) if layout.rows else 0, "", False) for k, value in enumerate(tops)
@@ -186,7 +191,10 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             add((_LEAF, key, "", parent, 0, stage, depth, ""))
         elif kind is _Whole:
             deepest = max(deepest, depth + value.levels)
-            add((_LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after))
+            if not value.longs:
+                add((_LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after))
+            else:
+                _chunked(value, key, parent, stage, depth, after, rows, end, heads=u_heads, items=u_items)
         elif kind is str and len(value) > _STAGES[0][3]:
             ends = _string_ends(len(value))
             head = '"' + _quoted(value[: ends[0]])
@@ -216,7 +224,54 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             if parent in records:
                 records[parent].append(i)
             add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
-    return _Units(rows, end, records, paths, deepest, gaps)
+    found = _Units(rows, end, records, paths, deepest, gaps)
+    found.heads, found.items = u_heads, u_items
+    return found
+
+
+def _chunked(
+    whole: _Whole,
+    key: str,
+    parent: int,
+    stage: float,
+    depth: int,
+    after: str,
+    rows: list[tuple[int, str, str, int, int, float, int, str]],
+    end: list[int],
+    heads: dict[int, int],
+    items: dict[int, int],
+) -> None:
+    """A whole item with long strings as units: the item's text up to each long string's first
+    _LONG_STRING characters (the first a _LEAF, the others _REST, each shown with the first),
+    each followed by the string's other characters in pieces, last (as a string's in units).
+    A unit ending inside a string counts the characters it shows (heads); the item's first
+    unit knows its last (items), where the writer goes on when the item is left out."""
+    first = len(rows)
+    end[first] = first  # (set again below: the unit's last piece)
+    text = whole.around[0]
+    for k, value in enumerate(whole.longs):
+        i = len(rows)
+        if i > first:
+            end.append(i)
+        head = '"' + _quoted(value[:_LONG_STRING])
+        body = text + head
+        heads[i] = _LONG_STRING
+        written = (key if i == first else '"') + body
+        rows.append(
+            (_LEAF if i == first else _REST, key if i == first else "", body, parent, len(value), stage, depth, written)
+        )
+        ends = _string_ends(len(value))
+        pieces = [(a, b) for a, b in zip(ends, ends[1:]) if a >= _LONG_STRING]
+        for n, (a, b) in enumerate(pieces):
+            end.append(len(rows))
+            piece = _quoted(value[a:b])
+            rows.append((_PIECE_OF, "", piece, i, b - a, max(stage, _TAILS + n + 1), depth, piece))
+        end[i] = len(rows) - 1
+        text = whole.around[k + 1]
+    i = len(rows)
+    end.append(i)
+    rows.append((_REST, "", text, parent, 0, stage, depth, '"' + text + after))
+    items[first] = i
 
 
 # What tells a failing item from its passing siblings in a report (pytest-json-report, jest,
@@ -305,18 +360,26 @@ class _Whole:
 
     text: str
     levels: int  # how deep it nests (see _shape)
+    # Its strings too long for a stage to keep whole, in order, and the text around them (one
+    # piece more than strings: text[0], string 0, text[1], …, the text around each string's
+    # quotes): each such string's first _LONG_STRING characters go with the item, the rest in
+    # pieces, last, as everywhere.
+    longs: tuple[str, ...] = ()
+    around: tuple[str, ...] = ()
 
 
 _Entry = tuple[Any, str, float, str, bool]  # (value, key text, stage, key path, inside an outlier)
 
 
 def _with_wholes(entries: list[_Entry], layout: _Layout) -> list[_Entry]:
-    """An array's entries (or JSON Lines' rows), each middle item that no later stage cuts
-    written as one unit: a container of at most WHOLE characters, with no string or array a
-    later stage would shorten (every value in it has the item's stage, so the packer took them
-    one after another anyway) and no key path the array's other items lack (every key is
-    carried by an item taken before it). A big array costs a unit per item, not one per
-    value. Outliers stay in units: they are what a cut keeps first."""
+    """An array's entries (or JSON Lines' rows), each middle item whose values all come at its
+    turn written as one unit: a container of at most WHOLE characters (its long strings
+    counted to their first _LONG_STRING), with no array a later stage would shorten (every
+    value in it has the item's stage, so the packer took them one after another anyway) and no
+    key path the array's other items lack (every key is carried by an item taken before it).
+    A string too long for a stage keeps its other characters in pieces, last, as everywhere
+    (see _chunked). A big array costs a unit or a few per item, not one per value. Outliers
+    stay in units: they are what a cut keeps first."""
     middle = [j for j, e in enumerate(entries) if e[2] >= _MIDDLE and not e[4] and type(e[0]) in _NESTS and e[0]]
     if not middle:
         return entries
@@ -333,25 +396,54 @@ def _with_wholes(entries: list[_Entry], layout: _Layout) -> list[_Entry]:
     for j in middle:
         item = entries[j][0]
         paths: set[str] = set()
+        longs: list[str] = []
         try:
-            levels = _shape(item, "", paths, entries[j][2])
-            text = json.dumps(item, ensure_ascii=False, separators=separators) if levels else ""
+            levels = _shape(item, "", paths, entries[j][2], longs)
+            if not levels or not paths <= known:
+                continue
+            if longs:  # (written with a mark for each long string, then cut around the marks)
+                marked = json.dumps(_marked(item, iter(range(len(longs)))), ensure_ascii=False, separators=separators)
+                split = _MARK.split(marked)
+                if split[1::2] != [str(k) for k in range(len(longs))]:
+                    continue  # (a value of its own looks like a mark: in units)
+                around = tuple(split[::2])
+                text = "".join(around)
+            else:
+                text = json.dumps(item, ensure_ascii=False, separators=separators)
         except RecursionError:  # (too deep to write whole: in units)
             continue
-        if levels and len(text) <= WHOLE and paths <= known and _encodable(text):
-            out[j] = (_Whole(text, levels), *entries[j][1:])
+        if len(text) + len(longs) * (_LONG_STRING + 2) <= WHOLE and _encodable(text):
+            whole = _Whole(text, levels, tuple(longs), around) if longs else _Whole(text, levels)
+            out[j] = (whole, *entries[j][1:])
     return out
+
+
+_MARK = re.compile(r'"\\u0000(\d+)\\u0000"')  # a long string's place in a whole item's text (see _marked)
+
+
+def _marked(value: Any, number: Iterator[int]) -> Any:
+    """value with each string too long for a stage (see _shape) a mark in its place, numbered
+    in document order: `\x00<n>\x00`, which json.dumps writes `"\u0000<n>\u0000"`."""
+    kind = type(value)
+    if kind is dict:
+        return {name: _marked(item, number) for name, item in value.items()}
+    if kind is list:
+        return [_marked(item, number) for item in value]
+    if kind is str and len(value) > _LONG_STRING:
+        return f"\x00{next(number)}\x00"
+    return value
 
 
 _NESTS = (dict, list)
 
 
-def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None) -> int:
+def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None, longs: list[str] | None = None) -> int:
     """Add the key paths below a non-empty container (as _walk writes them after its own) to
     paths; return how deep it nests (one more than its deepest entry, 0 for a scalar or an
     empty one). Given the container's stage, 0 as soon as it holds what a later stage takes:
-    a string's characters past _LONG_STRING, an array's middle items ranked after the stage
-    (the middle of n items is ranked up to _MIDDLE + n - 8)."""
+    an array's middle items ranked after the stage (the middle of n items is ranked up to
+    _MIDDLE + n - 8), or a string's characters past _LONG_STRING, unless `longs` is given: then
+    such strings are added to it, in document order (their rest goes in pieces, see _chunked)."""
     if type(value) is dict:
         entries = [(f"{prefix}.{name}" if prefix else name, item) for name, item in value.items()]
         paths.update(path for path, _ in entries)
@@ -364,11 +456,13 @@ def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None)
     for path, item in entries:
         kind = type(item)
         if kind is str and stage is not None and len(item) > _LONG_STRING:
-            return 0
+            if longs is None:
+                return 0
+            longs.append(item)  # (its first characters with the item, the rest in pieces, last)
         if kind is _Gap and stage is not None:
             return 0  # (what a streaming pass left out is said in units)
         if (kind is dict or kind is list) and item:
-            nested = _shape(item, path, paths, stage)
+            nested = _shape(item, path, paths, stage, longs)
             if not nested:
                 return 0
             deepest = max(deepest, nested)

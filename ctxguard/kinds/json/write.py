@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ctxguard.kinds.json.units import _CLOSE, _OPEN, _STAGES, _Layout, _quoted, _Units
+from ctxguard.kinds.json.units import _CLOSE, _OPEN, _REST, _STAGES, _Layout, _quoted, _Units
 from ctxguard.tokens.base import Encoded
 from ctxguard.words import plural
 
@@ -62,6 +62,12 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
             continue
         if not chosen[i] and not (i == 0 and not layout.rows):  # (a document always shows its top)
             frame[2] += u.gaps.get(i, 1)  # (a streaming pass's gap: the entries it left out)
+            i = u.items.get(i, u.end[i]) + 1  # (a whole item in several units: past its last)
+            continue
+        if kind == _REST:  # a whole item's text after a long string: it goes on where it was
+            out.append(u.body[i])
+            if u.end[i] > i:
+                out.append(_string_rest(u, i, chosen))
             i = u.end[i] + 1
             continue
         flush(frame)
@@ -72,14 +78,7 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
             continue
         parts = [u.key[i], u.body[i]]
         if u.end[i] > i:  # a string in pieces: those chosen (always a first run), and the rest counted
-            left = u.chars[i] - _STAGES[0][3]
-            j = i + 1
-            while j <= u.end[i] and chosen[j]:
-                parts.append(u.body[j])
-                left -= u.chars[j]
-                j += 1
-            if left:
-                parts.append(f"... ({left} chars omitted)")
+            parts.append(_string_rest(u, i, chosen, close=False))
             if note is not None and u.parent[i] < 0 and not layout.rows:
                 parts.append(" " + _quoted(note))
             parts.append('"')
@@ -90,6 +89,23 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
     flush(frames[0], note if layout.rows else None)
     out.append("\n")
     return "".join(out)
+
+
+def _string_rest(u: _Units, i: int, chosen: Sequence[bool], close: bool = True) -> str:
+    """What follows unit i, which ends inside a string: its pieces chosen (always a first run),
+    the count of the characters left out, and (close) the closing quote."""
+    parts = []
+    left = u.chars[i] - u.heads.get(i, _STAGES[0][3])
+    j = i + 1
+    while j <= u.end[i] and chosen[j]:
+        parts.append(u.body[j])
+        left -= u.chars[j]
+        j += 1
+    if left:
+        parts.append(f"... ({left} chars omitted)")
+    if close:
+        parts.append('"')
+    return "".join(parts)
 
 
 def _note_object(says: str, colon: str) -> str:

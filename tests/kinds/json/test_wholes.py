@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 import pytest
@@ -130,13 +131,19 @@ def _wholes_checked(doc: dict[str, Any]) -> int:
     finally:
         units.WHOLE = saved
     openings = [i for i in range(len(each.kind)) if each.kind[i] == units._OPEN and each.depth[i] == 2]
-    items = [i for i in range(len(found.kind)) if found.depth[i] == 2 and found.kind[i] != units._CLOSE]
+    items = [i for i in range(len(found.kind)) if found.depth[i] == 2 and found.kind[i] in (units._OPEN, units._LEAF)]
     assert len(items) == len(openings) == len(doc["items"])
     wholes = 0
     for opening, i in zip(openings, items):
         if found.kind[i] == units._LEAF:
             wholes += 1
-            assert set(each.stage[opening : each.end[opening] + 1]) == {found.stage[i]}
+            stages = each.stage[opening : each.end[opening] + 1]
+            assert {stage for stage in stages if stage < units._TAILS} == {found.stage[i]}
+            # A long string's characters past the first 200: in the same pieces, at the same stages.
+            last = found.items.get(i, i)
+            assert sorted(stage for stage in stages if stage >= units._TAILS) == sorted(
+                found.stage[j] for j in range(i, last + 1) if found.kind[j] == units._PIECE_OF
+            )
     return wholes
 
 
@@ -159,3 +166,44 @@ def test_an_array_in_an_item_is_whole_from_the_stage_of_its_last_middle_item(n: 
     wholes = _wholes_checked(doc)
     stages = range(units._MIDDLE, units._MIDDLE + 33)
     assert wholes == sum(1 for stage in stages if n <= units._LONG_ARRAY or units._MIDDLE + n - 8 <= stage)
+
+
+OMITTED_TAIL = re.compile(r"^(.*)\.\.\. \((\d+) chars omitted\)$", re.S)
+
+
+@pytest.mark.parametrize("ratio", [0.9, 0.6, 0.3, 0.1])
+def test_a_whole_item_with_long_strings_shows_their_start_and_counts_the_rest(ratio: float) -> None:
+    """A middle item whose long strings are all a stage would cut is whole all the same: its
+    strings' first 200 characters with it, the rest in pieces, last, as a string's in units;
+    a string cut says how many characters it left out."""
+    rng = random.Random(3)
+    doc = {
+        "items": [
+            {
+                "id": i,
+                "note": " ".join(rng.choice(["alpha", "beta", "gamma"]) for _ in range(rng.randint(5, 90))),
+                "n": i,
+            }
+            for i in range(200)
+        ]
+    }
+    found = _walk([doc], _Layout(":", ",", False))
+    assert found.items and any(found.kind[j] == units._REST for j in found.items.values())
+    text = json.dumps(doc, indent=2)
+    raw = compress_text(text, 10**9, name="r.json")["raw_tokens"]
+    record = compress_text(text, int(raw * ratio), name="r.json")
+    kept = json.loads(record["content"])  # (valid JSON)
+    shown = [item for item in kept["items"] if "id" in item]
+    left_out = sum(int(item["_truncated"].split()[0]) for item in kept["items"] if "id" not in item)
+    assert shown and len(shown) + left_out == 200  # (every item shown or counted once)
+    for item in shown:
+        original = doc["items"][item["id"]]
+        assert set(item) == set(original) and item["n"] == original["n"]
+        cut = OMITTED_TAIL.match(item["note"])
+        if cut is None:
+            assert item["note"] == original["note"]
+        else:
+            start, left = cut.group(1), int(cut.group(2))
+            assert (
+                original["note"].startswith(start) and len(start) >= 16 and len(start) + left == len(original["note"])
+            )

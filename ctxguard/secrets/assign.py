@@ -239,6 +239,8 @@ def _inline(match: re.Match[str], body: str, lead: int, paren: int) -> Generator
     value, start = match.group("value"), match.start("value")
     first = match.start() <= lead  # at the line's start, `_leading` reads it
     secret = None if first or value.startswith("=") else classify(name)
+    if secret is None:
+        return start  # (nothing to cut: `id=375441`, the name of no secret)
     before = body[match.start() - 1] if match.start() else ""
     stops = {"?": "&#", "&": "&#", ";": ";", ",": ",)}", "{": ",}", "(": ",)", "[": ",]"}.get(before, "")
     cut = min((i for i in (value.find(c) for c in stops + "\\") if i >= 0), default=len(value))
@@ -247,7 +249,7 @@ def _inline(match: re.Match[str], body: str, lead: int, paren: int) -> Generator
     if code:
         value = re.split(r"[),;\]}]", value, maxsplit=1)[0]
     value = value.rstrip(",);]}:")
-    if secret is not None and len(value) >= 3 and _secret(secret, value, quoted=False, code=code, words=parts(name)):
+    if len(value) >= 3 and _secret(secret, value, quoted=False, code=code, words=parts(name)):
         yield start, start + len(value), secret.kind
         return start + len(value)
     return start

@@ -9,6 +9,7 @@ be the last meaningful part, so `PASSWORD_MIN_LENGTH`, `token_url`, `TOKEN_HEADE
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -105,9 +106,11 @@ def parts(name: str) -> list[str]:
     return [p.lower() for p in _PARTS.split(name) if p]
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def classify(name: str) -> SecretName | None:
     """The secret a name holds, or None for a name of something else. A dotted name is read by
-    its last segment (`spring.datasource.password`; `Token.String.Symbol` is a symbol)."""
+    its last segment (`spring.datasource.password`; `Token.String.Symbol` is a symbol).
+    (Remembered: a log or a report names the same few keys on line after line.)"""
     if "::" in name:
         return None  # `AWS::IAM::AccessKey`: a type's name
     words = parts(name.rsplit(".", 1)[-1] if "." in name.strip(".") else name)

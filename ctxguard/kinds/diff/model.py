@@ -205,10 +205,10 @@ class DiffDoc:
             for f, bodies in zip(self.parsed.files, self.parsed.bodies)
         ]
 
-    @cached_property
     def said(self) -> dict[str | None, dict[str, int]]:
         """Per language, what each changed line the probes read says (its bits): the plan asks
-        the same of the same lines. (Keyed by the classified lines themselves: no text more.)"""
+        the same of the same lines. (Keyed by the classified lines themselves: no text more;
+        made for each plan and let go with it, not held by the document.)"""
         found: dict[str | None, dict[str, int]] = {}
         for f in self.classified or ():
             said = found.setdefault(f.language, {})

@@ -87,7 +87,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     sink behind other files' when it holds tests or docs, and further when it is a lockfile or
     generated. No line is shown without its file header and its hunk header."""
     lines = ended(encoded.text.splitlines(keepends=True))
-    reader = DiffReader(said=doc.said)  # (what the probes read of its changed lines)
+    reader = DiffReader(said=doc.said())  # (what the probes read of its changed lines)
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
     anchors: list[tuple[int, ...]] = []

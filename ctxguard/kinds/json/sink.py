@@ -24,7 +24,7 @@ from ctxguard.kinds.base import Probe
 from ctxguard.kinds.json.model import JsonDoc
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import KeyPaths
-from ctxguard.kinds.json.units import _ERRORS, _facts, _fails, _Gap
+from ctxguard.kinds.json.units import _ERRORS, _Clipped, _facts, _fails, _Gap
 from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, Sink
 from ctxguard.options import Options
 from ctxguard.plan import Plan
@@ -178,6 +178,8 @@ class JsonSink:
         self._paths: dict[str, None] = {}
         self.failed: str | None = None  # why the text is not JSON, once it is known
         self.omitted = 0  # entries the pass left out
+        self.clipped = 0  # strings it cut to their first STRING_CHARS characters
+        self._fed = False
 
     def take(self, number: int, line: str) -> None:
         self.text.take(number, line)
@@ -185,6 +187,9 @@ class JsonSink:
     def feed(self, text: str) -> None:
         if self.failed is not None:
             return
+        if not self._fed:
+            self._fed = True
+            text = text.removeprefix("\ufeff")  # (a byte order mark is no JSON: read past, as a small file's)
         data = text.encode("utf-8", "surrogatepass")
         for start in range(0, len(data), SLICE):  # (a block of indented JSON runs to 16 MB: its
             try:  # events, read a slice at a time, stay few)
@@ -235,7 +240,8 @@ class JsonSink:
                 stack[-1].add(done, size + 2)
             else:
                 if event == "string" and len(value) > STRING_CHARS:
-                    value = f"{value[:STRING_CHARS]}... ({len(value) - STRING_CHARS} chars omitted)"
+                    value = _Clipped(value[:STRING_CHARS], len(value))  # (the cut counts what it left out)
+                    self.clipped += 1
                 size = len(value) + 2 if type(value) is str else 8
                 room.kept += size
                 frame.add(value, size)
@@ -250,12 +256,16 @@ class JsonSink:
         assert type(top) is _Array
         values, _ = top.done()
         rows = top.n > 1
-        if rows:
-            text = "\n".join(json.dumps(v, ensure_ascii=False, default=_gap_note) for v in values) + "\n"
-        else:
-            text = json.dumps(values[0], ensure_ascii=False, default=_gap_note, separators=(",", ":")) + "\n"
-        doc = JsonDoc(text, (values, rows, []))
-        return plan(doc, tokenizer.encode(text), tokenizer, self.task).but(total=tokens)
+        try:
+            if rows:
+                text = "\n".join(json.dumps(v, ensure_ascii=False, default=_gap_note) for v in values) + "\n"
+            else:
+                text = json.dumps(values[0], ensure_ascii=False, default=_gap_note, separators=(",", ":")) + "\n"
+            doc = JsonDoc(text, (values, rows, []))
+            return plan(doc, tokenizer.encode(text), tokenizer, self.task).but(total=tokens)
+        except RecursionError:  # (as a small file nested too deeply to parse)
+            self.failed = "JSON nested too deeply to cut as JSON; cut as text"
+            return None
 
     def offered(self, lines: int, mode: str) -> Offered:
         return self.text.offered(lines, mode)
@@ -271,8 +281,14 @@ class JsonSink:
     def notes(self) -> list[str]:
         if self.failed is not None:
             return [self.failed, *self.text.notes()]
-        entries = "1 entry" if self.omitted == 1 else f"{self.omitted} entries"
-        return [f"{entries} of arrays and objects left out while streaming, said in place"]
+        said = []
+        if self.omitted:
+            entries = "1 entry" if self.omitted == 1 else f"{self.omitted} entries"
+            said.append(f"{entries} of arrays and objects left out while streaming, said in place")
+        if self.clipped:
+            strings = "1 string" if self.clipped == 1 else f"{self.clipped} strings"
+            said.append(f"{strings} cut to their first {STRING_CHARS} characters while streaming, said in place")
+        return said
 
     def files(self) -> tuple[Listed, ...] | None:
         return None

@@ -195,12 +195,12 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 add((_LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after))
             else:
                 _chunked(value, key, parent, stage, depth, after, rows, end, heads=u_heads, items=u_items)
-        elif kind is str and len(value) > _STAGES[0][3]:
+        elif (kind is str or kind is _Clipped) and len(value) > _STAGES[0][3]:
             ends = _string_ends(len(value))
             head = '"' + _quoted(value[: ends[0]])
             if parent in records:
                 records[parent].append(i)
-            add((_LEAF, key, head, parent, len(value), stage, depth, key + head))
+            add((_LEAF, key, head, parent, _length(value), stage, depth, key + head))
             for n, (a, b) in enumerate(zip(ends, ends[1:])):
                 more = n + 1 - len(_STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
                 piece = _quoted(value[a:b])
@@ -257,9 +257,8 @@ def _chunked(
         body = text + head
         heads[i] = _LONG_STRING
         written = (key if i == first else '"') + body
-        rows.append(
-            (_LEAF if i == first else _REST, key if i == first else "", body, parent, len(value), stage, depth, written)
-        )
+        kind = _LEAF if i == first else _REST
+        rows.append((kind, key if i == first else "", body, parent, _length(value), stage, depth, written))
         ends = _string_ends(len(value))
         pieces = [(a, b) for a, b in zip(ends, ends[1:]) if a >= _LONG_STRING]
         for n, (a, b) in enumerate(pieces):
@@ -429,7 +428,7 @@ def _marked(value: Any, number: Iterator[int]) -> Any:
         return {name: _marked(item, number) for name, item in value.items()}
     if kind is list:
         return [_marked(item, number) for item in value]
-    if kind is str and len(value) > _LONG_STRING:
+    if (kind is str or kind is _Clipped) and len(value) > _LONG_STRING:
         return f"\x00{next(number)}\x00"
     return value
 
@@ -455,7 +454,7 @@ def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None,
     deepest = 0
     for path, item in entries:
         kind = type(item)
-        if kind is str and stage is not None and len(item) > _LONG_STRING:
+        if (kind is str or kind is _Clipped) and stage is not None and len(item) > _LONG_STRING:
             if longs is None:
                 return 0
             longs.append(item)  # (its first characters with the item, the rest in pieces, last)
@@ -479,6 +478,23 @@ def _encodable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+class _Clipped(str):
+    """A string a streaming pass kept the start of (see ctxguard.kinds.json.sink): cut like any
+    long string, its characters left out counted from its whole length."""
+
+    total: int
+
+    def __new__(cls, start: str, total: int) -> _Clipped:
+        clipped = super().__new__(cls, start)
+        clipped.total = total
+        return clipped
+
+
+def _length(value: str) -> int:
+    """A string's characters, a clipped one's all of them."""
+    return value.total if type(value) is _Clipped else len(value)
 
 
 @dataclass(frozen=True)

@@ -129,3 +129,28 @@ def test_the_pass_keeps_within_its_room(monkeypatch: pytest.MonkeyPatch) -> None
     assert sink.failed is None and most <= room + 4096
     plan = sink.planned(10**6, tokenizer)
     assert plan is not None and plan.total == 10**6
+
+
+def test_a_streamed_string_cut_by_the_pass_counts_all_it_left_out(small_stream: None, tmp_path: Path) -> None:
+    """The pass keeps a long string's first 4,096 characters; the cut says how many of the
+    whole string it left out, not of what the pass kept."""
+    path = tmp_path / "logs.json"
+    path.write_text(json.dumps({"log": "x" * 50_000, "rows": [{"n": i, "out": "y" * 9000} for i in range(20)]}))
+    record = compress_file(path, 800)
+    kept = json.loads(record["content"])
+    cut = re.fullmatch(r"(x*)\.\.\. \((\d+) chars omitted\)", kept["log"])
+    assert cut is not None and len(cut.group(1)) + int(cut.group(2)) == 50_000
+    assert any("strings cut to their first 4096 characters" in note for note in record["notes"])
+
+
+def test_a_big_file_with_a_byte_order_mark_is_json_and_one_nested_too_deeply_is_text(
+    small_stream: None, tmp_path: Path
+) -> None:
+    marked = tmp_path / "bom.json"
+    marked.write_text("\ufeff" + json.dumps({"rows": [{"n": i} for i in range(5000)]}))
+    record = compress_file(marked, 500)
+    assert json.loads(record["content"])["rows"][0] == {"n": 0}
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 30_000 + "1" + "]" * 30_000)
+    record = compress_file(deep, 500)  # (no traceback: cut as text, and said)
+    assert record["tier"] == 3 and any("nested too deeply" in note for note in record["notes"])

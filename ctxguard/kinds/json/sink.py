@@ -49,8 +49,8 @@ class _Room:
         self.kept = 0
         self.most = most
 
-    def full(self, more: int = 0) -> bool:
-        return self.kept + more > self.most
+    def full(self) -> bool:
+        return self.kept > self.most
 
 
 class _Array:

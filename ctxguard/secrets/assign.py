@@ -23,7 +23,10 @@ Span = tuple[int, int, str]
 
 _NAME = r"[$@]?[A-Za-z_][\w.-]*(?:::[\w.-]+)*"
 _SEP = r"(?P<sep>=>|:::=|::=|:=|\?\?=|\?=|\.=|\+=|!==?|===?|=|:)"
-_QUOTED = r"(?:[rRbBuUfF]{1,2}(?=[\"'])|@(?=\"))?(?P<q>[\"'`])(?P<value>(?:(?!(?P=q))[^\\]|\\.)*?)(?P=q)"
+# The value: runs of characters that are no quote and no backslash (each taken whole, never
+# given back), quotes of another kind, escaped characters; it ends at the first quote of its own
+# kind not escaped. (Every character has one way in: no backtracking over a run that fails.)
+_QUOTED = r"(?:[rRbBuUfF]{1,2}(?=[\"'])|@(?=\"))?(?P<q>[\"'`])(?P<value>(?:[^\\\"'`]++|(?!(?P=q))[\"'`]|\\.)*?)(?P=q)"
 
 # `name = "v"`, `"name": "v"`, `NAME ?= "v"`, `$name .= "v"`, `env["NAME"] = "v"`,
 # `var name T = "v"`, `name: T = "v"` (the type is `type`; in `String name = "v"` the name is).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import sys
 
 import pytest
@@ -302,6 +303,44 @@ def test_the_comparison_and_escaped_readers_are_skipped_only_where_they_cannot_m
     assert len(matched) > len(escaped) // 2 and all(assign._SEP_ESCAPED.search(line) for line in matched)
     report = '{"longrepr": "assert 1 == 2\\nE  AssertionError", "token_count": 3}'
     assert assign._QUOTE_COMPARED.search(report) is None and assign._SEP_ESCAPED.search(report) is None
+
+
+def _quoted_by_hand(text: str, start: int) -> str | None:
+    """The value of a literal opening at text[start]: up to its first quote of the same kind
+    that no backslash escapes (None if it never closes)."""
+    quote, i = text[start], start + 1
+    while i < len(text):
+        if text[i] == "\\":
+            if i + 1 >= len(text) or text[i + 1] == "\n":
+                return None  # (`.` takes no line break)
+            i += 2
+        elif text[i] == quote:
+            return text[start + 1 : i]
+        else:
+            i += 1
+    return None
+
+
+def test_a_quoted_value_ends_at_its_own_quote_not_escaped() -> None:
+    """The readers' literal (runs taken whole, for speed) reads what a literal is, checked by
+    hand on random texts of quotes, backslashes and words; and a value that never closes costs
+    one pass, not one per way to split its runs."""
+    from ctxguard.secrets import assign
+
+    literal = re.compile(assign._QUOTED)
+    rng = random.Random(3)
+    pieces = ['"', "'", "`", "\\", "ab", " ", "\n", "é"]
+    checked = 0
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        for start, char in enumerate(text):
+            if char in "\"'`":
+                found = literal.match(text, start)
+                expected = _quoted_by_hand(text, start)
+                assert (found.group("value") if found else None) == expected, (text, start)
+                checked += 1
+    assert checked > 40_000
+    assert redact('password = "' + "a b" * 30_000 + "\n").text.startswith("password =")  # (returns)
 
 
 # --- properties: any name ending in a secret word; JSON that still parses; code that stays ----

@@ -154,3 +154,34 @@ def test_a_big_file_with_a_byte_order_mark_is_json_and_one_nested_too_deeply_is_
     deep.write_text("[" * 30_000 + "1" + "]" * 30_000)
     record = compress_file(deep, 500)  # (no traceback: cut as text, and said)
     assert record["tier"] == 3 and any("nested too deeply" in note for note in record["notes"])
+
+
+def test_a_bundle_streams_a_big_report_and_keeps_its_failures(small_stream: None, tmp_path: Path) -> None:
+    """`ctxguard bundle` with a JSON report over the threshold: streamed, valid JSON within its
+    budget, its failing tests shown, the work tree untouched."""
+    from ctxguard.main import main
+    from tests.gitrepo import Repo
+    from tests.test_hostile import SCHEMA
+
+    repo = Repo(tmp_path / "repo")
+    repo.write(
+        ".ctxguard.yaml",
+        "version: 1\nfail_on: never\ntotal_budget: 3000\nartifacts:\n"
+        '  - name: report\n    paths: ["reports/*.json"]\n    budget: 2000\n',
+    )
+    repo.write("app.py", "def main():\n    return 1\n")
+    repo.commit("initial")
+    repo.write("reports/report.json", json.dumps(_report(3000)))
+    before = repo.snapshot()
+    assert main(["bundle", "--repo", str(repo.path)]) == 0
+    assert repo.snapshot() == before
+    bundle = json.loads((repo.path / ".git/ctxguard/bundle.json").read_text())
+    jsonschema.validate(bundle, SCHEMA)
+    (report,) = bundle["artifacts"]
+    assert any(note.startswith("streamed:") for note in report["notes"])
+    assert report["compacted_tokens"] <= report["budget"]
+    kept = json.loads(report["content"])
+    assert {item["nodeid"] for item in kept["tests"] if item.get("outcome") == "failed"} == {
+        "tests/test_m.py::test_1000",
+        "tests/test_m.py::test_2000",
+    }

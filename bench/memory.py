@@ -8,8 +8,8 @@ For each size (MB) and type, writes a generated artifact to a temporary folder, 
 RSS (ru_maxrss of the child), peak / input size, and seconds per MB (linear time means a
 constant s/MB). Baseline in the same run: the peak and time of a process that only reads the
 file and encodes it with tiktoken (`encode_ordinary`), the floor for any exact counter that
-holds the text and its tokens. Logs over 32 MB are streamed (ctxguard/stream.py); diffs are not,
-so do not ask for a 1 GB diff on a machine with less than ~50 GB of memory.
+holds the text and its tokens. Logs, diffs and JSON over 32 MB are streamed
+(ctxguard/engine/stream.py): their peak grows with the budget, not the file.
 
 --generated: the artifacts of bench/scaling.py instead (any of diff, log, json, markdown; sizes
 in MB of 2**20 bytes), and with --ratio the budget is that share of the raw tokens: issue 37's
@@ -61,7 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10,100")
     parser.add_argument("--budget", type=int, default=8000)
-    parser.add_argument("--types", default="log,diff", help="log and/or diff (diffs are not streamed)")
+    parser.add_argument("--types", default="log,diff", help="log and/or diff (with --generated: json, markdown too)")
     parser.add_argument("--generated", action="store_true", help="bench/scaling.py's artifacts, of any type")
     parser.add_argument("--ratio", type=float, help="with --generated: the budget as this share of raw tokens")
     args = parser.parse_args()

@@ -22,20 +22,21 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ctxguard.engine import probes
 from ctxguard.engine.packer import pack
 from ctxguard.engine.tiers import marker
+from ctxguard.kinds.base import Probe
 from ctxguard.kinds.classify import classify
 from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Offered, Sink, Taker
 from ctxguard.options import Options
 from ctxguard.plan import MAX_LINE, Plan, Unit, hole
 from ctxguard.read import NOT_TEXT_LIMIT, BinaryData, not_text_share
-from ctxguard.record import Record
+from ctxguard.record import Listed, Record
 from ctxguard.secrets.redact import note, redact
 from ctxguard.tokens.base import Tokenizer, warning_line
 from ctxguard.tokens.exact import last_clean_break
@@ -205,7 +206,52 @@ def prepare(
     sink = make(tokenizer, budget, options)
     state = scan(path, tokenizer, sink, secrets=secrets)
     sink.close()
+    other = sink.instead()
+    if other is not None:  # (JSON that did not parse: streamed again as text, and said)
+        make = KINDS[other].sink
+        assert make is not None, other
+        again = make(tokenizer, budget, options)
+        state = scan(path, tokenizer, again, secrets=secrets)
+        again.close()
+        return state, _Instead(again, sink.notes())
     return state, sink
+
+
+class _Instead:
+    """A file streamed again as another kind: that kind's sink, and what the first pass said."""
+
+    def __init__(self, sink: Sink, said: list[str]) -> None:
+        self.sink, self.said = sink, said
+
+    def feed(self, text: str) -> None:
+        self.sink.feed(text)
+
+    def take(self, number: int, line: str) -> None:
+        self.sink.take(number, line)
+
+    def close(self) -> None:
+        self.sink.close()
+
+    def instead(self) -> str | None:
+        return None
+
+    def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
+        return self.sink.planned(tokens, tokenizer)
+
+    def offered(self, lines: int, mode: str) -> Offered:
+        return self.sink.offered(lines, mode)
+
+    def prefix(self, room: int, tokenizer: Tokenizer, mode: str) -> str:
+        return self.sink.prefix(room, tokenizer, mode)
+
+    def probes(self) -> Sequence[Probe]:
+        return self.sink.probes()
+
+    def notes(self) -> list[str]:
+        return [*self.said, *self.sink.notes()]
+
+    def files(self) -> tuple[Listed, ...] | None:
+        return self.sink.files()
 
 
 def finish(

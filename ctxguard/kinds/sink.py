@@ -33,6 +33,10 @@ class Taker(Protocol):
 class Sink(Taker, Protocol):
     """Takes the lines of one pass, keeps what the cut may show."""
 
+    def instead(self) -> str | None:
+        """After the pass: the kind to stream the file again as (JSON that did not parse: text),
+        or None: this sink cuts it."""
+
     def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
         """The plan of what the sink kept, standing for the file's `tokens`, for a sink that
         cuts in its own syntax (JSON); None: the cut packs the offered lines."""

@@ -77,6 +77,9 @@ class DiffSink:
     def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
         return None  # (its offered lines are cut)
 
+    def instead(self) -> str | None:
+        return None  # (it cuts what it read)
+
     def close(self) -> None:
         """The last file's stats are final: call after the pass."""
         if self.stat is not None:

@@ -8,8 +8,8 @@ run of items between them a gap that says how many it stands for; of every objec
 until the object's share of the room is spent (then a count of the keys left out); of every
 string its first STRING_CHARS characters. The kept document goes to the JSON plan, whose cut
 says every gap in place (`{"_truncated": "N items omitted"}`), so what the pass left out reads as
-what the cut left out. A file that does not parse as JSON is cut as text: the text kind's sink takes
-its lines all along (as the plan of a small file that does not parse is the text kind's).
+what the cut left out. A file that does not parse as JSON is streamed again and cut as text (as the
+plan of a small file that does not parse is the text kind's): the pass says so (`instead`).
 """
 
 from __future__ import annotations
@@ -19,13 +19,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from ctxguard.kinds import text as plain
 from ctxguard.kinds.base import Probe
 from ctxguard.kinds.json.model import JsonDoc
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import KeyPaths
 from ctxguard.kinds.json.units import _ERRORS, _Clipped, _facts, _fails, _Gap
-from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, Sink
+from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered
 from ctxguard.options import Options
 from ctxguard.plan import Plan
 from ctxguard.record import Listed
@@ -37,6 +36,7 @@ LEAST_ROOM = 1 << 20  # bytes kept at least, whatever the budget
 HEAD, TAIL = 5, 2  # an array's first and last items kept whatever the room (the plan's stages)
 PATHS = 20_000  # key paths kept for the probes, at most
 SLICE = 1 << 18  # bytes parsed at a time
+DEEPEST = 512  # levels a kept document may nest (written and cut with Python's recursion)
 _GAP_KEY = "_ctxguard_omitted"  # the key an object's left-out keys are counted under (never shown)
 
 
@@ -168,7 +168,6 @@ class JsonSink:
     def __init__(self, tokenizer: Tokenizer, budget: int = 0, options: Options = Options()) -> None:
         import ijson  # (only a big JSON file needs it)
 
-        self.text: Sink = plain.sink(tokenizer, budget, options)  # (the cut, if the file is not JSON: as text)
         self.task = task_words(options.task)
         self.room = _Room(max(LEAST_ROOM, ROOM_BYTES_PER_TOKEN * budget))
         self._events: list[tuple[str, Any]] = []
@@ -182,7 +181,7 @@ class JsonSink:
         self._fed = False
 
     def take(self, number: int, line: str) -> None:
-        self.text.take(number, line)
+        """(It reads the text whole, see feed.)"""
 
     def feed(self, text: str) -> None:
         if self.failed is not None:
@@ -198,9 +197,10 @@ class JsonSink:
                 self.failed = f"not valid JSON ({type(exc).__name__}); cut as text"
                 return
             self._read()
+            if self.failed is not None:
+                return
 
     def close(self) -> None:
-        self.text.close()
         if self.failed is not None:
             return
         try:
@@ -209,6 +209,8 @@ class JsonSink:
             self.failed = f"not valid JSON ({type(exc).__name__}); cut as text"
             return
         self._read()
+        if self.failed is not None:
+            return
         top = self._stack[0]
         if len(self._stack) != 1 or type(top) is not _Array or not top.n:
             self.failed = "not valid JSON (it ends inside a value); cut as text"
@@ -223,6 +225,9 @@ class JsonSink:
                 if len(paths) < PATHS:
                     paths.setdefault(f"{where[-1]}.{value}" if where[-1] else value)
             elif event == "start_map" or event == "start_array":
+                if len(stack) > DEEPEST:
+                    self.failed = "JSON nested too deeply to cut as JSON; cut as text"
+                    break
                 if len(stack) == 1:
                     path = ""  # (a top-level value, or a row)
                 elif type(frame) is _Array:
@@ -267,20 +272,22 @@ class JsonSink:
             self.failed = "JSON nested too deeply to cut as JSON; cut as text"
             return None
 
+    def instead(self) -> str | None:
+        """The text kind, when the file is not JSON after all: the engine streams it again so."""
+        return "text" if self.failed is not None else None
+
     def offered(self, lines: int, mode: str) -> Offered:
-        return self.text.offered(lines, mode)
+        return {}  # (it gives its own plan, or the file is streamed again as text)
 
     def prefix(self, room: int, tokenizer: Tokenizer, mode: str) -> str:
-        return self.text.prefix(room, tokenizer, mode)
+        return ""
 
     def probes(self) -> Sequence[Probe]:
-        if self.failed is not None:
-            return self.text.probes()
         return KeyPaths(set(self._paths))  # (measured as the JSON kind's: parsed, a set of key paths)
 
     def notes(self) -> list[str]:
         if self.failed is not None:
-            return [self.failed, *self.text.notes()]
+            return [self.failed]
         said = []
         if self.omitted:
             entries = "1 entry" if self.omitted == 1 else f"{self.omitted} entries"

@@ -180,6 +180,9 @@ class LogSink:
     def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
         return None  # (its offered lines are cut)
 
+    def instead(self) -> str | None:
+        return None  # (it cuts what it read)
+
     def close(self) -> None:
         pass
 

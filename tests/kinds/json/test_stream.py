@@ -154,6 +154,7 @@ def test_a_big_file_with_a_byte_order_mark_is_json_and_one_nested_too_deeply_is_
     deep.write_text("[" * 30_000 + "1" + "]" * 30_000)
     record = compress_file(deep, 500)  # (no traceback: cut as text, and said)
     assert record["tier"] == 3 and any("nested too deeply" in note for note in record["notes"])
+    assert "[TRUNCATED: content exceeds budget" in record["content"]  # (one line 120 times the room: its text's cut)
 
 
 def test_a_bundle_streams_a_big_report_and_keeps_its_failures(small_stream: None, tmp_path: Path) -> None:

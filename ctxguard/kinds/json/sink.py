@@ -15,8 +15,9 @@ plan of a small file that does not parse is the text kind's): the pass says so (
 from __future__ import annotations
 
 import collections
+import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ctxguard.kinds.base import Probe
@@ -190,30 +191,28 @@ class JsonSink:
             self._fed = True
             text = text.removeprefix("\ufeff")  # (a byte order mark is no JSON: read past, as a small file's)
         data = text.encode("utf-8", "surrogatepass")
-        for start in range(0, len(data), SLICE):  # (a block of indented JSON runs to 16 MB: its
-            try:  # events, read a slice at a time, stay few)
-                self._parser.send(data[start : start + SLICE])
-            except Exception as exc:  # (ijson's errors: the text is not JSON)
-                self.failed = f"not valid JSON ({type(exc).__name__}); cut as text"
-                return
-            self._read()
-            if self.failed is not None:
+        # (A block of indented JSON runs to 16 MB: read a slice at a time, its events stay few.)
+        for start in range(0, len(data), SLICE):
+            if not self._parsed(functools.partial(self._parser.send, data[start : start + SLICE])):
                 return
 
     def close(self) -> None:
-        if self.failed is not None:
-            return
-        try:
-            self._parser.close()
-        except Exception as exc:  # (ijson's errors: the text is not JSON)
-            self.failed = f"not valid JSON ({type(exc).__name__}); cut as text"
-            return
-        self._read()
-        if self.failed is not None:
+        if self.failed is not None or not self._parsed(self._parser.close):
             return
         top = self._stack[0]
         if len(self._stack) != 1 or type(top) is not _Array or not top.n:
             self.failed = "not valid JSON (it ends inside a value); cut as text"
+
+    def _parsed(self, step: Callable[[], object]) -> bool:
+        """Run one step of the parser (a slice sent, or the end) and read the events it gave;
+        False once the text is known to be no JSON this sink cuts."""
+        try:
+            step()
+        except Exception as exc:  # (ijson's errors: the text is not JSON)
+            self.failed = f"not valid JSON ({type(exc).__name__}); cut as text"
+            return False
+        self._read()
+        return self.failed is None
 
     def _read(self) -> None:
         """Build what is kept from the events parsed so far."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ctxguard.engine import stream
+from ctxguard.kinds.sink import Taker
 from ctxguard.read import decode, not_regular
 from ctxguard.record import Record, Referenced
 from ctxguard.secrets.redact import note, redact
@@ -80,14 +81,11 @@ def describe(path: Path, name: str, tokenizer: Tokenizer, secrets: bool = True) 
     )
 
 
-class _First:
+class _First(Taker):
     """A stream sink that keeps a file's first lines."""
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-
-    def feed(self, text: str) -> None:
-        """(Lines are all it reads.)"""
 
     def take(self, number: int, line: str) -> None:
         if len(self.lines) < PREVIEW_LINES:

@@ -277,10 +277,7 @@ def finish(
         content = warning + cut(
             sink.offered(state.lines, options.tier3), state.lines, state.tokens, room, tokenizer, prefix
         )
-    found = sink.probes()
-    kept = probes.measure(
-        kind, "", content, found if isinstance(found, probes.KeyPaths) else list(dict.fromkeys(found))
-    )
+    kept = probes.measure(kind, "", content, sink.probes())
     notes = [
         f"streamed: {path.stat().st_size} bytes in one pass; tier 2 is not attempted for "
         f"artifacts over {STREAM_BYTES // (1024 * 1024)} MB"

@@ -21,11 +21,13 @@ Offered = dict[int, tuple[float, int, str, tuple[int, ...]]]
 
 
 class Taker(Protocol):
-    """What a scan hands each block of text, then each of its lines, to."""
+    """What a scan hands each block of text, then each of its lines, to. (A class that names
+    it as its base gets the defaults below: most read lines only.)"""
 
     def feed(self, text: str) -> None:
         """The pass's next block of text, whole (redacted), before its lines are taken: for a
-        sink that reads the text itself (JSON's parser)."""
+        sink that reads the text itself (JSON's parser); by default, nothing."""
+        return None
 
     def take(self, number: int, line: str) -> None: ...
 
@@ -35,11 +37,13 @@ class Sink(Taker, Protocol):
 
     def instead(self) -> str | None:
         """After the pass: the kind to stream the file again as (JSON that did not parse: text),
-        or None: this sink cuts it."""
+        or None (the default): this sink cuts it."""
+        return None
 
     def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
         """The plan of what the sink kept, standing for the file's `tokens`, for a sink that
-        cuts in its own syntax (JSON); None: the cut packs the offered lines."""
+        cuts in its own syntax (JSON); None (the default): the cut packs the offered lines."""
+        return None
 
     def close(self) -> None:
         """The pass is over (a diff's last file is complete)."""
@@ -51,7 +55,7 @@ class Sink(Taker, Protocol):
         """What the cut shows before the lines, within room (a diff's file list)."""
 
     def probes(self) -> Sequence[Probe]:
-        """The facts of the file the cut should keep."""
+        """The facts of the file the cut should keep, each once."""
 
     def notes(self) -> list[str]:
         """What the record says about what the pass could not keep."""

@@ -11,9 +11,9 @@ from ctxguard.kinds.definitions import definition_name
 from ctxguard.kinds.diff.lines import DiffReader, error_message
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.diff.plan import ASKED, TURN, file_listing, turn_of
-from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, offer
+from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, Sink, offer
 from ctxguard.kinds.sink import clip_streamed as _clip
-from ctxguard.plan import Plan, shown_listing
+from ctxguard.plan import shown_listing
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import mentions
@@ -32,7 +32,7 @@ class _Count:
     status: str = "modified"
 
 
-class DiffSink:
+class DiffSink(Sink):
     """Diffs: file stats and headers, definitions and error lines, the first changes of each file."""
 
     def __init__(self, budget: int = 0, task: frozenset[str] = frozenset()) -> None:
@@ -70,15 +70,6 @@ class DiffSink:
     def _probe(self, kind: str, value: str) -> None:
         if len(self.found) < MAX_OFFERED:
             self.found[Probe(kind, value)] = None
-
-    def feed(self, text: str) -> None:
-        """(Lines are all it reads.)"""
-
-    def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
-        return None  # (its offered lines are cut)
-
-    def instead(self) -> str | None:
-        return None  # (it cuts what it read)
 
     def close(self) -> None:
         """The last file's stats are final: call after the pass."""

@@ -43,6 +43,8 @@ class _Units:
         paths: dict[int, str],
         deepest: int,  # the deepest level inside a whole item (see _Whole)
         gaps: dict[int, int] | None = None,
+        heads: set[int] | None = None,
+        items: dict[int, int] | None = None,
     ) -> None:
         columns = list(map(list, zip(*rows))) or [[] for _ in range(8)]
         self.kind: list[int] = columns[0]
@@ -58,8 +60,10 @@ class _Units:
         self.paths = paths  # an object's member: its key path (as the probes write it)
         self.deepest = max(max(self.depth, default=0), deepest)  # the document's deepest level
         self.gaps = gaps or {}  # a unit standing for entries a streaming pass left out: how many
-        self.heads: dict[int, int] = {}  # a whole item's unit ending inside a long string: its characters shown
-        self.items: dict[int, int] = {}  # a whole item's first unit, when it has several: its last
+        # A whole item's units that end inside a long string (its first _LONG_STRING characters
+        # shown), and its first unit, when it has several: its last.
+        self.heads = heads or set()
+        self.items = items or {}
 
 
 def _item_stage(i: int, n: int, spread: list[int]) -> float:
@@ -108,12 +112,21 @@ def _string_ends(n: int) -> list[int]:
 def _quoted(text: str) -> str:
     """A string's characters as JSON writes them between the quotes (UTF-8 kept; a lone
     surrogate escaped, as it cannot be written)."""
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return json.dumps(text)[1:-1]
+    if not _encodable(text):
+        return json.dumps(text)[1:-1]
     return encode_basestring(text)[1:-1]
+
+
+def _encodable(text: str) -> bool:
+    """Whether text can be written as UTF-8 (json.dumps with ensure_ascii=False leaves a lone
+    surrogate in, which it cannot)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _scalar(value: Any) -> str:
@@ -136,8 +149,8 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
     paths: dict[int, str] = {}  # object members: their key path
     deepest = 0  # the deepest level inside a whole item
     gaps: dict[int, int] = {}
-    u_heads: dict[int, int] = {}
-    u_items: dict[int, int] = {}
+    heads: set[int] = set()
+    items: dict[int, int] = {}
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
     top = [
         (value, "", _item_stage(k, len(tops), spread) if layout.rows else 0, "", False) for k, value in enumerate(tops)
@@ -194,7 +207,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             if not value.longs:
                 add((_LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after))
             else:
-                _chunked(value, key, parent, stage, depth, after, rows, end, heads=u_heads, items=u_items)
+                _chunked(value, key, parent, stage, depth, after, rows, end, heads, items)
         elif (kind is str or kind is _Clipped) and len(value) > _STAGES[0][3]:
             ends = _string_ends(len(value))
             head = '"' + _quoted(value[: ends[0]])
@@ -224,9 +237,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             if parent in records:
                 records[parent].append(i)
             add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
-    found = _Units(rows, end, records, paths, deepest, gaps)
-    found.heads, found.items = u_heads, u_items
-    return found
+    return _Units(rows, end, records, paths, deepest, gaps, heads, items)
 
 
 def _chunked(
@@ -238,14 +249,14 @@ def _chunked(
     after: str,
     rows: list[tuple[int, str, str, int, int, float, int, str]],
     end: list[int],
-    heads: dict[int, int],
+    heads: set[int],
     items: dict[int, int],
 ) -> None:
     """A whole item with long strings as units: the item's text up to each long string's first
     _LONG_STRING characters (the first a _LEAF, the others _REST, each shown with the first),
     each followed by the string's other characters in pieces, last (as a string's in units).
-    A unit ending inside a string counts the characters it shows (heads); the item's first
-    unit knows its last (items), where the writer goes on when the item is left out."""
+    A unit ending inside a string is a head (it shows _LONG_STRING of its characters); the
+    item's first unit knows its last (items), where the writer goes on when it is left out."""
     first = len(rows)
     end[first] = first  # (set again below: the unit's last piece)
     text = whole.around[0]
@@ -255,7 +266,7 @@ def _chunked(
             end.append(i)
         head = '"' + _quoted(value[:_LONG_STRING])
         body = text + head
-        heads[i] = _LONG_STRING
+        heads.add(i)
         written = (key if i == first else '"') + body
         kind = _LEAF if i == first else _REST
         rows.append((kind, key if i == first else "", body, parent, _length(value), stage, depth, written))
@@ -466,18 +477,6 @@ def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None,
                 return 0
             deepest = max(deepest, nested)
     return 1 + deepest
-
-
-def _encodable(text: str) -> bool:
-    """Whether text is valid UTF-8 as written: json.dumps leaves a lone surrogate in (the units
-    escape it, see _quoted)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 class _Clipped(str):

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ctxguard.kinds.json.units import _CLOSE, _OPEN, _REST, _STAGES, _Layout, _quoted, _Units
+from ctxguard.kinds.json.units import _CLOSE, _LONG_STRING, _OPEN, _REST, _STAGES, _Layout, _quoted, _Units
 from ctxguard.tokens.base import Encoded
 from ctxguard.words import plural
 
@@ -95,7 +95,7 @@ def _string_rest(u: _Units, i: int, chosen: Sequence[bool], close: bool = True) 
     """What follows unit i, which ends inside a string: its pieces chosen (always a first run),
     the count of the characters left out, and (close) the closing quote."""
     parts = []
-    left = u.chars[i] - u.heads.get(i, _STAGES[0][3])
+    left = u.chars[i] - (_LONG_STRING if i in u.heads else _STAGES[0][3])  # (the characters its unit shows)
     j = i + 1
     while j <= u.end[i] and chosen[j]:
         parts.append(u.body[j])

@@ -28,10 +28,10 @@ from ctxguard.kinds.log.plan import (
     occurrences,
     template_level,
 )
-from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, offer
+from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, Sink, offer
 from ctxguard.kinds.sink import clip_streamed as _clip
 from ctxguard.options import Options
-from ctxguard.plan import Plan, filled
+from ctxguard.plan import filled
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import mentions, task_words
@@ -50,7 +50,7 @@ class _Seen:
     count: int = 1
 
 
-class LogSink:
+class LogSink(Sink):
     """Logs and other text: head, tail, error templates, traceback ends."""
 
     def __init__(self, tokenizer: Tokenizer, budget: int = 0, options: Options = Options(), log: bool = False) -> None:
@@ -173,15 +173,6 @@ class LogSink:
         if not self.untracked:
             return []
         return [f"{self.untracked} error lines beyond {MAX_TEMPLATES} distinct templates not tracked"]
-
-    def feed(self, text: str) -> None:
-        """(Lines are all it reads.)"""
-
-    def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
-        return None  # (its offered lines are cut)
-
-    def instead(self) -> str | None:
-        return None  # (it cuts what it read)
 
     def close(self) -> None:
         pass

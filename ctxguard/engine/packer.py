@@ -86,7 +86,8 @@ def _tier3(
         room_left = room - found.size
     fixed = [m and c for m, c in zip(must, found.chosen)]  # the must units kept; the others left out
     # Around them, the room left: from their estimated cost on.
-    filled = _fit(plan, order, fixed, gap, found.estimated + room_left, room, count, marker, skip=must)
+    base = (found.estimated, room - room_left)  # (the run's estimated cost, its content's size with the list)
+    filled = _fit(plan, order, fixed, gap, found.estimated + room_left, room, count, marker, skip=must, base=base)
     result = filled or found
     if not any(result.chosen) and order and listing is None:  # no unit fits: the first one's start
         return _clipped_first(plan, order[0], room, count, marker) or result.content
@@ -155,14 +156,18 @@ def _fit(
     count: Callable[[str], int],
     marker: Callable[[int], str] | None,
     skip: Sequence[bool] | None = None,
+    base: tuple[int, int] | None = None,
 ) -> Fit | None:
     """Choose and render, packing again into a smaller limit while the content is over room,
     and into a bigger one while the room left unused could hold a unit left out (the gaps' cost
     is estimated: a plan's gap lines vary), keeping the content of the biggest limit that fit.
-    Once a limit that fits and one over are known, the next lies where the line between the two
-    sizes meets the room, since the written size grows about as the limit does (but not in the
-    outer quarters of the interval: sizes jump where a big unit comes in)."""
+    While every limit tried fits, the next is as much bigger as the room left, or more where the
+    sizes grow slower than the limits (base: the limit and size of what every try keeps, a
+    tier-3 cut's must units; see _toward). Once a limit that fits and one over are known, the
+    next lies where the line between the two sizes meets the room (but not in the outer quarters
+    of the interval: sizes jump where a big unit comes in)."""
     fitted: Fit | None = None  # the best content
+    below = base  # the last fit's (limit, size): with the next, the slope _toward follows
     over_at, over_size = None, 0  # the least limit over, and its size
 
     def between(fits: Fit, over: int) -> int:
@@ -199,11 +204,24 @@ def _fit(
         ):
             return Fit(content, chosen, limit, estimated, size)  # (little is left, or no unit left out would fit there)
         else:
-            fitted = Fit(content, chosen, limit, estimated, size)
+            before, fitted = below, Fit(content, chosen, limit, estimated, size)
+            below = (limit, size)
             if over_at is not None and over_at - fitted.limit <= 1:
                 return fitted
-            limit = limit - over if over_at is None else between(fitted, over_at)
+            limit = _toward(fitted, before, room) if over_at is None else between(fitted, over_at)
     return fitted
+
+
+def _toward(fits: Fit, before: tuple[int, int] | None, room: int) -> int:
+    """The next limit while every one tried fit: a token of limit per token of room left, or
+    further when the sizes grow slower than the limits (gaps estimated as the widest gap line
+    and written as `(…)`): where the line through the fit before (limit, size) and this one
+    reaches halfway into the share of room not worth packing again for."""
+    step = room - fits.size
+    if before is not None and fits.limit > before[0] and fits.size > before[1]:
+        aim = room - int(room * _UNUSED / 2)
+        step = max(step, (aim - fits.size) * (fits.limit - before[0]) // (fits.size - before[1]))
+    return fits.limit + step
 
 
 LEAST_CLIP = 24  # characters: a clipped line shorter than this says too little to be worth showing

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
@@ -255,3 +256,37 @@ def test_ends_finds_the_last_and_first_line_that_says_something_from_either_end(
     seen: list[int] = []
     ends(["\n"] * 3 + ["a\n"] + ["b\n"] * 1000 + ["c\n"], lambda line: seen.append(0) or bool(line.strip()))
     assert len(seen) < 10  # (asks from each end only as far as the first answer)
+
+
+def test_prose_whose_gaps_are_written_short_is_packed_in_few_counts() -> None:
+    # Sentences left out of a paragraph are written `(…)`, not the gap line the choice
+    # estimates, so the content grows slower than the limit: the next limit follows the line
+    # through the two fits before it, and the cut is found in five counts (seven with a token
+    # of limit per token of room left), filled within the 3 % not worth packing again for.
+    from ctxguard.kinds.registry import KINDS
+
+    rng = random.Random(3)
+    words = "request invoice retry payment gateway timeout ledger account user cache worker batch".split()
+
+    def sentence() -> str:
+        return " ".join(rng.choice(words) for _ in range(rng.randint(5, 14))).capitalize() + "."
+
+    sections = [
+        f"## Section {s}\n\n"
+        + "".join(" ".join(sentence() for _ in range(rng.randint(3, 6))) + "\n\n" for _ in range(4))
+        for s in range(40)
+    ]
+    text = "# Plan\n\n" + "".join(sections)
+    kind = KINDS["markdown"]
+    encoded = TOKENIZER.encode(text)
+    plan = kind.plan(kind.read(text, "plan.md"), encoded, TOKENIZER, frozenset())
+    counted: list[str] = []
+
+    def count(content: str) -> int:
+        counted.append(content)
+        return TOKENIZER.count(content)
+
+    room = int(encoded.count * 0.3)
+    content = pack(plan, room, count, marker)
+    assert content is not None and 0.97 * room <= TOKENIZER.count(content) <= room
+    assert len(counted) <= 5

@@ -52,8 +52,9 @@ def line_type(line: str) -> str:
     return " " if not line or line[0] in "\r\n" else line[0]
 
 
-def _parse(text: str) -> ParsedDiff | None:
-    """The parsed diff, or None when the text is not a diff unidiff understands."""
+def _parse(text: str, lines: list[str]) -> ParsedDiff | None:
+    """The parsed diff (text, and its lines), or None when the text is not a diff unidiff
+    understands."""
     from unidiff.errors import UnidiffParseError
     from unidiff.patch import PatchSet
 
@@ -72,7 +73,7 @@ def _parse(text: str) -> ParsedDiff | None:
     if not len(patch):
         return None
     try:
-        return ParsedDiff(patch, _bodies(list(io.StringIO(text)), patch))
+        return ParsedDiff(patch, _bodies(lines, patch))
     except IndexError:  # the text ran out where unidiff did not: not read alike, so not read
         return None
 
@@ -182,11 +183,14 @@ def _hunk_header(hunk: Any) -> str:
 
 @dataclass(frozen=True)
 class DiffDoc:
-    """A diff as its kind reads it: the text, unidiff's parse (None when the text is not a diff
-    unidiff understands), each file's +/- counts, and (read when first asked) every changed
-    line classified and how often each occurs."""
+    """A diff as its kind reads it: the text, its lines (split at line feeds only, as git
+    writes them: a form feed or a lone carriage return inside a line of code stays in it),
+    unidiff's parse (None when the text is not a diff unidiff understands), each file's +/-
+    counts, and (read when first asked) every changed line classified and how often each
+    occurs."""
 
     text: str
+    lines: list[str]  # (the hunks' bodies are runs of these)
     parsed: ParsedDiff | None
     files: tuple[FileStat, ...] = field(default=())
 
@@ -226,6 +230,7 @@ class DiffDoc:
 
 
 def read(text: str, name: str = "") -> DiffDoc:
-    """The diff parsed once (see ParsedDiff), with its files' +/- counts."""
-    parsed = _parse(text)
-    return DiffDoc(text, parsed, () if parsed is None else tuple(_stat(f) for f in parsed.files))
+    """The diff split into lines and parsed once (see ParsedDiff), with its files' +/- counts."""
+    lines = list(io.StringIO(text))
+    parsed = _parse(text, lines)
+    return DiffDoc(text, lines, parsed, () if parsed is None else tuple(_stat(f) for f in parsed.files))

@@ -86,7 +86,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     same distance, changed comments and blank lines later; `index` lines last. A file's lines
     sink behind other files' when it holds tests or docs, and further when it is a lockfile or
     generated. No line is shown without its file header and its hunk header."""
-    lines = ended(encoded.text.splitlines(keepends=True))
+    lines = ended(list(doc.lines))  # (a copy of the list: the last line may get a line break)
     reader = DiffReader(said=doc.said())  # (what the probes read of its changed lines)
     rank: list[tuple[float, int]] = []
     must: list[bool] = []

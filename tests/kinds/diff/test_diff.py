@@ -265,6 +265,22 @@ def test_a_line_naming_the_task_keeps_its_lift_in_a_test_file() -> None:
     assert all(task < rank[line] for line in body.splitlines(keepends=True))
 
 
+def test_a_form_feed_or_a_lone_carriage_return_stays_inside_its_diff_line() -> None:
+    # git ends a diff's lines at line feeds only; C sources carry form feeds (page breaks) and
+    # stray carriage returns inside lines. Each unit of the plan is one line of the diff, as
+    # the parse reads it (str.splitlines cut `+\f` from its line feed, a unit no diff line is).
+    from ctxguard.kinds.diff.plan import plan
+    from ctxguard.tokens.load import get_tokenizer
+
+    text = (
+        "diff --git a/src/main.c b/src/main.c\n--- a/src/main.c\n+++ b/src/main.c\n@@ -1,2 +1,4 @@\n"
+        " int x;\n+\f\n+int y = 1;\r/* old */\n int z;\n"
+    )
+    tokenizer = get_tokenizer()
+    units = plan(read(text), tokenizer.encode(text), tokenizer).units
+    assert [unit.text for unit in units] == [line + "\n" for line in text.split("\n")[:-1]]
+
+
 def test_a_changed_body_line_shows_under_its_enclosing_definition(sample) -> None:  # type: ignore[no-untyped-def]
     record = compress_text(sample("enclosing-def.diff"), 100, name="enclosing-def.diff")
     assert record["tier"] == 3

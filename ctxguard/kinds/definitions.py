@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 _C_MODIFIERS = (
@@ -67,17 +68,25 @@ def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
 DEFINITION = _pattern(tuple(_FORMS))  # every form: for text whose language is not known
 _PATTERNS = {language: _pattern(forms) for language, forms in _LANGUAGES.items()}
 
-# Every form needs one of these words, a "(" or a "=>": lines with none of them (most lines
-# without a call) are answered without trying the pattern's many branches.
-_DEFINITION_WORD = re.compile(
+# Every form needs one of these words, a "(" or a "=>"; and in the languages of _NEEDS, one of
+# their few words. A line holding none of its language's hint (most lines) is answered without
+# trying the pattern's many branches; a diff's changed lines are searched for hints all at once
+# (`hinted`). No hint holds a line break, so a hint found in lines joined is inside one line.
+_DEFINITION_WORD = (
     r"def|class|interface|enum|type|func|fn|struct|trait|impl|mod|union|macro_rules|record|namespace|template"
 )
-# Languages whose every form holds one of a few words: a line without them skips the pattern.
 _NEEDS = {
     "python": ("def", "class"),
     "go": ("func", "type"),
     "rust": ("fn", "struct", "enum", "trait", "impl", "mod", "union", "macro_rules"),
 }
+_ANY_HINT = re.compile(r"\(|=>|" + _DEFINITION_WORD)
+_HINTS = {language: re.compile("|".join(words)) for language, words in _NEEDS.items()}
+
+
+def hint(language: str | None) -> re.Pattern[str]:
+    """What every definition line of the language holds (see is_definition)."""
+    return _HINTS.get(language or "", _ANY_HINT)
 
 
 def language(name: str) -> str | None:
@@ -93,23 +102,23 @@ def is_definition(line: str, language: str | None = None) -> bool:
     Remembered: the handler, the probes and the cut of one diff or source file each ask about
     the same lines, and the pattern costs more than the look-up.
     """
-    if len(line) >= 400:
+    if len(line) >= 400 or hint(language).search(line) is None:
         return False
-    needs = _NEEDS.get(language) if language else None
-    if needs is None:
-        if not _may_define(line):
-            return False
-    else:
-        for word in needs:  # (a loop: any() over a generator costs more than the checks)
-            if word in line:
-                break
-        else:
-            return False
     return _PATTERNS.get(language or "", DEFINITION).match(line) is not None
 
 
-def _may_define(line: str) -> bool:
-    return "(" in line or "=>" in line or _DEFINITION_WORD.search(line) is not None
+def hinted(lines: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
+    """The indices, in order, of the lines that hold a match of pattern (one that matches no
+    line break and no NUL), found in one search of the lines joined."""
+    joined = "\0".join(lines)
+    found: list[int] = []
+    i = at = 0  # the line of the last match, and where it starts
+    for match in pattern.finditer(joined):
+        i += joined.count("\0", at, match.start())
+        at = match.start()
+        if not found or found[-1] != i:
+            found.append(i)
+    return found
 
 
 _COMMENT_OR_BLANK = re.compile(r"^\s*(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")

@@ -22,8 +22,9 @@ ERROR_LINE = re.compile(
 
 
 # Every branch of ERROR_LINE holds one of these: a line with none of them skips the pattern,
-# whose leading \b defeats the regex engine's quick scan for a first character.
-_MAY_ERR = re.compile(
+# whose leading \b defeats the regex engine's quick scan for a first character. (No hint holds
+# a line break: a diff's changed lines are searched for them at once, see definitions.hinted.)
+MAY_ERR = re.compile(
     r"raise|throw|panic|abort|die|bail!|unreachable!|unimplemented!|todo!|Err|rror"
     r"|xception|stderr|exit|Exit|arn|atal|ritical"
 )
@@ -33,7 +34,7 @@ _MAY_ERR = re.compile(
 def is_error_line(line: str) -> bool:
     """A line that raises, throws, panics or logs an error (remembered, like is_definition:
     the handler, the probes and the cut ask about the same lines)."""
-    return _MAY_ERR.search(line) is not None and ERROR_LINE.search(line) is not None
+    return MAY_ERR.search(line) is not None and ERROR_LINE.search(line) is not None
 
 
 # What a changed (+/-) line says, as bits (the probes' reading, which the plan reads too).

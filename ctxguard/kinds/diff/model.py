@@ -13,8 +13,8 @@ from functools import cached_property
 from typing import Any
 
 from ctxguard.git.paths import file_path
-from ctxguard.kinds.definitions import is_definition, language
-from ctxguard.kinds.diff.lines import DEFINES, ERROR, is_error_line
+from ctxguard.kinds.definitions import hint, hinted, is_definition, language
+from ctxguard.kinds.diff.lines import DEFINES, ERROR, MAY_ERR, is_error_line
 
 
 @dataclass(frozen=True)
@@ -142,9 +142,11 @@ class ClassifiedFile:
 
 def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
     """A hunk's changed lines and what each says to the probes. (Context lines, `\\ No newline`
-    markers and blank lines say nothing the probes count: they are passed over unread.)"""
+    markers and blank lines say nothing the probes count: they are passed over unread.) Only
+    the lines that hold a definition's or an error's hint are read further: the hints are
+    searched in all of the hunk's changed lines at once."""
     lines: list[str] = []
-    bits: list[int] = []
+    values: list[str] = []
     for line in body:
         first = line[:1]
         if first != "+" and first != "-":
@@ -152,11 +154,15 @@ def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
         value = line[1:]
         if not value.strip():
             continue
-        bit = DEFINES if is_definition(value, lang) else 0
-        if first == "+" and is_error_line(value):
-            bit |= ERROR
         lines.append(line if line.endswith("\n") else line + "\n")
-        bits.append(bit)
+        values.append(value)
+    bits = [0] * len(values)
+    for i in hinted(values, hint(lang)):
+        if is_definition(values[i], lang):
+            bits[i] = DEFINES
+    for i in hinted(values, MAY_ERR):
+        if lines[i][0] == "+" and is_error_line(values[i]):
+            bits[i] |= ERROR
     return ClassifiedHunk(header, lines, bits)
 
 

@@ -639,7 +639,7 @@ def test_a_lines_distance_is_to_the_nearest_key_line_of_its_hunk() -> None:
 def test_a_changed_line_is_read_once_for_the_plan_and_the_probes(monkeypatch: pytest.MonkeyPatch) -> None:
     """The plan's reading and the probes' classification ask the same questions of the same
     changed lines: each distinct line is read once per diff (a diff of more distinct lines than
-    the shared caches hold read them twice)."""
+    the shared caches hold read them twice), and a line without a definition's hint not at all."""
     from ctxguard.kinds.definitions import is_definition
     from ctxguard.kinds.diff import lines as diff_lines
     from ctxguard.kinds.diff import model as diff_model
@@ -660,5 +660,34 @@ def test_a_changed_line_is_read_once_for_the_plan_and_the_probes(monkeypatch: py
     tokenizer = get_tokenizer("o200k_base")
     plan(doc, tokenizer.encode(text), tokenizer)
     assert doc.classified is not None and sum(map(sum, (h.bits for f in doc.classified for h in f.hunks)))
-    changed = [line for line in asked if line[0].strip()]
-    assert len(changed) == len(set(changed)) == 120
+    changed = [line for line, _ in asked if line[0].strip()]
+    # Each once, and only those with a Python definition's hint (`def`, `class`): the 40 defs.
+    assert len(changed) == len(set(changed)) == 40 and all(line.startswith("def f") for line in changed)
+
+
+_PIECES = ["def ", "class ", "func ", "fn ", "(", ")", "=>", " raise ", "Error", "throw ", "x", " ", "\t", "\r", "\f"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from("+- "), st.lists(st.sampled_from(_PIECES), max_size=8).map("".join)), max_size=12
+    ),
+    st.sampled_from(["a.py", "a.go", "a.rs", "a.ts", "a.c", "a.txt"]),
+)
+def test_a_hunk_read_at_once_says_what_each_of_its_lines_says_alone(lines: list[tuple[str, str]], name: str) -> None:
+    # The hints of definitions and errors are searched in a hunk's changed lines joined: each
+    # line's bits are still what reading it alone gives.
+    from ctxguard.kinds.definitions import is_definition, language
+    from ctxguard.kinds.diff.lines import DEFINES, ERROR
+    from ctxguard.kinds.diff.model import _classify
+
+    body = [kind + value + "\n" for kind, value in lines]
+    found = _classify("@@ -1 +1 @@\n", body, language(name))
+    changed = [line for line in body if line[0] in "+-" and line[1:].strip()]
+    assert found.lines == changed
+    assert found.bits == [
+        (DEFINES if is_definition(line[1:], language(name)) else 0)
+        | (ERROR if line[0] == "+" and is_error_line(line[1:]) else 0)
+        for line in changed
+    ]

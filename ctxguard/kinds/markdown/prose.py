@@ -94,13 +94,22 @@ def sentences(paragraph: Sequence[_Block]) -> tuple[Sentence, ...]:
         {
             m.end()
             for m in _SENTENCE.finditer(text)
-            if not _MARKER.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start())
+            # (a numbered item's marker ends in a digit and `.`: a sentence's end rarely does)
+            if not (text[m.start() - 2 : m.start() - 1].isdigit() and _marker_before(text, m.start()))
         }
         | {a for a, block in starts.items() if a and block.kind == "item" and _ENDED.search(text, max(0, a - 16), a)}
         | leads
     )
-    bounds = list(zip([0, *cuts], [*cuts, len(text)]))
-    return tuple(Sentence(text[a:b], _level(text[a:b], a in starts, starts.get(a)), b in leads) for a, b in bounds)
+    found = []
+    for a, b in zip([0, *cuts], [*cuts, len(text)]):
+        piece, block = text[a:b], starts.get(a)
+        found.append(Sentence(piece, _level(piece, block is not None, block), b in leads))
+    return tuple(found)
+
+
+def _marker_before(text: str, end: int) -> bool:
+    """Whether the line before end holds only a numbered item's marker (`2.`)."""
+    return _MARKER.fullmatch(text, text.rfind("\n", 0, end) + 1, end) is not None
 
 
 def _level(sentence: str, first: bool, block: _Block | None) -> float:

@@ -102,8 +102,8 @@ def sentences(paragraph: Sequence[_Block]) -> tuple[Sentence, ...]:
     )
     found = []
     for a, b in zip([0, *cuts], [*cuts, len(text)]):
-        piece, block = text[a:b], starts.get(a)
-        found.append(Sentence(piece, _level(piece, block is not None, block), b in leads))
+        piece, opens = text[a:b], starts.get(a)  # (the block the sentence opens, if it opens one)
+        found.append(Sentence(piece, _level(piece, opens is not None, opens), b in leads))
     return tuple(found)
 
 

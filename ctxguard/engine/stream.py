@@ -155,22 +155,27 @@ def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) ->
 
 def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokenizer, prefix: str = "") -> str:
     """The offered lines packed within room tokens (ctxguard.packer) with the marker; the lines
-    not offered are gaps."""
+    not offered are gaps. The offered lines are handed over: each leaves the mapping as its
+    unit is made, so a big file's kept lines are not held twice while they are packed."""
+    numbers = sorted(offered)
+    index: dict[int, int] = {}  # line number -> its unit (a run of lines not offered is one unit)
+    at, previous = 0, -1
+    for number in numbers:
+        at += number - previous > 1  # (the gap before it)
+        index[number] = at
+        at, previous = at + 1, number
     units: list[Unit] = []
-    index: dict[int, int] = {}  # line number -> unit
     previous = -1
-    for number in sorted(offered):
-        level, rank, text, needs = offered[number]
+    for number in numbers:
+        level, rank, text, needs = offered.pop(number)
         if number - previous > 1:
             units.append(hole(number - previous - 1))
         count = tokenizer.count(text)
-        index[number] = len(units)
-        units.append(Unit(text, count, count, (level, rank), anchors=needs))  # (line numbers, for now)
+        anchors = tuple(index[n] for n in needs if n in index)  # (an anchor may be a later line: partners)
+        units.append(Unit(text, count, count, (level, rank), anchors=anchors))
         previous = number
     if lines - 1 > previous:
         units.append(hole(lines - 1 - previous))
-    # Anchors as units, once every line has one (an anchor may be a later line: partners).
-    units = [u._replace(anchors=tuple(index[n] for n in u.anchors if n in index)) if u.anchors else u for u in units]
     content = pack(Plan(units, tokens, prefix=prefix), room, tokenizer.count, marker)
     return content if content is not None else marker(tokens)
 

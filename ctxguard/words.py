@@ -30,7 +30,10 @@ def mentions(line: str, words: frozenset[str]) -> bool:
 
 def clip(line: str, limit: int, slack: int = 0) -> str:
     """The line, ending in "\n", its text cut to `limit` characters (with a count of the rest)
-    when it is longer than limit + slack."""
+    when it is longer than limit + slack. (A line that needs neither is the line itself, not a
+    copy: a stream holds its lines and the cut's units at once.)"""
+    if line.endswith("\n") and not line.endswith(("\r\n", "\n\n")) and len(line) <= limit + slack + 1:
+        return line
     body = line.rstrip("\r\n")
     return cut_line(body, len(body), limit) if len(body) > limit + slack else body + "\n"
 

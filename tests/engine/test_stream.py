@@ -344,3 +344,21 @@ def test_a_huge_line_is_cut_only_inside_a_short_word_that_is_no_value() -> None:
     data = secret * 5 + b'"utf8": 1, ' + secret
     found = stream._safe_cut(data, 0)  # (a key is no value: cut between its `utf` and `8`)
     assert found is not None and data[found.start() - 4 : found.start() + 1] == b'"utf8'
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab \t\r\n", max_size=14), st.integers(0, 10), st.integers(0, 3))
+def test_a_kept_line_is_clipped_as_said_and_is_itself_when_nothing_changes(line: str, limit: int, slack: int) -> None:
+    # A streamed log holds its first and last lines and the cut's units at once: a line that
+    # needs no change is the same string in both (no copy), the others end in one line feed
+    # and are cut past limit + slack characters with a count of the rest.
+    from ctxguard.words import clip
+
+    body = line.rstrip("\r\n")
+    shown = clip(line, limit, slack)
+    if len(body) > limit + slack:
+        assert shown == f"{body[:limit]}... ({len(body) - limit} chars omitted)\n"
+    else:
+        assert shown == body + "\n"
+        if line == body + "\n":
+            assert shown is line

@@ -9,8 +9,12 @@ import git
 
 
 class Repo:
+    """A repository whose commits have fixed dates (a second apart), so the same steps make the
+    same commit ids: a test's token counts do not move with the clock (a 40-hex id's tokens vary)."""
+
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.commits = 0
         self.git = git.Repo.init(path, initial_branch="main")
         self.git.git.config("user.email", "test@example.com")
         self.git.git.config("user.name", "Test")
@@ -31,8 +35,18 @@ class Repo:
 
     def commit(self, message: str = "change") -> str:
         self.git.git.add("-A")
-        self.git.git.commit("-q", "-m", message)
+        self.git.git.commit("-q", "-m", message, env=self.dated())
         return str(self.git.head.commit.hexsha)
+
+    def merge(self, *args: str) -> None:
+        """`git merge` with the arguments, its commit dated as commit() dates them."""
+        self.git.git.merge(*args, env=self.dated())
+
+    def dated(self) -> dict[str, str]:
+        """The environment that dates the next commit: a second after the one before."""
+        self.commits += 1
+        date = f"{1_700_000_000 + self.commits} +0000"
+        return {"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
 
     def snapshot(self) -> tuple[str, bytes, str]:
         """The work tree's files, the index bytes and `git status` — all that must not change."""

@@ -137,7 +137,7 @@ def pull_request(tmp_path: Path) -> tuple[Repo, dict[str, Any]]:
     repo.git.git.checkout("-q", "main")
     repo.write("README", "main moved on\n")
     repo.commit("main moves")
-    repo.git.git.merge("-q", "--no-ff", "-m", "merge", "feature")
+    repo.merge("-q", "--no-ff", "-m", "merge", "feature")
     event = {"pull_request": {"base": {"sha": base}, "head": {"sha": head}}}
     return repo, event
 

@@ -119,7 +119,7 @@ def test_bundle_of_a_merge_commit_validates(tmp_path: Path) -> None:
     repo.git.git.checkout("-q", "main")
     repo.write("lib.py", "b = 2\n")
     repo.commit("main")
-    repo.git.git.merge("-q", "--no-edit", "side")
+    repo.merge("-q", "--no-edit", "side")
     merge = repo.git.head.commit.hexsha
     for mode in (merge, f"{merge}~1...{merge}"):
         output = tmp_path / "bundle.json"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,10 +153,26 @@ def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) ->
     return state
 
 
-def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokenizer, prefix: str = "") -> str:
-    """The offered lines packed within room tokens (ctxguard.packer) with the marker; the lines
-    not offered are gaps. The offered lines are handed over: each leaves the mapping as its
-    unit is made, so a big file's kept lines are not held twice while they are packed."""
+def counter(tokenizer: Tokenizer) -> Callable[[str], int]:
+    """Exact counts of a streamed file's cut, one clean segment at a time (ctxguard.tokens.exact),
+    each distinct segment counted once across the packer's tries: a count of the whole content
+    would hold a token list as long as the content (4.5 million numbers for a cut of 32 MB)."""
+    return tokenizer.encode("").recount
+
+
+def cut(
+    offered: Offered,
+    lines: int,
+    tokens: int,
+    room: int,
+    tokenizer: Tokenizer,
+    prefix: str = "",
+    count: Callable[[str], int] | None = None,
+) -> str:
+    """The offered lines packed within room tokens (ctxguard.packer) with the marker, counted by
+    count (by default a new counter); the lines not offered are gaps. The offered lines are
+    handed over: each leaves the mapping as its unit is made, so a big file's kept lines are not
+    held twice while they are packed."""
     numbers = sorted(offered)
     index: dict[int, int] = {}  # line number -> its unit (a run of lines not offered is one unit)
     at, previous = 0, -1
@@ -170,13 +186,13 @@ def cut(offered: Offered, lines: int, tokens: int, room: int, tokenizer: Tokeniz
         level, rank, text, needs = offered.pop(number)
         if number - previous > 1:
             units.append(hole(number - previous - 1))
-        count = tokenizer.count(text)
+        cost = tokenizer.count(text)
         anchors = tuple(index[n] for n in needs if n in index)  # (an anchor may be a later line: partners)
-        units.append(Unit(text, count, count, (level, rank), anchors=anchors))
+        units.append(Unit(text, cost, cost, (level, rank), anchors=anchors))
         previous = number
     if lines - 1 > previous:
         units.append(hole(lines - 1 - previous))
-    content = pack(Plan(units, tokens, prefix=prefix), room, tokenizer.count, marker)
+    content = pack(Plan(units, tokens, prefix=prefix), room, count or counter(tokenizer), marker)
     return content if content is not None else marker(tokens)
 
 
@@ -275,12 +291,13 @@ def finish(
     if state.tokens <= room:
         return None
     own = sink.planned(state.tokens, tokenizer)  # (a sink that writes its own syntax: JSON)
+    count = counter(tokenizer)
     if own is not None:
-        content = warning + (pack(own, room, tokenizer.count, marker) or marker(state.tokens))
+        content = warning + (pack(own, room, count, marker) or marker(state.tokens))
     else:
         prefix = sink.prefix(room, tokenizer, options.tier3)
         content = warning + cut(
-            sink.offered(state.lines, options.tier3), state.lines, state.tokens, room, tokenizer, prefix
+            sink.offered(state.lines, options.tier3), state.lines, state.tokens, room, tokenizer, prefix, count
         )
     kept = probes.measure(kind, "", content, sink.probes())
     notes = [
@@ -295,7 +312,7 @@ def finish(
     return Record(
         artifact_name=name,
         raw_tokens=state.tokens,
-        compacted_tokens=tokenizer.count(content),
+        compacted_tokens=count(content),
         truncated=True,
         content=content,
         type=kind,

@@ -10,6 +10,7 @@ import itertools
 import os
 import re
 import unicodedata
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,6 +86,7 @@ class _TiktokenEncoded:
     segments: list[str]
     known: dict[str, int] = field(repr=False)  # the count of every segment met: raw or recounted
     encode: Callable[[str], list[int]] = field(repr=False)
+    tokens: Callable[[str], Sequence[int]] = field(repr=False)  # (the same, held compactly)
     decode_bytes: Callable[[Sequence[int]], bytes] = field(repr=False)
     lengths: Callable[[], Sequence[int] | None] = field(repr=False)  # bytes of each token id
     token_bytes: Callable[[Sequence[int]], list[bytes]] = field(repr=False)
@@ -96,7 +98,7 @@ class _TiktokenEncoded:
     _last: tuple[str, int] | None = field(default=None, repr=False)
     # Byte ends of the tokens of segments encoded whole already (by encode_parts), by index:
     # segment_counts takes them instead of encoding those segments again.
-    held: dict[int, list[int]] = field(default_factory=dict, repr=False)
+    held: dict[int, Sequence[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.counts = list(map(self.known.__getitem__, self.segments))
@@ -108,10 +110,10 @@ class _TiktokenEncoded:
             self._before = list(itertools.accumulate(self.counts, initial=0))
         return self._starts, self._before
 
-    def _byte_ends(self, segment: str, k: int | None = None) -> list[int]:
+    def _byte_ends(self, segment: str, k: int | None = None) -> Sequence[int]:
         if k is not None and k in self.held:
             return self.held.pop(k)  # (asked once: segment_counts spreads each segment once)
-        return _byte_ends(self.encode(segment), self.lengths(), self.token_bytes)
+        return _byte_ends(self.tokens(segment), self.lengths(), self.token_bytes)
 
     def head(self, n: int) -> str:
         if n >= self.count:
@@ -155,11 +157,9 @@ class _TiktokenEncoded:
                 )
             )
         ends_at = self._byte_ends(segment, k)
-        starts = [0, *ends_at[:-1]]  # each token's first byte
-        upto = [
-            *map(functools.partial(bisect.bisect_left, starts), cuts),
-            len(starts),
-        ]  # tokens starting before each end
+        n = len(ends_at)
+        # Tokens starting before each cut: the first, and each whose previous token ends before it.
+        upto = [*(min(n, 1 + bisect.bisect_left(ends_at, cut, 0, max(0, n - 1))) for cut in cuts), n]
         for i, (before, after) in enumerate(zip([0, *upto], upto)):
             out[j + i] += after - before
 
@@ -207,10 +207,11 @@ def _walk(text: str, segments: Sequence[str], parts: Sequence[str]) -> Iterator[
 
 def _byte_ends(
     tokens: Sequence[int], table: Sequence[int] | None, token_bytes: Callable[[Sequence[int]], list[bytes]]
-) -> list[int]:
-    """Where each token ends, in bytes from the start of the text they encode."""
-    sizes = map(table.__getitem__, tokens) if table is not None else map(len, token_bytes(tokens))
-    return list(itertools.accumulate(sizes))
+) -> Sequence[int]:
+    """Where each token ends, in bytes from the start of the text they encode (an array: a
+    segment of megabytes has millions of tokens)."""
+    sizes = map(table.__getitem__, tokens) if table is not None else map(len, token_bytes(list(tokens)))
+    return array("q", itertools.accumulate(sizes))
 
 
 @functools.lru_cache(maxsize=4)
@@ -248,6 +249,19 @@ class TiktokenTokenizer:
     def count(self, text: str) -> int:
         return len(self._encode(text))
 
+    def _tokens(self, text: str) -> Sequence[int]:
+        """text's tokens (as _encode gives them) in an array of 4 bytes a token, from tiktoken's
+        own buffer where it has one: a list of a long segment's tokens holds an object per token."""
+        core = getattr(self._encoding, "_core_bpe", None)
+        buffered = getattr(core, "encode_to_tiktoken_buffer", None)
+        if buffered is None:
+            return self._encode(text)
+        text = _scrub_surrogates(text)
+        out = array("I")
+        for piece in exact_pieces(text) if _has_long_run(text) else (text,):
+            out.frombytes(memoryview(buffered(piece, set())).cast("B"))  # (encode_ordinary: no special tokens)
+        return out
+
     def _count_each(self, segments: Iterable[str]) -> dict[str, int]:
         """The count of each distinct segment, each encoded once: artifacts repeat lines (JSON's
         brackets and common fields, a log's repeated messages), and equal text counts equally."""
@@ -270,14 +284,14 @@ class TiktokenTokenizer:
         # and the token ends that spread it over the parts come from that one encode.
         lengths, token_bytes = _token_lengths(self._encoding), self._encoding.decode_tokens_bytes  # type: ignore[attr-defined]
         held = {
-            k: _byte_ends(self._encode(segments[k]), lengths, token_bytes)
+            k: _byte_ends(self._tokens(segments[k]), lengths, token_bytes)
             for k, _, _, ends in _walk(text, segments, parts)
             if ends is not None
         }
         encoded = self._encoded(text, segments, held)
         return encoded, encoded.segment_counts(parts)
 
-    def _encoded(self, text: str, segments: list[str], held: dict[int, list[int]]) -> _TiktokenEncoded:
+    def _encoded(self, text: str, segments: list[str], held: dict[int, Sequence[int]]) -> _TiktokenEncoded:
         """text as its clean segments (same length: one "?" per surrogate), every distinct
         segment counted once (later counts of texts made from these lines reuse them), those in
         held from their token ends."""
@@ -290,6 +304,7 @@ class TiktokenTokenizer:
             segments=segments,
             known=known,
             encode=self._encode,
+            tokens=self._tokens,
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
             lengths=functools.partial(_token_lengths, enc),
             token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]

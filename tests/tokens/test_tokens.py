@@ -308,9 +308,10 @@ def test_encode_parts_counts_as_encode_and_segment_counts_do_encoding_each_line_
     text = "".join(parts)
     expected = tokenizer.encode(text).segment_counts(parts)
     encoded = []
-    real = tokenizer._encode  # type: ignore[attr-defined]
+    real, compact = tokenizer._encode, tokenizer._tokens  # type: ignore[attr-defined]
     tokenizer_calls = type(tokenizer)(tokenizer.name, tokenizer._encoding)  # type: ignore[attr-defined]
     object.__setattr__(tokenizer_calls, "_encode", lambda t: encoded.append(t) or real(t))
+    object.__setattr__(tokenizer_calls, "_tokens", lambda t: encoded.append(t) or compact(t))  # (as an array)
     got, counts = tokenizer_calls.encode_parts(parts)
     assert counts == expected and sum(counts) == got.count == independent_count(text, encoding)
     assert encoded.count(line) == 1 and len(set(encoded)) == len(encoded)  # (each spread segment once)
@@ -347,3 +348,19 @@ def test_a_clean_break_in_bytes_counts_as_the_whole(encoding: str) -> None:
     indented = b'{\n  "a": [\n    1,\n    2\n  ]\n}\n'
     assert indented[: last_clean_break(indented) + 1].endswith(b"  ]\n")  # (before "}": indented lines count)
     assert last_clean_break(b"a\n    /x") == -1 and last_clean_break(b"a\n \xc2\xa0x") == -1
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_a_segments_tokens_held_compactly_are_its_tokens(encoding: str) -> None:
+    # The token ends a cut or a spread needs of a long segment come from tiktoken's buffer (4
+    # bytes a token) where the list of int objects would be 9 times the size: the same tokens,
+    # through long runs cut into pieces, special-token text and lone surrogates.
+    from array import array
+
+    tokenizer = get_tokenizer(encoding)
+    rnd = random.Random(7)
+    words = ["alpha", "βeta", "日本語", " ", "\n", "<|endoftext|>", "\ud800", "x1", "🎉", '"k":"v",', "abc" * 4000]
+    for _ in range(40):
+        text = "".join(rnd.choice(words) for _ in range(rnd.randint(0, 60)))
+        compact = tokenizer._tokens(text)  # type: ignore[attr-defined]
+        assert isinstance(compact, array) and list(compact) == tokenizer._encode(text)  # type: ignore[attr-defined]

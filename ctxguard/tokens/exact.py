@@ -236,18 +236,19 @@ class TiktokenTokenizer:
     exact = True
 
     def _encode(self, text: str) -> list[int]:
-        enc = self._encoding
-        encode: Callable[[str], list[int]] = enc.encode_ordinary  # type: ignore[attr-defined]
-        text = _scrub_surrogates(text)
-        if not _has_long_run(text):
-            return encode(text)
+        encode: Callable[[str], list[int]] = self._encoding.encode_ordinary  # type: ignore[attr-defined]
+        pieces = _pieces(text)
+        if len(pieces) == 1:
+            return encode(pieces[0])
         tokens: list[int] = []
-        for piece in exact_pieces(text):
+        for piece in pieces:
             tokens += encode(piece)
         return tokens
 
     def count(self, text: str) -> int:
-        return len(self._encode(text))
+        """(A text long enough to hold a long run is counted from its compact tokens: its list
+        would hold an object per token.)"""
+        return len(self._tokens(text) if len(text) >= _RUN_PIECE else self._encode(text))
 
     def _tokens(self, text: str) -> Sequence[int]:
         """text's tokens (as _encode gives them) in an array of 4 bytes a token, from tiktoken's
@@ -256,9 +257,8 @@ class TiktokenTokenizer:
         buffered = getattr(core, "encode_to_tiktoken_buffer", None)
         if buffered is None:
             return self._encode(text)
-        text = _scrub_surrogates(text)
         out = array("I")
-        for piece in exact_pieces(text) if _has_long_run(text) else (text,):
+        for piece in _pieces(text):
             out.frombytes(memoryview(buffered(piece, set())).cast("B"))  # (encode_ordinary: no special tokens)
         return out
 
@@ -267,11 +267,11 @@ class TiktokenTokenizer:
         brackets and common fields, a log's repeated messages), and equal text counts equally."""
         fast: Callable[[str], list[int]] = getattr(self._encoding, "_core_bpe", self._encoding).encode_ordinary  # type: ignore[attr-defined]
         unique = list(dict.fromkeys(segments))
-        # Segments long enough to hold a long run go through _encode, the rest straight through.
+        # Segments long enough to hold a long run are counted as count() does, the rest straight.
         short = [segment for segment in unique if len(segment) < _RUN_PIECE]
         counts = dict(zip(short, map(len, map(fast, short))))
         if len(short) < len(unique):
-            counts.update((segment, len(self._encode(segment))) for segment in unique if len(segment) >= _RUN_PIECE)
+            counts.update((segment, self.count(segment)) for segment in unique if len(segment) >= _RUN_PIECE)
         return counts
 
     def encode(self, text: str) -> Encoded:
@@ -356,6 +356,12 @@ def _has_long_run(text: str) -> bool:
             if _LONG_RUN.search(text, max(0, start - _RUN_PIECE), start + step + _RUN_PIECE):
                 return True
     return False
+
+
+def _pieces(text: str) -> list[str] | tuple[str]:
+    """text as tiktoken is given it: lone surrogates scrubbed, long runs cut into exact pieces."""
+    text = _scrub_surrogates(text)
+    return list(exact_pieces(text)) if _has_long_run(text) else (text,)
 
 
 def _scrub_surrogates(text: str) -> str:

@@ -15,21 +15,18 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.generate import log_of
-from tests.gitrepo import Repo
+from tests.gitrepo import Repo, configured
 
 pytestmark = pytest.mark.slow
 SCHEMA = json.loads((ROOT / "ctxguard/schemas/bundle.schema.json").read_text())
 
 
 def _repo(tmp_path: Path, log: str) -> Repo:
-    repo = Repo(tmp_path / "repo")
-    repo.write(
-        ".ctxguard.yaml",
+    repo = configured(
+        tmp_path / "repo",
         "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    diff: staged\n"
         '    budget: 2000\n  - name: logs\n    paths: ["reports/*.log"]\n    budget: 2000\n',
     )
-    repo.write("app.py", "def main():\n    return 1\n")
-    repo.commit("initial")
     repo.write("app.py", "def main():\n    return 2\n")
     repo.add("app.py")
     repo.write("reports/run.log", log)

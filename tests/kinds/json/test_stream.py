@@ -161,17 +161,14 @@ def test_a_bundle_streams_a_big_report_and_keeps_its_failures(small_stream: None
     """`ctxguard bundle` with a JSON report over the threshold: streamed, valid JSON within its
     budget, its failing tests shown, the work tree untouched."""
     from ctxguard.main import main
-    from tests.gitrepo import Repo
+    from tests.gitrepo import configured
     from tests.test_hostile import SCHEMA
 
-    repo = Repo(tmp_path / "repo")
-    repo.write(
-        ".ctxguard.yaml",
+    repo = configured(
+        tmp_path / "repo",
         "version: 1\nfail_on: never\ntotal_budget: 3000\nartifacts:\n"
         '  - name: report\n    paths: ["reports/*.json"]\n    budget: 2000\n',
     )
-    repo.write("app.py", "def main():\n    return 1\n")
-    repo.commit("initial")
     repo.write("reports/report.json", json.dumps(_report(3000)))
     before = repo.snapshot()
     assert main(["bundle", "--repo", str(repo.path)]) == 0

@@ -12,7 +12,7 @@ from ctxguard.kinds.classify import classify
 from ctxguard.options import Options, Tier3Mode
 from ctxguard.read import BinaryData, Loaded, read_artifact
 from ctxguard.record import Record, error_record
-from ctxguard.secrets.redact import note
+from ctxguard.secrets.redact import notes
 from ctxguard.secrets.redact import redact as redact_secrets
 from ctxguard.tokens.load import get_tokenizer
 
@@ -86,13 +86,13 @@ def compress_loaded(
             budget=budget,
             encoding=tokenizer.name,
         )
-    text, counts = loaded.text, {}
+    text, counts, allowed = loaded.text, {}, 0
     if redact:
         found = redact_secrets(text)
-        text, counts = found.text, found.counts
+        text, counts, allowed = found.text, found.counts, found.allowed
     record = compress(text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type, options=options)
-    if counts:
-        record = replace(record, redacted=tuple(counts.items()), notes=(*record.notes, note(counts)))
+    if counts or allowed:
+        record = replace(record, redacted=tuple(counts.items()), notes=(*record.notes, *notes(counts, allowed)))
     return replace(record, notes=loaded.notes + record.notes) if loaded.notes else record
 
 

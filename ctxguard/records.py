@@ -22,7 +22,7 @@ from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Sink
 from ctxguard.read import read_artifact
 from ctxguard.record import Listed, Offload, Record, error_record, offload_for
-from ctxguard.secrets.redact import note, redact
+from ctxguard.secrets.redact import notes, redact
 from ctxguard.tokens.base import Encoded, Tokenizer
 
 
@@ -84,10 +84,13 @@ def redacted(artifact: Artifact) -> Artifact:
     if artifact.text is None:
         return artifact
     found = redact(artifact.text)
-    if not found.counts:
+    if not found.counts and not found.allowed:
         return artifact
     return replace(
-        artifact, text=found.text, redacted=tuple(found.counts.items()), notes=(*artifact.notes, note(found.counts))
+        artifact,
+        text=found.text,
+        redacted=tuple(found.counts.items()),
+        notes=(*artifact.notes, *notes(found.counts, found.allowed)),
     )
 
 

@@ -16,7 +16,8 @@ from ctxguard.engine import stream
 from ctxguard.kinds.sink import Taker
 from ctxguard.read import decode, not_regular
 from ctxguard.record import Record, Referenced
-from ctxguard.secrets.redact import note, redact
+from ctxguard.secrets.redact import notes as redaction_notes
+from ctxguard.secrets.redact import redact
 from ctxguard.tokens.base import Tokenizer, warning_line
 from ctxguard.words import clip
 
@@ -57,7 +58,7 @@ def describe(path: Path, name: str, tokenizer: Tokenizer, secrets: bool = True) 
             first = _First()
             scan = stream.scan(path, tokenizer, first, secrets=secrets)
             notes = [f"{scan.replaced} invalid UTF-8 sequences replaced with U+FFFD"] if scan.replaced else []
-            notes += [note(scan.redacted)] if scan.redacted else []
+            notes += redaction_notes(scan.redacted, scan.allowed)
             return Described(name, size, sha256, scan.tokens, scan.lines, tuple(first.lines), tuple(notes))
         loaded = decode(path.read_bytes())
     except OSError as exc:
@@ -68,7 +69,7 @@ def describe(path: Path, name: str, tokenizer: Tokenizer, secrets: bool = True) 
     if secrets:
         found = redact(text)
         text = found.text
-        notes += [note(found.counts)] if found.counts else []
+        notes += redaction_notes(found.counts, found.allowed)
     lines = text.splitlines(keepends=True)
     return Described(
         name,

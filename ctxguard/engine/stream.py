@@ -37,7 +37,8 @@ from ctxguard.options import Options
 from ctxguard.plan import MAX_LINE, Plan, Unit, hole
 from ctxguard.read import NOT_TEXT_LIMIT, BinaryData, not_text_share
 from ctxguard.record import Listed, Record
-from ctxguard.secrets.redact import note, redact
+from ctxguard.secrets.redact import notes as redaction_notes
+from ctxguard.secrets.redact import redact
 from ctxguard.tokens.base import Tokenizer, warning_line
 from ctxguard.tokens.exact import last_clean_break
 from ctxguard.words import cut_line
@@ -54,6 +55,7 @@ class Scan:
     tokens: int = 0
     replaced: int = 0
     redacted: dict[str, int] = field(default_factory=dict)
+    allowed: int = 0  # values kept on lines marked `ctxguard: allow`
 
 
 _SAFE_BYTES = re.compile(rb"(?<=[A-Za-z])(?=[0-9])")
@@ -131,6 +133,7 @@ def scan(path: Path, tokenizer: Tokenizer, sink: Taker, secrets: bool = True) ->
             text = found.text
             for kind, n in found.counts.items():
                 state.redacted[kind] = state.redacted.get(kind, 0) + n
+            state.allowed += found.allowed
         state.tokens += tokenizer.count(text)
         sink.feed(text)
         for line in text.splitlines(keepends=True):
@@ -307,8 +310,7 @@ def finish(
     if state.replaced:
         notes.append(f"{state.replaced} invalid UTF-8 sequences replaced with U+FFFD")
     notes += sink.notes()
-    if state.redacted:
-        notes.append(note(state.redacted))
+    notes += redaction_notes(state.redacted, state.allowed)
     return Record(
         artifact_name=name,
         raw_tokens=state.tokens,

@@ -16,8 +16,9 @@ import bisect
 import re
 from collections.abc import Generator, Iterator
 
+from ctxguard.secrets import commands
 from ctxguard.secrets.names import SecretName, classify, parts
-from ctxguard.secrets.values import CAMEL_NAME, kept, looks_random, reference, token_like
+from ctxguard.secrets.values import CAMEL_NAME, kept, looks_random, punctuated, reference, token_like
 
 Span = tuple[int, int, str]
 
@@ -52,16 +53,27 @@ _ENTRY = re.compile(
     re.I,
 )  # (a value never holds a backslash: `"\"v\""` is the value v quoted, and its escape stays)
 _XML_ELEMENT = re.compile(r"<(?P<name>[\w.-]+)>[ \t]*(?P<value>[^<\s][^<]{3,}?)[ \t]*</(?P=name)>")
-# Unquoted, from a line's start: `.env`, YAML, INI, make, shell `export`, a diff's +/- lines.
+# Unquoted, from a line's start: `.env`, YAML, INI, make, shell `export`, a diff's +/- lines, a
+# GitHub Actions log's `  NAME: value` (the job's env, printed under its step).
 _LEADING = re.compile(
-    r"^[+ -]?[ \t]*(?:-[ \t]+)?(?:(?:export|set|setx|ENV|ARG|declare(?:[ \t]+-\w+)*|local|readonly)[ \t]+)?"
+    r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z[ \t]+)?"  # a GitHub Actions log line's time
+    r"[+ -]?[ \t]*(?:-[ \t]+)?(?:(?:export|set|setx|ENV|ARG|declare(?:[ \t]+-\w+)*|local|readonly)[ \t]+)?"
     rf"(?P<nq>[\"']?)(?P<name>{_NAME})(?P=nq)[ \t]*{_SEP}[ \t]*(?P<value>[^\s\"'`|>].*?)[ \t]*$"
 )
+# A Dockerfile's older `ENV NAME value` (the value is the rest of the line).
+_DOCKER_ENV = re.compile(
+    r"^[+ -]?[ \t]*ENV[ \t]+(?P<name>[A-Za-z_][\w.-]*)[ \t]+(?P<q>[\"']?)(?P<value>[^\s\"'=][^\s\"']*)(?P=q)[ \t]*$"
+)
+# A quoted label of words as a key: `"Database password": "v"` (a form's or a vault export's field).
+_LABEL = re.compile(
+    rf"(?P<nq>[\"'])(?P<name>[A-Za-z][A-Za-z0-9]*(?:[ \t]+[A-Za-z0-9]+){{1,5}})(?P=nq)[ \t]*[:=][ \t]*{_QUOTED}"
+)
 # `name=value` inside a line: logfmt, a query or connection string, a flag, an escaped newline.
-_INLINE = re.compile(
-    r"(?<=[ \t`\"'?&;,{{(\[/:])(?:--?)?(?P<name>[A-Za-z_][\w.-]*)="
-    r"(?P<value>[^\s\"'`{}<>()\[\]]{3,})(?![{(\[<])"
-)  # not `token=Token{…}`: an object
+# (The value is taken whole, never given back: `password=SecretStr(…)` is a call, and no value is
+# ever cut inside its identifier.)
+_INLINE_PAIR = r"(?:--?)?(?P<name>[A-Za-z_][\w.-]*)=(?P<value>[^\s\"'`{}<>()\[\]]{3,}+)(?![{(\[<])"
+_INLINE = re.compile(r"(?<=[ \t`\"'?&;,{(\[/:])" + _INLINE_PAIR)  # not `token=Token{…}`: an object
+_INLINE_FIRST = re.compile(_INLINE_PAIR)  # (the same, where the line starts)
 # ` api_key: value` inside a line with spaces around the separator: only a random-looking value.
 _INLINE_SPACED = re.compile(
     rf"(?<=[ \t`\"'])(?P<name>{_NAME})[ \t]*(?::|=)[ \t]*"
@@ -76,14 +88,16 @@ _ESCAPED = re.compile(
     r"(?P<value>[^\"'\\\s]{4,}?)\\(?P=q)"
 )
 _SEP_ESCAPED = re.compile(r"[=:][ \t]*\\[\"']")  # where such a value starts (a line without it has none)
-# A name whose value comes on a following line: `- name: DB_PASSWORD`, `<dbPassword>`.
+# A name whose value comes on a following line: `- name: DB_PASSWORD`, `<dbPassword>`, a Terraform
+# `variable "db_password" {` whose `default = "v"` follows.
 _NAME_LINE = re.compile(
     r"^[+ -]?[ \t]*(?:-[ \t]+)?(?:[\"']?(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?"
-    r"(?P<name>[\w.-]+)[\"']?,?|<(?P<tag>[\w.-]+)>)[ \t]*$",
+    r"(?P<name>[\w.-]+)[\"']?,?|<(?P<tag>[\w.-]+)>|variable[ \t]+\"(?P<var>[\w.-]+)\"[ \t]*\{)[ \t]*$",
     re.I,
 )
 _VALUE_LINE = re.compile(
-    r"^[+ -]?[ \t]*(?:(?P<vq>[\"']?)value[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)(?:\\[\"'])?(?P<value>[^\"'\s,}\\]+)"
+    r"^[+ -]?[ \t]*(?:(?P<vq>[\"']?)(?:value|default)[\"']?[ \t]*[:=][ \t]*"
+    r"(?P<q>[\"']?)(?:\\[\"'])?(?P<value>[^\"'\s,}\\]+)"
     r"|(?P<bare>[^\s<>\"'=:]{8,})[ \t]*$)",
     re.I,
 )
@@ -108,7 +122,7 @@ def pending(body: str) -> SecretName | None:
     match = _NAME_LINE.match(body)
     if match is None:
         return None
-    return classify(match.group("name") or match.group("tag"))
+    return classify(match.group("name") or match.group("tag") or match.group("var"))
 
 
 def pending_value(body: str, secret: SecretName, name: str = "") -> Span | None:
@@ -163,22 +177,35 @@ def _candidates(body: str) -> Iterator[Span]:  # noqa: C901 (a reader per assign
         if "\\" in body and _SEP_ESCAPED.search(body):
             for match in _ESCAPED.finditer(body):
                 yield from _judge(match, match.group("name"), quoted=True, code=False)
+        if " " in body and _SEP_QUOTE.search(body):
+            for match in _LABEL.finditer(body):  # a label names a field a person reads: random values only
+                secret = classify(match.group("name"))
+                if secret is not None:
+                    yield from _judged(match, SecretName(secret.kind, False), quoted=True, code=False)
     separated = ":" in body or "=" in body  # (every separator of _SEP holds one)
     leading = _LEADING.match(body) if separated else None
     if leading is not None:
         yield from _leading(leading)
+    elif "ENV" in body and (docker := _DOCKER_ENV.match(body)) is not None:
+        name = docker.group("name")
+        yield from _judged(docker, classify(name), quoted=bool(docker.group("q")), code=False, env=name.isupper())
     if "=" in body:
         at = 0
-        lead = len(body) - len(body.lstrip(" \t+-"))  # where the line's first word starts
+        # Where the line's first word starts, when `_leading` has read its one value (else a
+        # `NAME=value cmd` prefix or a `--flag=value \` continuation is read here).
+        lead = len(body) - len(body.lstrip(" \t+-")) if leading and not _SPACE.search(leading.group("value")) else -1
         paren = body.find("(")  # (code: a call's keyword arguments)
-        while (inline := _INLINE.search(body, at)) is not None:
+        first = _INLINE_FIRST.match(body)  # (`PGPASSWORD=v psql`: a prefix at the line's start)
+        while (inline := first or _INLINE.search(body, at)) is not None:
+            first = None
             end = yield from _inline(inline, body, lead, paren)
             at = max(inline.start("value"), end)  # a query string's next `&name=` is read on its own
     for match in _INLINE_SPACED.finditer(body) if separated and _SPACED_VALUE.search(body) else ():
         secret = classify(match.group("name").lstrip("$@"))
         value = match.group("value")
-        if secret is not None and (looks_random(value) or (secret.sure and token_like(value))):
-            yield match.start("value"), match.end("value"), secret.kind
+        if secret is not None and (looks_random(value) or (secret.sure and token_like(value) and not reference(value))):
+            yield match.start("value"), match.end("value"), secret.kind  # (`rsa.RSAPrivateKey` is a type)
+    yield from commands.spans(body, _on_command_line)
 
 
 def _compared_word(match: re.Match[str]) -> bool:
@@ -192,9 +219,22 @@ def _compared_word(match: re.Match[str]) -> bool:
 
 def _judge(match: re.Match[str], name: str, quoted: bool, code: bool) -> Iterator[Span]:
     name = name.lstrip("$@")
-    secret = classify(name)
-    if secret is not None and _secret(secret, match.group("value"), quoted, code, parts(name)):
+    yield from _judged(match, classify(name), quoted, code)
+
+
+def _judged(
+    match: re.Match[str], secret: SecretName | None, quoted: bool, code: bool, env: bool = False
+) -> Iterator[Span]:
+    """The match's `value` group as a span, if it is a secret under this name."""
+    if secret is not None and _secret(secret, match.group("value"), quoted, code, parts(match.group("name")), env):
         yield match.start("value"), match.end("value"), secret.kind
+
+
+def _on_command_line(secret: SecretName, value: str, words: list[str]) -> bool:
+    return _secret(secret, value, quoted=False, code=False, words=words, env=True)
+
+
+_SPACE = re.compile(r"\s")
 
 
 def _leading(match: re.Match[str]) -> Iterator[Span]:
@@ -208,6 +248,8 @@ def _leading(match: re.Match[str]) -> Iterator[Span]:
     comment = re.search(r"[ \t]+#|[\"\\]", value)  # `KEY=v # note`; a quote or escape ends it too
     if comment:
         value = value[: comment.start()].rstrip()
+        if _unclosed(value):
+            return  # `Final[Literal["x"]]`, `f("x")`: an expression the quote stands inside
     if re.search(r"\s", value) or re.match(r"[rRbBuUfF]{1,2}[\"']", value):
         return
     code = value.endswith((",", ";")) or "(" in value or bool(re.search(r"[a-z][A-Z]", name))
@@ -218,6 +260,11 @@ def _leading(match: re.Match[str]) -> Iterator[Span]:
     value = value.rstrip(",;") if code or value.endswith(",") else value
     if _secret(secret, value, quoted=False, code=code, words=parts(name), env=name.isupper()):
         yield start, start + len(value), secret.kind
+
+
+def _unclosed(value: str) -> bool:
+    """Whether a value opens a bracket it does not close."""
+    return sum(value.count(c) for c in "([{") > sum(value.count(c) for c in ")]}")
 
 
 def _unopened_closers(value: str) -> str:
@@ -248,7 +295,11 @@ def _inline(match: re.Match[str], body: str, lead: int, paren: int) -> Generator
     stops = {"?": "&#", "&": "&#", ";": ";", ",": ",)}", "{": ",}", "(": ",)", "[": ",]"}.get(before, "")
     cut = min((i for i in (value.find(c) for c in stops + "\\") if i >= 0), default=len(value))
     value = value[:cut]
-    code = 0 <= paren < match.start() or before in "(," or body[max(0, match.start() - 2) : match.start()] == ", "
+    code = (
+        0 <= paren < match.start()
+        or (before != "" and before in "(,")
+        or body[max(0, match.start() - 2) : match.start()] == ", "
+    )
     if code:
         value = re.split(r"[),;\]}]", value, maxsplit=1)[0]
     value = value.rstrip(",);]}:")
@@ -265,7 +316,7 @@ def _secret(secret: SecretName, value: str, quoted: bool, code: bool, words: lis
         return False
     if value.strip() in _KEYWORDS:
         return False  # `password=None`, `token: null`: a keyword is never a secret
-    if looks_random(value):
+    if looks_random(value) or punctuated(value):
         return True
     if not secret.sure:
         return False

@@ -12,7 +12,7 @@ import re
 
 from ctxguard.secrets.vendors import FORMATS, Format
 
-__all__ = ["ANCHORS", "BY_ANCHOR", "FORMATS", "HINTS", "PEM_BEGIN", "PEM_END", "Format"]
+__all__ = ["ANCHORS", "BY_ANCHOR", "FORMATS", "HINTS", "PEM_BEGIN", "PEM_END", "PROGRAMS", "Format", "word_at"]
 
 PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,60}PRIVATE KEY(?: BLOCK)?-----")
 PEM_END = re.compile(r"-----END[ A-Z0-9_-]{0,60}PRIVATE KEY(?: BLOCK)?-----")
@@ -34,7 +34,12 @@ HINTS = (
     "private",
     "dsn",
     "jwt",
+    "pat",
 )
+# Programs that take a password on their command line (`docker login -p`, `mysql -pVALUE`): their
+# lines go to the readers too, found with a plain search apiece (in the one scan, their first
+# letters would be tried at every `l`, `m` and `r` of the text).
+PROGRAMS = ("login", "mysql", "mariadb", "sshpass", "redis-cli")
 
 
 def _alternation(words: list[str]) -> str:
@@ -60,3 +65,19 @@ for _format in FORMATS:
         _spellings = [_anchor] if not _format.ignore_case else [v for v in _SPELLINGS if v.lower() == _anchor.lower()]
         for _key in _spellings:
             BY_ANCHOR[_key] = (*BY_ANCHOR.get(_key, ()), _format)
+
+
+def word_at(text: str, pos: int, anchor: str) -> bool:
+    """Whether a hint found at pos is a word of a name there, for the short hints that are parts
+    of common words (`pat` in `path`, `PATH`, `compat`): it must not run on into more letters of
+    its own case (`Pat` in `githubPat` may follow a lower-case letter)."""
+    if anchor.lower() not in _SHORT:
+        return True
+    after = text[pos + len(anchor) : pos + len(anchor) + 1]
+    before = text[pos - 1 : pos] if pos else ""
+    if anchor.isupper():
+        return not (after.isalpha() and after.isupper()) and not (before.isalpha() and before.isupper())
+    return not (after.isalpha() and after.islower()) and not (anchor.islower() and before.isalpha())
+
+
+_SHORT = frozenset({"pat"})

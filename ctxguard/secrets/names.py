@@ -1,10 +1,13 @@
 """Which names hold secrets: a name is read as its parts, never searched for substrings.
 
 `ADMIN_PASSWORD`, `minioSecretKey` and `rabbitmq.default.pass` are split on `_`, `.`, `-` and
-case changes into whole words; a secret word (`password`, `token`, `secret`, `api key`, …) must
-be the last meaningful part, so `PASSWORD_MIN_LENGTH`, `token_url`, `TOKEN_HEADER` and
-`public_key` name something else. Words like `admin`, `max` or `hash` only matter as parts, so
-`MAXMIND_LICENSE_KEY` and `HASHICORP_VAULT_TOKEN` are secret names.
+case changes into whole words. A secret word (`password`, `token`, `secret`, `api key`, `pat`, …)
+may stand anywhere in the name: last (`DB_PASSWORD`), or before a qualifier (`DB_PASSWORD_TEST`,
+`TOKEN_VAULT`, `password_confirmation`), where only a random-looking value counts. A word after it
+that names what the value *is* when it is not the secret itself (`PASSWORD_MIN_LENGTH`,
+`token_url`, `TOKEN_HEADER`, `password_hash`) and `public_key` name something else. Words like
+`admin`, `max` or `hash` only matter as parts, so `MAXMIND_LICENSE_KEY` and
+`HASHICORP_VAULT_TOKEN` are secret names.
 """
 
 from __future__ import annotations
@@ -58,26 +61,36 @@ _MAYBE = frozenset(
     secrets pin otp seed dsn jwt
     """.split()
 )
-# Parts after the secret word that make the name hold something else (`PASSWORD_MIN_LENGTH`).
+# Parts after the secret word that make the name hold something about the secret, not the secret
+# (`PASSWORD_MIN_LENGTH`, `token_url`, `password_hash`): its value is never redacted, even when it
+# looks random (a digest, an id, a path).
 _NOT_AFTER = frozenset(
     """
-    length len min max size count counter hash hashed digest sha md5 id ids type types name names
-    url uri urls path paths file files filename filepath dir directory header headers field fields
-    label labels prefix suffix format pattern regex policy policies rule rules expiry expires
-    expiration expire expired ttl timeout lifetime age enabled enable disabled required require
-    reset mode strategy validator validation valid invalid strength hint error errors message msg
-    placeholder input button form page title description desc help link endpoint host port username
-    login email version generator provider manager service store cache handler class method flag
-    option options config configuration settings location param params parameter column table schema
-    limit retries attempts changed updated created at date time timestamp exists check verify
-    verification confirmation confirm request response callback function fn func source kind
-    encoding algorithm algo scheme ref reference template arn prompt info meta metadata list index
-    idx num number total usage used budget window parser lexer variable env var key keys storage
-    vault secret pair ring chain server issuer audience scope scopes grant auth flow client last
-    rotated rotation owner arg args argument spec ctx context obj object instance impl builder
-    factory model entity dto serializer view widget component module package lib util utils helper
-    test tests mock stub fixture example sample doc docs terminator end start begin compound symbol
-    char chars re matcher kw tokens
+    length len min max size count counter hash hashed digest sha sha1 sha256 sha512 md5 checksum
+    fingerprint id ids uuid guid url uri urls path paths file files filename filepath dir directory
+    header headers field fields label labels prefix suffix format pattern regex type types name
+    names kind class endpoint host port username login email version template arn ref reference
+    index idx column table schema symbol stdin env var variable param params parameter policy
+    policies rule rules expiry expires expiration expire expired ttl timeout lifetime age hint
+    placeholder error errors message msg title description desc help link
+    """.split()
+)
+# Parts after the secret word that say which of several secrets it is, or something about it
+# that a random value would still be the secret of (`DB_PASSWORD_TEST`, `TOKEN_VAULT`,
+# `password_confirmation`, `JWT_SECRET_LAST`): only a random-looking value counts there.
+_QUALIFIED_AFTER = frozenset(
+    """
+    enabled enable disabled required require reset mode strategy validator validation valid
+    invalid strength input button form page generator provider manager service store cache
+    handler method flag option options config configuration settings location limit retries
+    attempts changed updated created at date time timestamp exists check verify verification
+    confirmation confirm request response callback function fn func source encoding algorithm
+    algo scheme prompt info meta metadata list num number total usage used budget window parser
+    lexer key keys storage vault secret pair ring chain server issuer audience scope scopes
+    grant auth flow client last rotated rotation owner arg args argument spec ctx context obj
+    object instance impl builder factory model entity dto serializer view widget component
+    module package lib util utils helper test tests mock stub fixture example sample doc docs
+    terminator end start begin compound char chars re matcher kw tokens
     """.split()
 )
 # Parts before the secret word that make the whole name something other than a credential.
@@ -109,17 +122,36 @@ def parts(name: str) -> list[str]:
 @functools.lru_cache(maxsize=1 << 12)
 def classify(name: str) -> SecretName | None:
     """The secret a name holds, or None for a name of something else. A dotted name is read by
-    its last segment (`spring.datasource.password`; `Token.String.Symbol` is a symbol).
+    its last segment (`spring.datasource.password`; `Token.String.Symbol` is a symbol), and only
+    when that holds no secret word and the name is a lower-case configuration path, as a whole,
+    where only a random value counts.
     (Remembered: a log or a report names the same few keys on line after line.)"""
     if "::" in name:
         return None  # `AWS::IAM::AccessKey`: a type's name
-    words = parts(name.rsplit(".", 1)[-1] if "." in name.strip(".") else name)
+    if "." not in name.strip("."):
+        return _read(parts(name))
+    found = _read(parts(name.rsplit(".", 1)[-1]))
+    if found is None and _KEY_PATH.fullmatch(name):  # `password.storage`, `api.key.primary`
+        whole = _read(parts(name))
+        found = SecretName(whole.kind, False) if whole is not None else None
+    return found
+
+
+# A configuration key's dotted path (`api.key.primary`), not code's `Class.ATTRIBUTE`.
+_KEY_PATH = re.compile(r"[a-z0-9_-]+(?:\.[a-z0-9_-]+)+")
+
+
+def _read(words: list[str]) -> SecretName | None:
+    """The secret a name's words hold: the last secret word, read with the words around it."""
     for i in range(len(words) - 1, -1, -1):
         found = _secret_word(words[i], words[:i])
         if found is None:
             continue
-        if any(w in _NOT_AFTER for w in words[i + 1 :]):
+        after = words[i + 1 :]
+        if any(w in _NOT_AFTER for w in after):
             return None  # `PASSWORD_MIN_LENGTH`, `token_url`, `TOKEN_HEADER`
+        if any(w in _QUALIFIED_AFTER for w in after):
+            return SecretName(found.kind, False)  # `DB_PASSWORD_TEST`, `TOKEN_VAULT`
         return found
     return None
 
@@ -147,12 +179,12 @@ def _secret_word(word: str, before: list[str]) -> SecretName | None:
 
 
 def _word(word: str, before: list[str]) -> SecretName | None:
-    if word in _PASSWORD:
-        return SecretName("password", True)
+    if word in _PASSWORD:  # (`PWD` alone is the shell's working directory: a random value only)
+        return SecretName("password", word != "pwd" or bool(before))
     if word == "token":
         return SecretName("token", True)
-    if word in ("pat",) and before:
-        return SecretName("token", True)
+    if word == "pat":  # a personal access token (`GITHUB_PAT`); `URL_PAT` is as often a pattern
+        return SecretName("token", False)
     if word == "secret":
         return SecretName("secret", True)
     if word == "key" and before and before[-1] in _KEY_OWNERS:

@@ -16,16 +16,18 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ctxguard.secrets import assign
-from ctxguard.secrets.formats import ANCHORS, BY_ANCHOR, PEM_BEGIN, PEM_END, Format
+from ctxguard.secrets.formats import ANCHORS, BY_ANCHOR, PEM_BEGIN, PEM_END, PROGRAMS, Format, word_at
 from ctxguard.secrets.values import filler, placeholder
 
 
 @dataclass(frozen=True)
 class Redacted:
-    """The text with secrets replaced, and how many of each kind were found."""
+    """The text with secrets replaced, how many of each kind were found, and how many values
+    were kept because their line carries an allow marker."""
 
     text: str
     counts: dict[str, int]
+    allowed: int = 0
 
 
 def note(counts: dict[str, int]) -> str:
@@ -33,6 +35,23 @@ def note(counts: dict[str, int]) -> str:
     total = sum(counts.values())
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
     return f"redacted {total} secret value{'s' if total != 1 else ''} ({kinds})"
+
+
+def notes(counts: dict[str, int], allowed: int) -> tuple[str, ...]:
+    """The record's sentences on redaction: what was redacted, and what an allow marker kept."""
+    said: tuple[str, ...] = (note(counts),) if counts else ()
+    if allowed:
+        said += (
+            f"kept {allowed} secret-looking value{'s' if allowed != 1 else ''} on lines marked "
+            "`ctxguard: allow` (or gitleaks:allow, pragma: allowlist secret, trufflehog:ignore)",
+        )
+    return said
+
+
+# A line that says its values are not secrets: ours, and the markers gitleaks, detect-secrets and
+# TruffleHog users already write.
+# (Written in lower case, as their tools document them.)
+ALLOW = re.compile(r"ctxguard:[ \t]*allow|gitleaks:allow|pragma:[ \t]*allowlist[ -]secret|trufflehog:ignore")
 
 
 def marker(kind: str) -> str:
@@ -43,21 +62,51 @@ def marker(kind: str) -> str:
 def redact(text: str) -> Redacted:
     """Replace every recognised secret with [REDACTED:<kind>], line structure unchanged."""
     counts: Counter[str] = Counter()
+    allowed = 0
     if "PRIVATE KEY" in text:
-        text = _private_keys(text, counts)
+        text, allowed = _private_keys(text, counts)
     found: list[tuple[int, int, str]] = []
     lines: dict[int, int] = {}  # start -> end of each line with a hint word or an anchor
     start = end = -1
     for match in ANCHORS.finditer(text):
         pos = match.start()
+        anchor = match.group()
+        if not word_at(text, pos, anchor):
+            continue
         if pos > end:  # anchors come in order: a line's bounds are found once
             start, end = _line(text, pos)
             lines[start] = end
-        anchor = match.group()
         found.extend(_vendor(text, pos, end, BY_ANCHOR.get(anchor, ())))
+    for program in PROGRAMS:
+        pos = text.find(program)
+        while pos >= 0:
+            start, end = _line(text, pos)
+            lines[start] = end
+            pos = text.find(program, end)
     for start, end in sorted(lines.items()):
         found.extend(_assignments(text, start, end))
-    return Redacted(_splice(text, found, counts), dict(sorted(counts.items())))
+    if found:
+        found, kept = _allowed(text, found)
+        allowed += kept
+    return Redacted(_splice(text, found, counts), dict(sorted(counts.items())), allowed)
+
+
+def _allowed(text: str, found: list[tuple[int, int, str]]) -> tuple[list[tuple[int, int, str]], int]:
+    """The spans whose line carries no allow marker, and how many were kept for one."""
+    keep: list[tuple[int, int, str]] = []
+    dropped: list[tuple[int, int, str]] = []
+    marked: dict[int, bool] = {}
+    for span in found:
+        start, end = _line(text, span[0])
+        if start not in marked:
+            marked[start] = ALLOW.search(text, start, end) is not None
+        (dropped if marked[start] else keep).append(span)
+    values = at = 0  # (two readers may find the same value: overlaps count once)
+    for start, end, _ in sorted(dropped, key=lambda span: (span[0], -span[1])):
+        if start >= at:
+            values += 1
+            at = end
+    return keep, values
 
 
 def _vendor(text: str, pos: int, end: int, formats: tuple[Format, ...]) -> list[tuple[int, int, str]]:
@@ -152,17 +201,21 @@ def _split(line: str) -> tuple[str, str]:
     return (line[: found.start()], found.group(0)) if found else (line, "")
 
 
-def _private_keys(text: str, counts: Counter[str]) -> str:
+def _private_keys(text: str, counts: Counter[str]) -> tuple[str, int]:
     """PEM private-key blocks: the BEGIN line's tag becomes the marker, the base64 runs of the
     lines after it are removed up to the END tag (or, without one, while lines hold base64), and
     everything else on those lines (a diff mark, a log prefix, a closing quote) and every line
-    ending stays."""
+    ending stays. A block whose BEGIN line carries an allow marker is kept (counted)."""
     lines = text.splitlines(keepends=True)
-    i = 0
+    i = allowed = 0
     while i < len(lines):
         body, ending = _split(lines[i])
         begin = PEM_BEGIN.search(body)
         if begin is None:
+            i += 1
+            continue
+        if ALLOW.search(body):
+            allowed += 1
             i += 1
             continue
         end = PEM_END.search(body, begin.end())
@@ -195,7 +248,7 @@ def _private_keys(text: str, counts: Counter[str]) -> str:
             lines[j] = emptied + inner_ending
             j += 1
         i = j
-    return "".join(lines)
+    return "".join(lines), allowed
 
 
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")

@@ -28,6 +28,23 @@ def looks_random(value: str) -> bool:
     return entropy(value) >= 3.3
 
 
+def punctuated(value: str) -> bool:
+    """A generated password with punctuation among its characters (`Xk9!mQ2@pL7^wR4z`): 10 to 128
+    characters without spaces, quotes or brackets, two or more symbols a name never holds, upper
+    and lower case, changing case every few characters."""
+    if not 10 <= len(value) <= 128 or _PUNCTUATED.fullmatch(value) is None:
+        return False
+    symbols = sum(c in _SYMBOLS for c in value)
+    if symbols < 2 or not any(c.islower() for c in value) or not any(c.isupper() for c in value):
+        return False  # (one `%` is as often a format: `VS%0.f0COMNTOOLS`)
+    letters = sum(c.isalnum() for c in value)
+    return switches(value) >= letters / 5 and entropy(value) >= 3.0
+
+
+_SYMBOLS = frozenset("!@#$%^&*+=~?")
+_PUNCTUATED = re.compile(r"[A-Za-z0-9!@#$%^&*+=~?_.\-/|]+")
+
+
 def switches(value: str) -> int:
     """How often a value changes between lower case, upper case and digits: random text does
     every few characters, names and words rarely."""
@@ -69,7 +86,10 @@ def not_words(value: str) -> bool:
 
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_.~|-]+")
 _DOTTED = re.compile(r"[A-Za-z][\w-]*(?:\.[A-Za-z][\w-]*)+")
-_SEGMENT = re.compile(r"[a-z]{1,3}\d{0,3}|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*\d{0,3}(?:[_-][a-z0-9]+)*")
+_SEGMENT = re.compile(
+    r"[a-z]{1,3}\d{0,6}|[A-Za-z][a-z]+(?:[A-Z][a-z]+)*\d{0,3}(?:[_-][a-z0-9]+)*"
+    r"|[A-Z][A-Za-z]*\d*(?:[A-Z][a-z]+)+"  # `Ed25519PrivateKey`, `RSAPrivateKey`: a class
+)
 _CAMEL_WORDS = re.compile(r"[A-Za-z][a-z]{1,}(?:[A-Z][a-z]+)*[A-Z][a-z]{2,}\d{0,3}")
 # Three or more words joined by _ - or . (`user_profile_cache`, `my-app-key-name`): a name.
 _WORDY = re.compile(r"(?:[A-Za-z][a-z]{2,}[_.-]){2,}[A-Za-z][a-z]{2,}")
@@ -86,7 +106,8 @@ _PLACEHOLDER = re.compile(
     re.I,
 )
 # A template that fills the value in later: `f"share-{id}"`, `"%s"`, `"${HOME}/x"`.
-_TEMPLATE = re.compile(r"\{[A-Za-z_][\w.\[\]'\"]+\}|\$\{[\w.:-]+\}|\{\{[^{}]+\}\}|%[sdr]\b|%\(\w+\)[sdr]|<%")
+_TEMPLATE = re.compile(r"\{[A-Za-z_][\w.\[\]'\"]+\}|\$\{[\w.:-]+\}|\{\{[^{}]+\}\}|%\(\w+\)[sdr]|<%")
+_PRINTF = re.compile(r"%[sdr]\b")  # (`%d` inside a generated password is two of its characters)
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # ENV_VAR_NAME: where the secret lives
 
 
@@ -97,7 +118,7 @@ def placeholder(value: str) -> bool:
         return True
     if _ENV_NAME.fullmatch(value):
         return not looks_random(value)  # `DB_PASSWORD` names a variable; `API_KEYN2B1NFN5CP…` is a key
-    if _TEMPLATE.search(value):
+    if _TEMPLATE.search(value) or (_PRINTF.search(value) and not punctuated(value)):
         return True
     return _PLACEHOLDER.match(value) is not None
 
@@ -171,12 +192,20 @@ def pattern(value: str) -> bool:
     return _PATTERN.search(value) is not None
 
 
+# A number as code writes a constant (`0x8`, `1e-3`, `0o755`, `10_000L`); a longer run of digits
+# may be a key (Discord's are all digits; an Ethereum private key is `0x` and 64 hex digits).
+_NUMBER = re.compile(
+    r"[-+]?(?:0[xX][0-9a-fA-F_]{1,16}|0[oObB][0-7_]+|\d{1,3}(?:_\d{3})+|\d{1,9}(?:\.\d+)?(?:[eE][-+]?\d+)?)[uUlLfFnN]*"
+)
+
+
 def kept(value: str, name_words: list[str]) -> bool:
     """True for a value a secret name may hold that is not a secret: see the module docstring.
     (References are judged by the caller, which knows whether the line is code.)"""
     bare = value.strip()
     if (
-        placeholder(bare)
+        _NUMBER.fullmatch(bare)
+        or placeholder(bare)
         or filler(bare)
         or version(bare)
         or type_name(bare)

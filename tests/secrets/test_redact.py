@@ -198,3 +198,32 @@ def test_each_record_says_how_many_values_of_which_kinds_were_redacted() -> None
     record = compress_text(text, 500, name="deploy.log")
     assert record["redacted"] == {"github_token": 1, "password": 1, "stripe_key": 1}
     assert "redacted 3 secret values (1 github_token, 1 password, 1 stripe_key)" in record["notes"]
+
+
+@pytest.mark.parametrize(
+    "marker",
+    ["# ctxguard: allow", "# gitleaks:allow", "# pragma: allowlist secret", "// trufflehog:ignore", "#ctxguard:allow"],
+)
+def test_an_allow_marker_keeps_that_lines_values_and_only_that_lines(marker: str) -> None:
+    kept_line = f"TEST_API_TOKEN={FAKE['github_token']}  {marker}\n"
+    other = f"DEPLOY_TOKEN={FAKE['stripe_key']}\n"
+    found = redact(kept_line + other)
+    assert found.text.startswith(kept_line)
+    assert FAKE["stripe_key"] not in found.text
+    assert found.allowed == 1 and sum(found.counts.values()) == 1
+
+
+def test_an_allow_marker_on_a_private_keys_begin_line_keeps_the_block() -> None:
+    begin, rest = PEM.split("\n", 1)
+    text = f"{begin}  # gitleaks:allow\n{rest}\n"
+    found = redact(text)
+    assert found.text == text and found.allowed == 1 and found.counts == {}
+
+
+def test_what_an_allow_marker_kept_is_said_in_the_records_notes() -> None:
+    text = f"fixture_token = '{FAKE['github_token']}'  # ctxguard: allow\npassword = 'Xk9!mQ2@pL7^wR4z'\n"
+    record = compress_text(text, budget=500, name="fixtures.py")
+    assert FAKE["github_token"] in record["content"] and "Xk9!mQ2@pL7^wR4z" not in record["content"]
+    said = " ".join(record["notes"])
+    assert "redacted 1 secret value (1 password)" in said
+    assert "kept 1 secret-looking value on lines marked `ctxguard: allow`" in said

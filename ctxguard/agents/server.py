@@ -29,6 +29,11 @@ def build(ws: tools.Workspace, run_bundle: Callable[[list[str]], None]) -> Any:
     `ctxguard bundle` with the arguments given (the bundle tool's work)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    # The read tools change nothing and reach nothing outside the repository: an unattended
+    # agent's client may run them without asking.
+    reads = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
     from ctxguard import __version__
 
@@ -40,13 +45,13 @@ def build(ws: tools.Workspace, run_bundle: Callable[[list[str]], None]) -> Any:
         except (CtxguardError, OSError) as exc:
             raise ToolError(str(exc)) from None
 
-    @server.tool()
+    @server.tool(annotations=reads)
     def list_artifacts(bundle: str | None = None, max_tokens: int = tools.DEFAULT_TOKENS) -> str:
         """Each artifact of the bundle (default: the repository's, in .git/ctxguard/): its name,
         type, status, tokens raw and kept, and its gaps (the raw line ranges a cut left out)."""
         return answer(lambda: tools.list_artifacts(ws, bundle, max_tokens))
 
-    @server.tool()
+    @server.tool(annotations=reads)
     def read_artifact(
         name: str, lines: str | None = None, bundle: str | None = None, max_tokens: int = tools.DEFAULT_TOKENS
     ) -> str:
@@ -54,7 +59,7 @@ def build(ws: tools.Workspace, run_bundle: Callable[[list[str]], None]) -> Any:
         its full text, numbered as the gap lines `... (lines A-B omitted)` number them."""
         return answer(lambda: tools.read_artifact(ws, name, lines, bundle, max_tokens))
 
-    @server.tool()
+    @server.tool(annotations=reads)
     def search(
         pattern: str,
         name: str | None = None,
@@ -65,10 +70,11 @@ def build(ws: tools.Workspace, run_bundle: Callable[[list[str]], None]) -> Any:
     ) -> str:
         """A regular expression (Python syntax) over the artifacts' full texts (every artifact's,
         or the one named): each match with its line number and `context` lines around it, error
-        lines first; at most max_matches matches, cut to max_tokens."""
+        lines first; at most max_matches matches, cut to max_tokens. A pattern that runs for more
+        than 5 s in all is stopped, with an error."""
         return answer(lambda: tools.search(ws, pattern, name, context, bundle, max_tokens, max_matches))
 
-    @server.tool()
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False))
     def bundle(
         diff: str | None = None,
         task: str | None = None,
@@ -76,8 +82,8 @@ def build(ws: tools.Workspace, run_bundle: Callable[[list[str]], None]) -> Any:
         since: str | None = None,
         max_tokens: int = tools.BUNDLE_TOKENS,
     ) -> str:
-        """Build the repository's bundle (its .ctxguard.yaml, or the defaults) and return its
-        prompt form. diff: staged | worktree | HEAD | <commit> | <base>...<head> | auto; task: what
+        """Build the repository's bundle (its .ctxguard.yaml, or the defaults) in .git/ctxguard/mcp/
+        (never over the hook's) and return its path and prompt form. diff: staged | worktree | HEAD | <commit> | <base>...<head> | auto; task: what
         the review is for; since: a commit already reviewed (what changed after it comes first)."""
         return answer(lambda: tools.make_bundle(ws, run_bundle, diff, task, total_budget, since, max_tokens))
 

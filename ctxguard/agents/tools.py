@@ -4,11 +4,14 @@ serves (ctxguard.agents.server), testable without the MCP SDK.
 Every answer is text within a token budget it states (`max_tokens`); an answer that had to be
 cut says so, and says which call gets the rest. Paths are confined: a bundle is read only inside
 the repository's work tree or its `<git dir>/ctxguard/`, and the full texts it names only there
-too; nothing is ever written to the work tree (`make_bundle` writes in `<git dir>/ctxguard/`).
+too; nothing is ever written to the work tree (`make_bundle` writes in `<git dir>/ctxguard/mcp/`,
+never over the bundle the hook or the Action wrote). A caller's search pattern runs with a
+deadline (ctxguard.bundle.search).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import redirect_stdout
@@ -51,9 +54,19 @@ class Workspace:
     def within(self) -> tuple[Path, Path]:
         return (self.top, self.state)
 
+    @property
+    def own(self) -> Path:
+        """Where the bundle tool writes: a folder of its own, so it never overwrites the bundle
+        the hook or the Action wrote."""
+        return self.state / "mcp"
+
     def bundle_path(self, given: str | None) -> Path:
-        """The bundle named (relative to the work tree), or the default one."""
-        path = self.state / "bundle.json" if not given else Path(given)
+        """The bundle named (relative to the work tree), or the default one: the hook's or the
+        Action's (`<git dir>/ctxguard/bundle.json`), else the bundle tool's."""
+        if not given:
+            hooks = self.state / "bundle.json"
+            return hooks if hooks.exists() or not (self.own / "bundle.json").exists() else self.own / "bundle.json"
+        path = Path(given)
         return path if path.is_absolute() else self.top / path
 
     def load(self, given: str | None) -> tuple[Path, Bundle]:
@@ -187,11 +200,13 @@ def make_bundle(
     max_tokens: int = BUNDLE_TOKENS,
 ) -> str:
     """Build the repository's bundle (its config, or the defaults) for a range, written in
-    `<git dir>/ctxguard/`, and return its prompt form. `run`: runs `ctxguard bundle` with these
-    arguments (ctxguard.commands.mcp gives it: the agents' tools sit below the commands)."""
+    `<git dir>/ctxguard/mcp/` (never over the hook's or the Action's), and return its path and
+    its prompt form. `run`: runs `ctxguard bundle` with these arguments (ctxguard.commands.mcp
+    gives it: the agents' tools sit below the commands)."""
     budget = _budget(max_tokens)
-    argv = ["--repo", str(ws.top), "--output", str(ws.state / "bundle.json")]
-    argv += ["--prompt", str(ws.state / "bundle.prompt.md")]
+    ws.own.mkdir(parents=True, exist_ok=True)
+    argv = ["--repo", str(ws.top), "--output", str(ws.own / "bundle.json")]
+    argv += ["--prompt", str(ws.own / "bundle.prompt.md")]
     for flag, value in (("--diff", diff), ("--task", task), ("--since", since)):
         if value:
             if value.startswith("-"):
@@ -203,7 +218,8 @@ def make_bundle(
         argv += ["--total-budget", str(total_budget)]
     with redirect_stdout(sys.stderr):  # (stdout is the protocol's channel)
         run(argv)
-    prompt = (ws.state / "bundle.prompt.md").read_text(encoding="utf-8").rstrip("\n").split("\n")
-    head = f"bundle written to {ws.state / 'bundle.json'}; its prompt form:"
-    rest = "read_artifact(name) gives each artifact's record, list_artifacts() the list"
+    prompt = (ws.own / "bundle.prompt.md").read_text(encoding="utf-8").rstrip("\n").split("\n")
+    shown = os.path.relpath(ws.own / "bundle.json", ws.top)
+    head = f"bundle written to {shown} (pass bundle={shown!r} to the other tools); its prompt form:"
+    rest = f"read_artifact(name, bundle={shown!r}) gives each artifact's record, list_artifacts() the list"
     return _fit(head, prompt, "", budget, ws.tokenizer, lambda _: rest)

@@ -5,13 +5,18 @@ An artifact's full text is its offload (the file a record names, checked against
 digits it gives), or its content when nothing was left out. Lines are numbered from 1, as the
 gap lines `... (lines A-B omitted)` of a cut number them. With `within` (folders), a bundle or
 an offload that resolves outside them is refused: a saved bundle is input, and its paths are
-not trusted to stay where they should.
+not trusted to stay where they should. An offload is read only as ctxguard writes one (in an
+`offload/` folder, named by its own sha256 digits, a regular file and not a link), so an edited bundle cannot turn a reader on `.git/config` or an untracked `.env`; a
+bundle or an offload that is not a regular file (a FIFO, a device) is refused at once.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,7 +36,7 @@ def load(path: Path, within: Sequence[Path] | None = None) -> Bundle:
     if within is not None and not _inside(path, within):
         raise UsageError(f"{path} is outside the repository and its .git/ctxguard/: refused")
     try:
-        return Bundle.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        return Bundle.from_dict(json.loads(read_regular(path).decode("utf-8")))
     except FileNotFoundError:
         raise UsageError(f"no bundle at {path}") from None
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
@@ -62,14 +67,43 @@ def full_text(record: Record, folder: Path, within: Sequence[Path] | None = None
     target = folder / record.offload.path
     if within is not None and not _inside(target, within):
         raise UsageError(f"{record.artifact_name}'s full text ({target}) is outside the bundle's folders: refused")
+    given = record.offload.sha256
+    if not (
+        _OFFLOAD_NAME.fullmatch(target.name)
+        and (len(given) < 16 or given[:16] == target.name[:16])
+        and target.parent.name == OFFLOAD_FOLDER
+    ):
+        raise UsageError(
+            f"{record.artifact_name}'s full text ({record.offload.path}) is not a file ctxguard wrote "
+            f"(those are {OFFLOAD_FOLDER}/<its sha256 digits>.<ext>): refused"
+        )
     try:
-        data = target.read_bytes()
+        data = read_regular(target, links=False)
     except OSError as exc:
         raise UsageError(f"cannot read {record.artifact_name}'s full text at {target}: {exc.strerror}") from None
-    given = record.offload.sha256
     if len(given) < 16 or not hashlib.sha256(data).hexdigest().startswith(given):
         raise UsageError(f"{target} is not {record.artifact_name}'s full text any more (its sha256 differs)")
     return data.decode("utf-8", "surrogateescape")
+
+
+OFFLOAD_FOLDER = "offload"  # (as ctxguard.commands.runs writes them)
+_OFFLOAD_NAME = re.compile(r"[0-9a-f]{16}\.[a-z0-9]{1,8}")
+
+
+def read_regular(path: Path, links: bool = True) -> bytes:
+    """A regular file's bytes; OSError (with a sentence as its strerror) for anything else, at
+    once: opening a FIFO does not wait for a writer. `links=False` refuses a symbolic link."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | (0 if links else getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if not links and path.is_symlink():
+            raise OSError(exc.errno, "it is a symbolic link, not a file ctxguard wrote", str(path)) from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "it is not a regular file (a FIFO, a device or a folder): refused", str(path))
+        return handle.read()
 
 
 def split_lines(text: str) -> list[str]:

@@ -1,5 +1,5 @@
 """A regular expression over a bundle's full texts: what a reader asks for when a cut left out
-the lines it needs (`ctxguard show BUNDLE --grep PATTERN`).
+the lines it needs (`ctxguard show BUNDLE --grep PATTERN`, the MCP server's `search`).
 
 Each record's full text is its offload (checked against the record's sha256 digits), or its
 content when nothing was left out. Matches come with their line numbers (as gap lines number
@@ -9,12 +9,19 @@ others, each in the text's order; capped, with how many more there were.
 
 from __future__ import annotations
 
-import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Final
 
+from ctxguard.errors import UsageError
 from ctxguard.kinds.log.lines import is_important
 from ctxguard.record import Record
+
+# A caller's pattern is the caller's: `(a+)+$` backtracks for ages over a 40-character line. It
+# runs with the `regex` module (tiktoken's own dependency), which stops a match at a deadline and
+# lets go of the interpreter while it matches, so a server keeps answering its other calls.
+DEADLINE_SECONDS: Final = 5.0
 
 
 def _says_error(line: str) -> bool:
@@ -40,31 +47,38 @@ class Match:
         return "\n".join(out) + "\n"
 
 
-def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """The pattern, or ValueError with a sentence when it is not a regular expression."""
+def compile_pattern(pattern: str) -> Any:
+    """The pattern (Python's `re` syntax), or ValueError with a sentence when it is not a
+    regular expression."""
+    import regex
+
     try:
-        return re.compile(pattern)
-    except re.error as exc:
+        return regex.compile(pattern, regex.VERSION0)
+    except (regex.error, ValueError, OverflowError) as exc:
         raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from None
 
 
 def search(
     records: Sequence[Record],
     full_text: Callable[[Record], str],
-    pattern: re.Pattern[str],
+    pattern: Any,
     context: int = 2,
     limit: int = 100,
+    seconds: float | None = None,
 ) -> tuple[list[Match], int]:
     """The first `limit` matches over the records' full texts (error lines first), and how many
-    matched in all."""
+    matched in all; UsageError when matching takes more than `seconds` in all (default:
+    DEADLINE_SECONDS)."""
     errors: list[Match] = []
     others: list[Match] = []
+    seconds = DEADLINE_SECONDS if seconds is None else seconds
+    deadline = time.monotonic() + seconds
     for record in records:
         lines = full_text(record).split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         for i, line in enumerate(lines):
-            if pattern.search(line) is None:
+            if not _matches(pattern, line, deadline, seconds):
                 continue
             before = tuple((k + 1, lines[k]) for k in range(max(0, i - context), i))
             after = tuple((k + 1, lines[k]) for k in range(i + 1, min(len(lines), i + 1 + context)))
@@ -72,3 +86,16 @@ def search(
             (errors if _says_error(line) else others).append(found)
     ordered = errors + others
     return ordered[:limit], len(ordered)
+
+
+def _matches(pattern: Any, line: str, deadline: float, seconds: float) -> bool:
+    left = deadline - time.monotonic()
+    try:
+        if left <= 0:
+            raise TimeoutError
+        return pattern.search(line, concurrent=True, timeout=left) is not None
+    except TimeoutError:
+        raise UsageError(
+            f"the pattern /{pattern.pattern}/ took more than {seconds:g} s over the full texts and was "
+            "stopped (nested repeats such as (a+)+ can take ages); simplify it or name one artifact"
+        ) from None

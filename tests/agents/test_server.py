@@ -104,3 +104,50 @@ def test_the_hook_never_imports_the_sdk(repo: Repo) -> None:
     done = subprocess.run([sys.executable, "-c", code, str(repo.path)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_read_tools_say_they_are_read_only_and_the_bundle_tool_that_it_writes(repo: Repo) -> None:
+    listed, _ = _session(repo, [])
+    hints = {tool.name: tool.annotations for tool in listed}
+    for name in ("list_artifacts", "read_artifact", "search"):
+        assert hints[name] is not None
+        assert (hints[name].read_only_hint, hints[name].idempotent_hint, hints[name].open_world_hint) == (
+            True,
+            True,
+            False,
+        )
+    assert hints["bundle"] is not None and hints["bundle"].read_only_hint is False
+
+
+def test_a_catastrophic_pattern_is_stopped_and_other_calls_are_answered_meanwhile(repo: Repo) -> None:
+    import time
+
+    repo.write("ci/slow.log", "a" * 40 + "!\n")
+    repo.commit("a line a backtracking pattern chokes on")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "ctxguard", "mcp"], cwd=str(repo.path))
+    done: dict[str, tuple[float, Any]] = {}
+
+    async def run() -> None:
+        with anyio.fail_after(120):
+            async with Client(params) as client:
+                await client.call_tool("bundle", {"diff": "HEAD~1...HEAD"})
+                started = time.monotonic()
+
+                async def call(key: str, name: str, arguments: dict[str, Any]) -> None:
+                    result = await client.call_tool(name, arguments)
+                    done[key] = (time.monotonic() - started, result)
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(
+                        call, "slow", "search", {"pattern": "(a|aa)+$", "bundle": ".git/ctxguard/mcp/bundle.json"}
+                    )
+                    await anyio.sleep(0.3)
+                    group.start_soon(call, "quick", "list_artifacts", {"bundle": ".git/ctxguard/mcp/bundle.json"})
+
+    anyio.run(run)
+    slow_after, slow = done["slow"]
+    quick_after, quick = done["quick"]
+    assert slow.is_error and "was stopped" in slow.content[0].text
+    assert slow_after < 30  # (5 s of matching, and the server's start under load)
+    assert not quick.is_error and "ci/slow.log" in quick.content[0].text
+    assert quick_after < slow_after  # answered while the pattern ran

@@ -176,12 +176,17 @@ def test_a_changed_full_text_is_refused(ws: tools.Workspace) -> None:
 def test_make_bundle_returns_the_prompt_and_writes_only_in_the_git_directory(repo: Repo) -> None:
     ws = tools.Workspace.open(repo.path)
     before = repo.snapshot()
-    (ws.state / "bundle.json").unlink()
-    answer = tools.make_bundle(ws, run_bundle, diff="staged", task="check the balance total", max_tokens=8000)
+    hooks = (ws.state / "bundle.json").read_bytes()
+    answer = tools.make_bundle(ws, run_bundle, diff="HEAD", task="check the balance total", max_tokens=8000)
     assert repo.snapshot() == before
-    assert (ws.state / "bundle.json").exists() and (ws.state / "bundle.prompt.md").exists()
+    assert (ws.state / "bundle.json").read_bytes() == hooks  # the hook's bundle is never overwritten
+    assert (ws.own / "bundle.json").exists() and (ws.own / "bundle.prompt.md").exists()
+    assert "bundle written to .git/ctxguard/mcp/bundle.json (pass bundle='.git/ctxguard/mcp/bundle.json'" in answer
     assert "check the balance total" in answer and "reports/tests.log" in answer
     assert independent_count(answer) <= 8000
+    listed = tools.list_artifacts(ws, bundle=".git/ctxguard/mcp/bundle.json")
+    assert "bundle .git/ctxguard/mcp/bundle.json" in listed or str(ws.own / "bundle.json") in listed
+    assert "- app.py" not in tools.list_artifacts(ws)  # (the default is still the hook's: staged app.py)
     small = tools.make_bundle(ws, run_bundle, diff="staged", max_tokens=300)
     assert independent_count(small) <= 300 and "[cut at max_tokens=300" in small
 
@@ -190,3 +195,86 @@ def test_no_bundle_yet_says_what_to_do(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "fresh")
     with pytest.raises(CtxguardError, match=r"call bundle\(\) first"):
         tools.list_artifacts(tools.Workspace.open(repo.path))
+
+
+def test_a_bundle_tools_bundle_is_the_default_only_when_the_hook_wrote_none(repo: Repo) -> None:
+    ws = tools.Workspace.open(repo.path)
+    (ws.state / "bundle.json").unlink()
+    tools.make_bundle(ws, run_bundle, diff="HEAD")
+    assert ws.bundle_path(None) == ws.own / "bundle.json"
+    assert "reports/tests.log" in tools.list_artifacts(ws)
+
+
+def _edited(ws: tools.Workspace, offload: str, text: bytes) -> None:
+    """The hook's bundle with its log record's offload pointed at another file, the right digits."""
+    path = ws.state / "bundle.json"
+    data = json.loads(path.read_text())
+    log = next(r for r in data["artifacts"] if r["artifact_name"] == "reports/tests.log")
+    log["offload"] = {"path": offload, "sha256": hashlib.sha256(text).hexdigest()[:16]}
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("target", ["../config", "../../.env"])
+def test_an_edited_bundle_cannot_turn_the_read_tools_on_another_file(
+    ws: tools.Workspace, repo: Repo, target: str
+) -> None:
+    secret = b"[core]\n\ttoken = ghp_notAnOffloadButNamedAsOne0123456789\n"
+    (repo.path / ".env").write_bytes(secret)
+    (ws.state.parent / "config").write_bytes(secret) if target == "../config" else None
+    _edited(ws, target, secret if target == "../../.env" else (ws.state.parent / "config").read_bytes())
+    for call in (
+        lambda: tools.read_artifact(ws, "reports/tests.log", lines="1-2"),
+        lambda: tools.search(ws, "token", name="reports/tests.log"),
+    ):
+        with pytest.raises(UsageError, match="not a file ctxguard wrote"):
+            call()
+
+
+def test_a_fifo_named_as_a_bundle_or_an_offload_is_refused_at_once(ws: tools.Workspace, repo: Repo) -> None:
+    import os
+
+    fifo = repo.path / ".git" / "ctxguard" / "pipe.json"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match="not a regular file"):
+        tools.list_artifacts(ws, bundle=".git/ctxguard/pipe.json")
+    named = ws.state / "offload" / "0123456789abcdef.log"
+    os.mkfifo(named)
+    _edited(ws, "offload/0123456789abcdef.log", b"")
+    path = ws.state / "bundle.json"
+    data = json.loads(path.read_text())
+    next(r for r in data["artifacts"] if r["artifact_name"] == "reports/tests.log")["offload"]["sha256"] = (
+        "0123456789abcdef"
+    )
+    path.write_text(json.dumps(data))
+    with pytest.raises(UsageError, match="not a regular file"):
+        tools.read_artifact(ws, "reports/tests.log", lines="1-2")
+
+
+def test_a_catastrophic_pattern_is_stopped_at_its_deadline(
+    ws: tools.Workspace, repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctxguard.bundle import search
+
+    monkeypatch.setattr(search, "DEADLINE_SECONDS", 0.5)
+    import time
+
+    repo.write("reports/slow.log", "a" * 40 + "!\n")
+    assert main(["bundle", "--repo", str(repo.path)]) == 0
+    started = time.monotonic()
+    with pytest.raises(UsageError, match=r"took more than 0.5 s .* was stopped"):
+        tools.search(ws, "(a|aa)+$")
+    assert time.monotonic() - started < 5
+    assert "1 match" in tools.search(ws, "a{40}!")  # (the next call is answered as before)
+
+
+def test_show_grep_stops_a_catastrophic_pattern_too(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctxguard.bundle import search
+
+    monkeypatch.setattr(search, "DEADLINE_SECONDS", 0.5)
+    repo.write("reports/slow.log", "a" * 40 + "!\n")
+    assert main(["bundle", "--repo", str(repo.path)]) == 0
+    capsys.readouterr()
+    assert main(["show", str(repo.path / ".git/ctxguard/bundle.json"), "--grep", "(a|aa)+$"]) == 2
+    assert "was stopped" in capsys.readouterr().err

@@ -623,10 +623,12 @@ def test_show_refuses_an_offload_whose_digest_digits_are_too_few_to_check(tmp_pa
     from ctxguard.errors import UsageError
     from ctxguard.record import Offload, Record
 
-    (tmp_path / "full.log").write_text("whole\n")
     digits = hashlib.sha256(b"whole\n").hexdigest()
+    (tmp_path / "offload").mkdir()
+    (tmp_path / "offload" / f"{digits[:16]}.log").write_text("whole\n")
     for given, fine in ((digits[:16], True), (digits, True), (digits[:4], False), ("", False)):
-        record = Record("x.log", 9, 3, True, "…", "log", 3, 3, "o200k_base", offload=Offload("full.log", given))
+        offload = Offload(f"offload/{digits[:16]}.log", given)
+        record = Record("x.log", 9, 3, True, "…", "log", 3, 3, "o200k_base", offload=offload)
         if fine:
             assert full_text(record, tmp_path) == "whole\n"
         else:

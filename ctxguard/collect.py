@@ -163,7 +163,9 @@ def _git_artifacts(
             empty = f"[EMPTY RANGE: {mode} has no changes{' (' + reason + ')' if reason else ''}]"
             common["notes"] = (*notes, f"the range {mode} is empty: check that it is the one meant")
         return [Artifact(name=spec.name, budget=spec.budget, text=empty, **common)], result  # type: ignore[arg-type]
-    if spec.split in ("file", "chunks"):  # (chunks: the files are grouped into bundles later)
+    if spec.split == "file":
+        return _per_file(spec, kept, common), result
+    if spec.split == "chunks":  # (the files are grouped into bundles later)
         share = max(MIN_BUDGET, spec.budget // len(kept))
         return [
             Artifact(name=f"{spec.name}:{path}", budget=share, text=part, **common)  # type: ignore[arg-type]
@@ -171,6 +173,33 @@ def _git_artifacts(
         ], result
     body = "".join(part for _, part in kept)
     return [Artifact(name=spec.name, budget=spec.budget, text=body, **common)], result  # type: ignore[arg-type]
+
+
+def _per_file(spec: ArtifactSpec, kept: list[tuple[str, str]], common: dict[str, Any]) -> list[Artifact]:
+    """`split: file`: an artifact a changed file, the entry's budget shared among them. When the
+    files outnumber what the budget gives the smallest budget each, as many as fit come alone and
+    the rest come together in one artifact (`<entry>:other files`), their paths in its notes: the
+    entry keeps to its budget, and no file is dropped unsaid."""
+    alone = len(kept) if len(kept) * MIN_BUDGET <= spec.budget else max(0, spec.budget // MIN_BUDGET - 1)
+    parts = len(kept) if alone == len(kept) else alone + 1
+    share = max(MIN_BUDGET, spec.budget // parts)
+    out = [Artifact(name=f"{spec.name}:{path}", budget=share, text=part, **common) for path, part in kept[:alone]]
+    rest = kept[alone:]
+    if rest:
+        paths = [path for path, _ in rest]
+        listed = ", ".join(paths[:OTHER_FILES_LISTED]) + (
+            f" and {len(paths) - OTHER_FILES_LISTED} more" if len(paths) > OTHER_FILES_LISTED else ""
+        )
+        said = (
+            f"split: file: {plural(len(kept), 'changed file')} at budget {spec.budget} leave under "
+            f"{MIN_BUDGET} tokens each; {plural(len(rest), 'file')} come together here: {listed}"
+        )
+        others = dict(common, notes=(*common["notes"], said))
+        out.append(Artifact(name=f"{spec.name}:other files", budget=share, text="".join(p for _, p in rest), **others))
+    return out
+
+
+OTHER_FILES_LISTED = 50  # paths a note names before `and N more`
 
 
 def _incremental(

@@ -71,9 +71,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     tune_gc()
+    received: list[int] = []
     try:
-        with _on_sigterm():
+        with _on_sigterm(received):
             result: int = args.func(args)
+        if received:  # Terminated was raised where something swallowed it (a finaliser, an import)
+            raise Terminated
         return result
     except Terminated:
         print("ctxguard: terminated (SIGTERM); nothing half-written was left", file=sys.stderr)
@@ -103,9 +106,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 @contextlib.contextmanager
-def _on_sigterm() -> Iterator[None]:
+def _on_sigterm(received: list[int]) -> Iterator[None]:
     """SIGTERM raises Terminated while the command runs (in the main thread, and only where
-    nobody else chose what it does: an ignored or handled SIGTERM is left as it is)."""
+    nobody else chose what it does: an ignored or handled SIGTERM is left as it is). It is also
+    written down in `received` first: Python drops an exception raised in a finaliser or a
+    callback it calls on its own, and a SIGTERM is never lost with it (main acts on the note
+    when the command returns)."""
     import signal
     import threading
 
@@ -114,6 +120,7 @@ def _on_sigterm() -> Iterator[None]:
         return
 
     def terminated(signum: int, frame: object) -> None:
+        received.append(signum)
         raise Terminated
 
     signal.signal(signal.SIGTERM, terminated)

@@ -229,3 +229,31 @@ def test_sigterm_is_said_and_leaves_nothing_behind(tmp_path: Path) -> None:
     assert child.wait(timeout=60) == 143, err
     assert "ctxguard: terminated (SIGTERM)" in err and "Traceback" not in err
     assert list(spool.iterdir()) == []
+
+
+def test_a_sigterm_whose_exception_something_swallowed_still_ends_the_run_with_143(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Python drops an exception raised in a finaliser (or a library catches BaseException):
+    the SIGTERM is still said, and the exit is 143, not 0."""
+    import argparse
+    import os
+    import signal
+
+    from ctxguard import main as entry
+
+    def swallowed(args: argparse.Namespace) -> int:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)  # (its handler runs at the next instruction)
+            for _ in range(1000):
+                pass
+        except BaseException:  # (what a careless finaliser or library does)
+            pass
+        return 0
+
+    parser = entry.build_parser()
+    monkeypatch.setattr(entry, "build_parser", lambda: parser)
+    monkeypatch.setattr(parser, "parse_args", lambda argv: argparse.Namespace(command="x", func=swallowed))
+    assert entry.main(["x"]) == 143
+    assert "terminated (SIGTERM)" in capsys.readouterr().err
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL

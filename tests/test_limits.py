@@ -319,8 +319,10 @@ def test_a_cut_of_json_with_repeated_keys_says_so() -> None:
 def test_split_file_keeps_the_digest_short(tmp_path: Path) -> None:
     from ctxguard.digest import MAX_ARTIFACTS
 
+    budget = (MAX_ARTIFACTS + 151) * 32  # (each file its smallest budget: every one alone)
     repo = configured(
-        tmp_path / "repo", "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    budget: 300\n    split: file\n"
+        tmp_path / "repo",
+        f"version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    budget: {budget}\n    split: file\n",
     )
     for i in range(MAX_ARTIFACTS + 150):
         repo.write(f"pkg/m{i:04d}.py", f"VALUE = {i}\n")
@@ -342,3 +344,23 @@ def test_a_written_file_has_the_mode_the_umask_gives(tmp_path: Path, umask: int)
     target = tmp_path / "bundle.json"
     subprocess.run([sys.executable, "-c", code, str(target)], check=True)
     assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_split_file_keeps_to_the_entrys_budget_and_lists_the_files_it_groups(tmp_path: Path) -> None:
+    """120 one-line files at budget 1,000: as many as fit their smallest budget come alone, the
+    rest together in one artifact whose notes name them; the entry's content keeps to 1,000."""
+    repo = configured(tmp_path / "repo", "version: 1\nartifacts:\n  - name: diff\n    budget: 1000\n    split: file\n")
+    for i in range(120):
+        repo.write(f"pkg/m{i:03d}.py", f"VALUE = {i}\n")
+    repo.add()
+    out = tmp_path / "bundle.json"
+    assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) == 0
+    records = [r for r in json.loads(out.read_text())["artifacts"] if r["artifact_name"].startswith("diff:")]
+    assert sum(r["compacted_tokens"] for r in records) <= 1000
+    assert sum(r["budget"] for r in records) <= 1000
+    other = next(r for r in records if r["artifact_name"] == "diff:other files")
+    said = next(n for n in other["notes"] if n.startswith("split: file:"))
+    alone = {r["artifact_name"].removeprefix("diff:") for r in records} - {"other files"}
+    named = {f"pkg/m{i:03d}.py" for i in range(120)} - alone
+    assert len(alone) == 1000 // 32 - 1 and all(path in said for path in sorted(named)[:50])
+    assert f"{len(named) - 50} more" in said

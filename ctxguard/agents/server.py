@@ -83,8 +83,9 @@ def build(ws: tools.Workspace, run_bundle: Callable[[list[str]], None]) -> Any:
         max_tokens: int = tools.BUNDLE_TOKENS,
     ) -> str:
         """Build the repository's bundle (its .ctxguard.yaml, or the defaults) in .git/ctxguard/mcp/
-        (never over the hook's) and return its path and prompt form. diff: staged | worktree | HEAD | <commit> | <base>...<head> | auto; task: what
-        the review is for; since: a commit already reviewed (what changed after it comes first)."""
+        (never over the hook's) and return its path and prompt form. diff: staged | worktree |
+        HEAD | <commit> | <base>...<head> | auto; task: what the review is for; since: a commit
+        already reviewed (what changed after it comes first)."""
         return answer(lambda: tools.make_bundle(ws, run_bundle, diff, task, total_budget, since, max_tokens))
 
     return server

@@ -6,8 +6,9 @@ digits it gives), or its content when nothing was left out. Lines are numbered f
 gap lines `... (lines A-B omitted)` of a cut number them. With `within` (folders), a bundle or
 an offload that resolves outside them is refused: a saved bundle is input, and its paths are
 not trusted to stay where they should. An offload is read only as ctxguard writes one (in an
-`offload/` folder, named by its own sha256 digits, a regular file and not a link), so an edited bundle cannot turn a reader on `.git/config` or an untracked `.env`; a
-bundle or an offload that is not a regular file (a FIFO, a device) is refused at once.
+`offload/` folder, named by its own sha256 digits, a regular file and not a link), so an edited
+bundle cannot turn a reader on `.git/config` or an untracked `.env`; a bundle or an offload that
+is not a regular file (a FIFO, a device) is refused at once.
 """
 
 from __future__ import annotations

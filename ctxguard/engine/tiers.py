@@ -117,6 +117,10 @@ def _packed(
     the head cut)."""
     notes.extend(plan.notes)
     content = _checked(plan, pack(plan, room, encoded.recount), "tier 2", notes) if tier2 else None
+    problem = plan.tier2_check(content) if content is not None and plan.tier2_check is not None else None
+    if problem is not None:
+        notes.append(f"tier 2 result rejected: {problem}")
+        content = None
     if content is not None:
         return 2, content
     if mode == "salient":

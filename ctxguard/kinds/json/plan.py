@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
+from typing import Any
 
 from ctxguard.kinds import text as plain
+from ctxguard.kinds.json import must
 from ctxguard.kinds.json.model import JsonDoc, parse
 from ctxguard.kinds.json.units import _CLOSE, _LEAF, _OPEN, _PIECE_OF, _REST, _STAGES, _walk
 from ctxguard.kinds.json.write import _gap, _layout, _whole, _write
@@ -98,8 +100,15 @@ def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froze
         levels=tuple(float(stage + 1) for stage in range(len(_STAGES) - 1, -1, -1)),
         lossless=lossless if not rows and not u.gaps else None,
         check=lambda content: None if parse(content) is not None else "output is not valid JSON",
+        tier2_check=None if rows else functools.partial(_keeps_its_must_set, tops[0]),
         notes=_duplicates_note(duplicates),
     )
+
+
+def _keeps_its_must_set(original: Any, content: str) -> str | None:
+    """What a tier-2 content leaves out of the seed's must set (must.broken), if anything."""
+    found = parse(content)
+    return "output is not valid JSON" if found is None or found[1] else must.broken(original, found[0][0])
 
 
 def _duplicates_note(duplicates: list[str]) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from ctxguard.kinds.base import Probe
 from ctxguard.kinds.json.model import JsonDoc
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import KeyPaths
-from ctxguard.kinds.json.units import _ERRORS, _Clipped, _facts, _fails, _Gap
+from ctxguard.kinds.json.units import _ERRORS, HEAD, TAIL, _Clipped, _facts, _fails, _Gap
 from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered
 from ctxguard.options import Options
 from ctxguard.plan import Plan
@@ -34,7 +34,6 @@ from ctxguard.words import task_words
 
 STRING_CHARS = 4096  # a string's characters kept (the cut shows at most 200 of a long one)
 LEAST_ROOM = 1 << 20  # bytes kept at least, whatever the budget
-HEAD, TAIL = 5, 2  # an array's first and last items kept whatever the room (the plan's stages)
 PATHS = 20_000  # key paths kept for the probes, at most
 SLICE = 1 << 18  # bytes parsed at a time
 DEEPEST = 512  # levels a kept document may nest (written and cut with Python's recursion)

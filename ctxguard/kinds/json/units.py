@@ -16,6 +16,7 @@ from typing import Any
 # these that keeps it; a stronger stage keeps less. Tier 2 keeps every unit of the mildest
 # stage whose units fit (every key of what it shows), then fills the room.
 _STAGES = ((1, 0, 0, 16), (2, 1, 0, 30), (4, 2, 1, 60), (6, 3, 1, 120), (10, 5, 2, 200))
+HEAD, TAIL = _STAGES[-1][1], _STAGES[-1][2]  # a long array's items every stage keeps: its first and last
 _PIECE = 200  # a long string's characters after the first 200 come in pieces of this many
 _MIDDLE = len(_STAGES)  # the stage of an array's middle items (plus their spread rank) …
 _TAILS = 1e9  # … and of a long string's pieces after its first 200 characters: last

@@ -175,7 +175,8 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         anchors.pop(i, None)  # the first and the last line stand alone
     for i, j in _gutters(lines):  # a source gutter never without the diagnostic it quotes for
         anchors[i] = (j, *anchors.get(i, ()))
-    tier2 = [m or e for m, e in zip(must, every)]
+    # Tier 2 keeps every error and warning line and the first EDGE lines too (tier 3 need not).
+    tier2 = [m or e or i < EDGE for i, (m, e) in enumerate(zip(must, every))]
     return Plan(
         units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer),
         encoded.count,

@@ -453,15 +453,21 @@ def test_passing_and_progress_lines_are_the_last_taken_and_never_an_errors_conte
 def test_a_failure_blocks_title_comes_before_the_runs_banner_and_passing_lines() -> None:
     """The `____ test_x ____` line says which test the `E` lines under it belong to; the first
     lines of a run (platform, plugins, the first passing tests) say nothing of the failure. The
-    banner's lines are fillers after the sections, and its passing lines the last taken."""
+    banner's lines are fillers after the sections, and its passing lines the last taken: so a
+    tier-3 cut shows the titles and not the banner's passing lines. Tier 2 keeps the first 10
+    lines whatever they say (the seed's must set), and its errors."""
     text = (SAMPLES.parent.parent / "examples" / "artifacts" / "failing-tests.log").read_text()
-    record = compress_text(text, 500, name="failing-tests.log")
+    record = compress_text(text, 450, name="failing-tests.log")
     content = record["content"]
-    assert record["tier"] == 2
+    assert record["tier"] == 3
     for title in ("test_parse_european_decimal_comma", "test_parse_rejects_garbage"):
         assert re.search(rf"^_+ {title} _+$", content, re.M), title
     assert "test_parse_plain[1-1] PASSED" not in content
     assert "E       AssertionError: assert Decimal('15') == Decimal('1.5')" in content
+    record = compress_text(text, 500, name="failing-tests.log")
+    assert record["tier"] == 2 and not record["truncated"]
+    assert record["content"].startswith("".join(text.splitlines(keepends=True)[:10]))
+    assert "E       AssertionError: assert Decimal('15') == Decimal('1.5')" in record["content"]
 
 
 # --- lint and type-check reports: rare rules before a project's standing noise ---------------

@@ -1,6 +1,6 @@
 """Secrets under generated names: secret word x position x style x file syntax, random values.
 
-    python bench/secret_names.py [--rounds 4] [--seed 2026] [--show 5] [--by syntax|position|style|word]
+    python bench/secret_names.py [--rounds 1] [--seed 2026] [--show 5] [--by syntax|position|style|word]
 
 A name is built from a secret word (`password`, `token`, `api key`, `pat`, ...) at one of four
 positions: alone (`PASSWORD`), after a qualifier (`DB_PASSWORD`), before a suffix
@@ -158,8 +158,8 @@ def value(rng: random.Random, punctuated: bool) -> str:
             return out
 
 
-def name_words(rng: random.Random, position: str) -> list[str]:
-    words = list(rng.choice(WORDS))
+def name_words(rng: random.Random, position: str, word: tuple[str, ...]) -> list[str]:
+    words = list(word)
     if position in ("qualifier", "both"):
         words = list(rng.choice(QUALIFIERS)) + words
     if position in ("suffix", "both"):
@@ -167,31 +167,32 @@ def name_words(rng: random.Random, position: str) -> list[str]:
     return words
 
 
-Cell = tuple[str, str, str]  # (syntax, position, style)
+Cell = tuple[str, str, str, str]  # (syntax, position, style, secret word)
 
 
 def measure(rounds: int, seed: int) -> dict[Cell, tuple[int, int, list[str]]]:
-    """Per (syntax, position, style): values caught, tried, and the texts that kept theirs."""
+    """Per (syntax, position, style, secret word): values caught, tried, and the texts that
+    kept theirs. Each (syntax, position, style) tries every secret word `rounds` times with each
+    value shape (the qualifier and the suffix drawn afresh each time)."""
     rng = random.Random(seed)
     scores: dict[Cell, tuple[int, int, list[str]]] = {}
     for syntax, (styles, write) in SYNTAXES.items():
         for position in POSITIONS:
             for style in styles:
-                caught = tried = 0
-                misses: list[str] = []
-                for _ in range(rounds):
-                    for punctuated in (False, True):
-                        words = name_words(rng, position)
-                        if words == ["pat"]:
-                            words = ["pat"] if position == "alone" else words
-                        secret = value(rng, punctuated)
-                        text = write(_style(words, style), secret)
-                        tried += 1
-                        if secret in redact(text).text:
-                            misses.append(text)
-                        else:
-                            caught += 1
-                scores[(syntax, position, style)] = (caught, tried, misses)
+                for word in WORDS:
+                    caught = tried = 0
+                    misses: list[str] = []
+                    for _ in range(rounds):
+                        for punctuated in (False, True):
+                            words = name_words(rng, position, word)
+                            secret = value(rng, punctuated)
+                            text = write(_style(words, style), secret)
+                            tried += 1
+                            if secret in redact(text).text:
+                                misses.append(text)
+                            else:
+                                caught += 1
+                    scores[(syntax, position, style, " ".join(word))] = (caught, tried, misses)
     return scores
 
 
@@ -222,7 +223,7 @@ def commands(rounds: int, seed: int) -> dict[str, tuple[int, int, list[str]]]:
     for form, write in COMMANDS.items():
         caught = tried = 0
         misses: list[str] = []
-        for _ in range(rounds * 4):
+        for _ in range(rounds * 40):
             secret = value(rng, punctuated=rng.random() < 0.3)
             text = write(secret)
             tried += 1
@@ -235,7 +236,7 @@ def commands(rounds: int, seed: int) -> dict[str, tuple[int, int, list[str]]]:
 
 
 def _table(scores: dict[Cell, tuple[int, int, list[str]]], by: str, show: int) -> None:
-    axis = {"syntax": 0, "position": 1, "style": 2}[by]
+    axis = {"syntax": 0, "position": 1, "style": 2, "word": 3}[by]
     rows: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     misses: dict[str, list[str]] = defaultdict(list)
     for cell, (caught, tried, missed) in scores.items():
@@ -251,10 +252,10 @@ def _table(scores: dict[Cell, tuple[int, int, list[str]]], by: str, show: int) -
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=4, help="values per cell and value shape")
+    parser.add_argument("--rounds", type=int, default=1, help="values per cell and value shape")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--show", type=int, default=0, help="print this many misses per row")
-    parser.add_argument("--by", choices=["syntax", "position", "style"], action="append")
+    parser.add_argument("--by", choices=["syntax", "position", "style", "word"], action="append")
     args = parser.parse_args()
     scores = measure(args.rounds, args.seed)
     for by in args.by or ["syntax", "position"]:

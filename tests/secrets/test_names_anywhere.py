@@ -20,21 +20,21 @@ sys.path.insert(0, str(ROOT / "bench"))
 import secret_names  # noqa: E402
 
 
-def test_every_syntax_and_position_catches_at_least_95_percent() -> None:
-    scores = secret_names.measure(rounds=3, seed=11)
+def test_every_syntax_position_and_secret_word_catches_at_least_95_percent() -> None:
+    scores = secret_names.measure(rounds=1, seed=11)
     by: dict[str, list[int]] = {}
-    for (syntax, position, _), (caught, tried, _) in scores.items():
-        for key in (syntax, position):
+    for (syntax, position, _, word), (caught, tried, _) in scores.items():
+        for key in (syntax, position, word):
             by.setdefault(key, [0, 0])
             by[key][0] += caught
             by[key][1] += tried
-    assert set(by) >= set(secret_names.SYNTAXES) | set(secret_names.POSITIONS)
+    assert set(by) >= set(secret_names.SYNTAXES) | set(secret_names.POSITIONS) | {"pat", "api key"}
     low = {key: f"{c}/{t}" for key, (c, t) in by.items() if c < 0.95 * t}
     assert low == {}
 
 
 def test_every_command_line_form_is_caught() -> None:
-    missed = {form: miss[:1] for form, (c, t, miss) in secret_names.commands(rounds=3, seed=11).items() if c < t}
+    missed = {form: miss[:1] for form, (c, t, miss) in secret_names.commands(rounds=1, seed=11).items() if c < t}
     assert missed == {}
 
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ctxguard.kinds.diff.model import FileStat
-from ctxguard.kinds.log.failures import MAX_IDS, Failure
+from ctxguard.kinds.base import Failure, FileStat
 from ctxguard.kinds.registry import KINDS
+from ctxguard.kinds.sink import Sink
 from ctxguard.record import Record, omissions, status
 from ctxguard.words import plural
 
@@ -23,6 +23,7 @@ MAX_ERRORS: Final = 30
 MAX_TASKS: Final = 50
 MAX_LINE: Final = 200
 MAX_ARTIFACTS: Final = 200  # status lines; past this the digest counts the rest
+MAX_IDS: Final = 3  # test ids shown per cause
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,13 @@ def facts(items: Sequence[tuple[str, str, Any]]) -> Facts:
     return Facts(tuple(files), tuple(index), tuple(errors), tuple(tasks))
 
 
-def merge(found: Facts, streamed: Sequence[tuple[str, Any]]) -> Facts:
+def merge(found: Facts, streamed: Sequence[tuple[str, Sink]]) -> Facts:
     """Add the facts a streaming pass kept (ctxguard.stream sinks) about big files."""
     files, errors = list(found.files), list(found.errors)
     for name, sink in streamed:
-        files.extend(getattr(sink, "stats", []))
-        errors.extend((name, seen.text, seen.count) for seen in getattr(sink, "templates", {}).values())
+        kept = sink.facts()
+        files.extend(kept.files)
+        errors.extend((name, line, count) for line, count in kept.errors)
     return Facts(tuple(files), found.failures, tuple(errors), found.tasks)
 
 

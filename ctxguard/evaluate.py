@@ -16,6 +16,7 @@ from pathlib import Path
 from ctxguard.engine import probes
 from ctxguard.engine.tiers import compress
 from ctxguard.kinds.classify import classify
+from ctxguard.kinds.registry import KINDS
 from ctxguard.options import MIN_BUDGET, Options, Tier3Mode
 from ctxguard.read import read_artifact
 from ctxguard.tokens.base import Tokenizer
@@ -101,8 +102,9 @@ def evaluate(
                 content = fn(artifact.text, artifact.kind, artifact.name, budget)
                 kept = probes.measure(artifact.kind, artifact.text, content, found)
                 parses = None
-                if isinstance(found, probes.KeyPaths):  # the raw text was JSON (it has key paths): still is?
-                    parses = probes.is_json(content)
+                valid = KINDS[artifact.kind].valid
+                if valid is not None and len(found):  # the raw text was in its kind's syntax: still is?
+                    parses = valid(content)
                 tokens = count(content)
                 rows.append(
                     Row(

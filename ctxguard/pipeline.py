@@ -3,6 +3,7 @@ Run, which makes the records at any budgets (ctxguard.bundle.size finds the budg
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,6 @@ from ctxguard.config.model import Config
 from ctxguard.engine import stream
 from ctxguard.engine.tiers import min_budget, overhead
 from ctxguard.kinds.classify import classify
-from ctxguard.kinds.diff import DiffDoc
-from ctxguard.kinds.diff.numbers import numbered
 from ctxguard.kinds.registry import KINDS
 from ctxguard.options import KindName
 from ctxguard.read import BinaryData
@@ -147,7 +146,9 @@ def prepare(
     }
     found = digest.facts([(artifacts[i].name, kinds[i], doc) for i, doc in docs.items()])
     found = digest.merge(found, [(artifacts[i].name, sink) for i, (_, sink) in streams.items()])
-    needs = _needs(artifacts, encoded, {i: state.tokens for i, (state, _) in streams.items()}, refs, docs, tokenizer)
+    needs = _needs(
+        artifacts, encoded, {i: state.tokens for i, (state, _) in streams.items()}, refs, docs, kinds, tokenizer
+    )
     requests = [Request(a.budget, need, a.priority, a.entry, a.shares) for a, need in zip(artifacts, needs)]
     # The digest's widest possible status lines, to reserve its room before the budgets exist.
     placeholders = [
@@ -183,10 +184,11 @@ def _needs(
     streamed: dict[int, int],
     refs: dict[int, reference.Described],
     docs: dict[int, Any],
+    kinds: Sequence[str],
     tokenizer: Tokenizer,
 ) -> list[int]:
     """The tokens each artifact's record takes whole: its text (a streamed file's count), a
-    reference's content with its whole preview, a numbered diff with its numbers."""
+    reference's content with its whole preview, a numbered one (a diff) with its numbers."""
     extra = overhead(tokenizer)
     needs = [e.count + extra if e is not None else 0 for e in encoded]
     for i, tokens in streamed.items():
@@ -194,8 +196,9 @@ def _needs(
     for i, ref in refs.items():
         needs[i] = reference.need(ref, tokenizer)
     for i, a in enumerate(artifacts):
-        if a.line_numbers and a.text is not None and isinstance(docs.get(i), DiffDoc):
-            needs[i] = tokenizer.count(numbered(a.text, a.text)) + extra
+        number = KINDS[kinds[i]].numbered
+        if a.line_numbers and a.text is not None and i in docs and number is not None:
+            needs[i] = tokenizer.count(number(a.text, a.text)) + extra
     return needs
 
 

@@ -5,7 +5,7 @@ when the cut left something out. (ctxguard.pipeline decides the budgets.)"""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,9 +15,6 @@ from ctxguard.collect import Artifact
 from ctxguard.config.model import Config
 from ctxguard.engine import preview, stream
 from ctxguard.engine.tiers import compress, min_budget
-from ctxguard.kinds.diff import DiffDoc, file_coverage
-from ctxguard.kinds.diff.lines import file_offset
-from ctxguard.kinds.diff.numbers import numbered
 from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Sink
 from ctxguard.read import read_artifact
@@ -57,7 +54,7 @@ def streamed(
     record = attach(record, artifact)
     if record.files is None:
         return record
-    files = listing(record.files, record.budget, tokenizer)
+    files = listing(record.files, record.budget, tokenizer, KINDS[kind].row_rank)
     return replace(record, files=files, files_not_listed=record.files_not_listed + len(record.files) - len(files))
 
 
@@ -104,8 +101,9 @@ def compressed(
     doc: Any,
     listed: int | None = None,
 ) -> Record:
-    """The artifact compressed from its kind's reading (`doc`); a diff's record lists its files
-    with how much of each the content shows."""
+    """The artifact compressed from its kind's reading (`doc`); a record whose kind lists rows
+    (a diff's files) lists them with how much of each the content shows."""
+    reader = KINDS[kind]
     if artifact.text is None or tokens is None:
         record = error_record(
             artifact.name, artifact.error or "unreadable", artifact_type=kind, budget=budget, encoding=tokenizer.name
@@ -113,9 +111,9 @@ def compressed(
         if artifact.reference is not None:
             record = replace(record, read="reference")
     else:
-        # (a diff record lists its files itself: its content need not start with them too)
-        how = replace(artifact.options, listing=not isinstance(doc, DiffDoc))
-        numbers = artifact.line_numbers and isinstance(doc, DiffDoc)
+        # (a record that lists its files itself: its content need not start with them too)
+        how = replace(artifact.options, listing=reader.rows is None)
+        number = reader.numbered if artifact.line_numbers else None
         room = budget
         for _ in range(6):  # with line numbers, cut to a smaller room until the numbered content fits
             record = compress(
@@ -128,9 +126,9 @@ def compressed(
                 encoded=tokens,
                 doc=doc,
             )
-            if not numbers:
+            if number is None:
                 break
-            content = numbered(record.content, artifact.text)
+            content = number(record.content, artifact.text)
             cost = tokenizer.count(content)
             over = cost - budget
             if over <= 0:
@@ -142,10 +140,9 @@ def compressed(
             room -= over + 8
         if preview.useless(record):
             record = preview.preview(record, artifact.text, tokenizer)
-    if isinstance(doc, DiffDoc) and artifact.text is not None:  # (a diff's record lists its files)
-        shown = file_coverage(doc, record.content) if record.tier > 1 else {}
-        rows = [Listed(s.path, s.added, s.removed, s.status, shown.get(s.path, "whole")) for s in doc.files]
-        files = listing(rows, record.budget, tokenizer, listed)
+    if reader.rows is not None and artifact.text is not None:  # (a diff's record lists its files)
+        rows = reader.rows(doc, record.content, record.tier)
+        files = listing(rows, record.budget, tokenizer, reader.row_rank, listed)
         record = replace(record, files=files, files_not_listed=len(rows) - len(files))
     return attach(record, artifact)
 
@@ -153,17 +150,23 @@ def compressed(
 SHOWN = ("whole", "cut")  # a listed file the content shows
 
 
-def listing(rows: Sequence[Listed], budget: int, tokenizer: Tokenizer, limit: int | None = None) -> tuple[Listed, ...]:
-    """The files a diff record lists, in diff order: every file its content shows (whole or cut),
-    then the files it omits (or may omit: a streamed cut), source before tests before docs and
-    lockfiles and the larger change first, while their rows fit in a quarter of the record's
-    budget, so the list of what was left out never crowds out the content. At most `limit` rows
-    (when the bundle's fixed part is over the total: the shown ones first). The rest are counted
-    (`files_not_listed`)."""
+def listing(
+    rows: Sequence[Listed],
+    budget: int,
+    tokenizer: Tokenizer,
+    rank: Callable[[str], float] = lambda path: 0,
+    limit: int | None = None,
+) -> tuple[Listed, ...]:
+    """The files a record lists, in diff order: every file its content shows (whole or cut),
+    then the files it omits (or may omit: a streamed cut), in its kind's order (`rank`: a
+    diff's source before tests before docs and lockfiles) and the larger change first, while
+    their rows fit in a quarter of the record's budget, so the list of what was left out never
+    crowds out the content. At most `limit` rows (when the bundle's fixed part is over the
+    total: the shown ones first). The rest are counted (`files_not_listed`)."""
     room = budget // 4
     order = sorted(
         range(len(rows)),
-        key=lambda i: (rows[i].shown not in SHOWN, file_offset(rows[i].path), -rows[i].added - rows[i].removed, i),
+        key=lambda i: (rows[i].shown not in SHOWN, rank(rows[i].path), -rows[i].added - rows[i].removed, i),
     )
     chosen: list[int] = []
     for i in order[:limit]:

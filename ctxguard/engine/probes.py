@@ -23,24 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxguard.kinds.base import Probe as Probe  # (re-exported: probes are this module's subject)
-from ctxguard.kinds.json.probes import (
-    KeyPaths as KeyPaths,
-)
-from ctxguard.kinds.json.probes import (
-    _key_paths_of,
-    _missed_paths,
-    _parse_any,
-)
-from ctxguard.kinds.json.probes import (
-    is_json as is_json,
-)
-from ctxguard.kinds.json.probes import (
-    key_paths as key_paths,
-)
-from ctxguard.kinds.json.probes import (
-    prefix_key_paths as prefix_key_paths,
-)
-from ctxguard.kinds.log.lines import templates
+from ctxguard.kinds.base import ProbeSet
 from ctxguard.kinds.registry import KINDS
 
 _TABLE_ROW = re.compile(r"^\s*\|")
@@ -85,7 +68,7 @@ def extract(kind: str, text: str, name: str = "", doc: Any = None) -> Sequence[P
 
     reader = KINDS[kind]
     found = reader.probes(doc if doc is not None else reader.read(text, name))
-    return found if isinstance(found, KeyPaths) else unique(found)  # (key paths by the thousand: a set)
+    return found if isinstance(found, ProbeSet) else unique(found)  # (by the thousand: the kind's own set)
 
 
 def unique(found: Iterable[Probe]) -> list[Probe]:
@@ -102,17 +85,12 @@ def unique(found: Iterable[Probe]) -> list[Probe]:
 def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = None, doc: Any = None) -> Retention:
     """Which of raw's probes content keeps (`doc`: the kind's reading of raw, if at hand)."""
     probes = extract(kind, raw, doc=doc) if probes is None else probes
+    if isinstance(probes, ProbeSet):  # by the thousand: checked together, as their kind does
+        kept, list_missed = probes.kept_in(content)
+        return Retention(probes=len(probes), kept=kept, list_missed=list_missed)
     reader = KINDS[kind]
     known = {} if reader.known is None else reader.known(doc if doc is not None else reader.read(raw, ""))
-    finder = _Finder(reader.clean(content), known)
-    if isinstance(probes, KeyPaths):  # key paths by the thousand: one set difference
-        parsed, paths = finder.json
-        gone = probes.paths - paths
-        return Retention(
-            probes=len(probes),
-            kept=len(probes) - len(gone) - (not parsed),
-            list_missed=functools.partial(_missed_paths, parsed, gone),
-        )
+    finder = _Finder(reader.clean(content), known, reader.templates)
     missed = tuple(p for p in probes if not finder.has(p))
     return Retention(probes=len(probes), kept=len(probes) - len(missed), list_missed=lambda: missed)
 
@@ -120,9 +98,10 @@ def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = 
 class _Finder:
     """Answers `is this probe findable in the content?` with the content prepared once."""
 
-    def __init__(self, content: str, known: dict[str, str]) -> None:
+    def __init__(self, content: str, known: dict[str, str], templates: Callable[[str], str] | None = None) -> None:
         self.content = content  # (as the kind cleans it: a log's without ANSI codes)
         self._known = known  # templates of the raw log's error lines, by line
+        self._read_templates = templates  # the kind's: a content's lines as templates
         self._shown: set[str] | None = None
         self._templates: str | None = None
         self._cursor = 0
@@ -136,7 +115,7 @@ class _Finder:
                 return True
             if self._templates is None:  # template() of every line, in one substitution
                 stripped = "\n".join([line.strip() for line in self.content.splitlines()])
-                self._templates = templates(stripped)
+                self._templates = self._read_templates(stripped) if self._read_templates is not None else stripped
             return probe.value in self._templates
         return self._find(probe.value, word=probe.kind == "definition")
 
@@ -168,15 +147,6 @@ class _Finder:
         self._cursor = at
         return True
 
-    @functools.cached_property
-    def json(self) -> tuple[bool, set[str]]:
-        """Whether the content parses as JSON, and the key paths it shows."""
-        values = _parse_any(self.content)
-        if values is None:
-            # Unparseable (a cut document): the key paths its text still shows, read leniently.
-            return False, set(prefix_key_paths(self.content))
-        return True, _key_paths_of(values)
-
 
 def _word_at(content: str, word: str, start: int = 0, end: int | None = None) -> int:
     """Where word first stands as a whole word in content[start:end], or -1."""
@@ -191,4 +161,4 @@ def _word_at(content: str, word: str, start: int = 0, end: int | None = None) ->
         start = i + 1
 
 
-__all__ = ["KeyPaths", "Probe", "Retention", "extract", "is_json", "key_paths", "measure", "prefix_key_paths"]
+__all__ = ["Probe", "Retention", "extract", "measure", "unique"]

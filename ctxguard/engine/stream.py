@@ -29,7 +29,7 @@ from pathlib import Path
 from ctxguard.engine import probes
 from ctxguard.engine.packer import pack
 from ctxguard.engine.tiers import marker
-from ctxguard.kinds.base import Probe
+from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.classify import classify
 from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Offered, Sink, Taker
@@ -276,6 +276,9 @@ class _Instead:
 
     def files(self) -> tuple[Listed, ...] | None:
         return self.sink.files()
+
+    def facts(self) -> Facts:
+        return self.sink.facts()
 
 
 def finish(

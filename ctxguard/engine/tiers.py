@@ -8,7 +8,6 @@ or a token-exact head cut.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Any
 
@@ -125,9 +124,11 @@ def _packed(
         return 2, content
     if mode == "salient":
         content = _checked(plan, pack(plan, room, encoded.recount, marker), "tier 3", notes)
-        if content is None and not KINDS[kind].head_cut:  # (JSON's would not parse: the marker alone does)
-            notes.append("no part of the JSON fits the budget with its keys; only the marker is shown")
-            return 3, json.dumps(marker(encoded.count), ensure_ascii=False)
+        bare = KINDS[kind].bare
+        if content is None and bare is not None:  # (a kind that cannot be head-cut: its marker alone)
+            alone, said = bare(marker(encoded.count))
+            notes.append(said)
+            return 3, alone
         shown = encoded.recount(content) if content is not None and KINDS[kind].head_cut else room
         if content is not None and shown < room // 4:
             # Lines longer than the budget (a minified bundle, one huge log line) leave the

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from ctxguard.options import KindName, Options
 from ctxguard.plan import Plan, ends, filled
+from ctxguard.record import Listed
 from ctxguard.tokens.base import Encoded, Tokenizer
 
 
@@ -29,6 +30,15 @@ class Probe(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.value}"
+
+
+class ProbeSet(Sequence[Probe]):
+    """Probes by the thousand, checked together by their kind (a JSON document's key paths: one
+    set difference, not a search each): what `probes` returns for such a kind."""
+
+    def kept_in(self, content: str) -> tuple[int, Callable[[], tuple[Probe, ...]]]:
+        """How many of the probes a content keeps, and how to list the ones it misses."""
+        raise NotImplementedError
 
 
 class Kind(Protocol):
@@ -63,13 +73,36 @@ class Kind(Protocol):
         is read whole."""
 
 
-class Facts(NamedTuple):
-    """What the digest says of one raw artifact, known before any cut: a diff's changed files
-    (ctxguard.kinds.diff.FileStat), a log's failure causes (ctxguard.kinds.log.failures.Failure)
-    and its other error lines with their counts, a plan's open task items."""
+@dataclass(frozen=True)
+class FileStat:
+    """One changed file of a diff: its path, its +/- counts and what happened to it."""
 
-    files: tuple[Any, ...] = ()
-    failures: tuple[Any, ...] = ()
+    path: str
+    added: int
+    removed: int
+    status: str  # added | deleted | renamed | modified | binary
+
+    def to_dict(self) -> dict[str, str | int]:
+        """The file as an entry of a record's `files` list."""
+        return {"path": self.path, "added": self.added, "removed": self.removed, "status": self.status}
+
+
+@dataclass
+class Failure:
+    """One root cause: its first error line, where it was raised, the tests that failed of it."""
+
+    cause: str
+    where: str | None = None
+    tests: list[str] = field(default_factory=list)
+
+
+class Facts(NamedTuple):
+    """What the digest says of one raw artifact, known before any cut: a diff's changed files,
+    a log's failure causes and its other error lines with their counts, a plan's open task
+    items. (Kinds say them in these words; the digest knows no kind.)"""
+
+    files: tuple[FileStat, ...] = ()
+    failures: tuple[Failure, ...] = ()
     errors: tuple[tuple[str, int], ...] = ()
     tasks: tuple[str, ...] = ()
 
@@ -88,7 +121,7 @@ class KindOf:
     digest says of it (`facts`), what a cut of it left out, counted (`left_out`: a log's error
     and warning lines, a diff's changed lines, a spec's rules, a report's failing items) and
     what it keeps first and last
-    (`first`, `last`: the docs' table)."""
+    (`first`, `last`: the docs' table); a kind that cannot be head-cut declares its `bare` cut."""
 
     name: KindName
     read: Callable[[str, str], Any]
@@ -106,6 +139,22 @@ class KindOf:
     known: Callable[[Any], dict[str, str]] | None = None
     facts: Callable[[Any], Facts] = lambda doc: Facts()
     left_out: Callable[[Any, str], tuple[str, int, int]] | None = None  # (what, left out, of how many)
+    # A content's probes of kind `template` (a log's error templates): the templates of its lines.
+    templates: Callable[[str], str] | None = None
+    # What a cut that fits nothing of the artifact shows, for a kind that cannot be head-cut: the
+    # marker line in the kind's own syntax, and the note that says so (JSON: a JSON string).
+    bare: Callable[[str], tuple[str, str]] | None = None
+    # Whether a content is still in the kind's syntax (JSON: it parses); None: any text is.
+    valid: Callable[[str], bool] | None = None
+    # What a record lists of the artifact besides its content (a diff's changed files, each with
+    # how much of it a cut shows: `rows(doc, content, tier)`), and the order a short list keeps
+    # them in (`row_rank(path)`: source before tests before docs); a kind that lists its files
+    # in the record does not list them again at the head of a cut.
+    rows: Callable[[Any, str, int], list[Listed]] | None = None
+    row_rank: Callable[[str], float] = lambda path: 0
+    # The content with its lines numbered as the raw text numbers them (a diff's new-file line
+    # numbers), for an entry with `line_numbers: true`: `numbered(content, raw)`.
+    numbered: Callable[[str, str], str] | None = None
     first: str = ""
     last: str = ""
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from ctxguard.kinds.base import Probe
+from ctxguard.kinds.base import Facts, Probe
 from ctxguard.plan import MAX_LINE, Plan
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
@@ -62,6 +62,11 @@ class Sink(Taker, Protocol):
 
     def files(self) -> tuple[Listed, ...] | None:
         """The record's `files` (a diff's), or None."""
+
+    def facts(self) -> Facts:
+        """What the digest says of the file, from what the pass kept (a diff's changed files, a
+        log's error lines with their counts); by default, nothing."""
+        return Facts()
 
 
 def clip_streamed(line: str) -> str:

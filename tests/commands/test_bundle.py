@@ -7,6 +7,7 @@ import json
 import re
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -657,9 +658,13 @@ def test_a_cut_diff_lists_its_omitted_files_within_a_quarter_of_its_budget() -> 
     """The files a cut diff shows are always listed; the ones it omits, source first and the
     larger change first, only while their rows fit in a quarter of the record's budget; the rest
     are counted, and the rows keep diff order."""
+    from ctxguard.kinds.registry import KINDS
     from ctxguard.record import Listed
-    from ctxguard.records import listing
+    from ctxguard.records import listing as listed
     from ctxguard.tokens.load import get_tokenizer
+
+    def listing(rows: list[Listed], budget: int, tokenizer: Any) -> tuple[Listed, ...]:
+        return listed(rows, budget, tokenizer, KINDS["diff"].row_rank)  # (the diff's order)
 
     tokenizer = get_tokenizer("o200k_base")
     rows = [Listed(f"docs/page_{i}.md", 40, 2, "modified", "omitted") for i in range(30)]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from ctxguard.engine.probes import Probe, extract, measure, prefix_key_paths
+from ctxguard.engine.probes import Probe, extract, measure
 from ctxguard.kinds.definitions import definition_name
 from ctxguard.kinds.diff.lines import error_message
+from ctxguard.kinds.json.probes import prefix_key_paths
 from tests.conftest import SampleReader
 
 

@@ -7,10 +7,13 @@ import re
 
 from ctxguard.kinds.base import Facts, KindOf, missing_lines
 from ctxguard.kinds.diff.coverage import file_coverage
+from ctxguard.kinds.diff.lines import file_offset
 from ctxguard.kinds.diff.model import DiffDoc, FileStat, read
+from ctxguard.kinds.diff.numbers import numbered
 from ctxguard.kinds.diff.plan import file_listing, plan
 from ctxguard.kinds.diff.probes import probes
 from ctxguard.kinds.diff.sink import DiffSink
+from ctxguard.record import Listed
 from ctxguard.words import task_words
 
 _START = re.compile(r"^(diff --git |diff --cc |--- \S.*\n\+\+\+ \S|Index: )", re.M)
@@ -24,6 +27,12 @@ def sniff(head: str, text: str) -> bool:
 def facts(doc: DiffDoc) -> Facts:
     """The digest's list of changed files."""
     return Facts(files=tuple(doc.files))
+
+
+def rows(doc: DiffDoc, content: str, tier: int) -> list[Listed]:
+    """The record's files: each changed file, with how much of it a cut shows."""
+    shown = file_coverage(doc, content) if tier > 1 else {}
+    return [Listed(s.path, s.added, s.removed, s.status, shown.get(s.path, "whole")) for s in doc.files]
 
 
 def left_out(doc: DiffDoc, content: str) -> tuple[str, int, int]:
@@ -44,6 +53,9 @@ KIND = KindOf(
     offload="diff",
     facts=facts,
     left_out=left_out,
+    rows=rows,
+    row_rank=file_offset,
+    numbered=numbered,
     first=(
         "at tier 3 the list of changed files first; a line of source code whose edit flips an operator, a "
         "number or a keyword of logic (`if n == 0` → `if n == 1`), with the removed line; in `git log -p` "

@@ -13,22 +13,9 @@ from functools import cached_property
 from typing import Any
 
 from ctxguard.git.paths import file_path
+from ctxguard.kinds.base import FileStat as FileStat  # (the digest's words for a changed file)
 from ctxguard.kinds.definitions import hint, hinted, is_definition, language
 from ctxguard.kinds.diff.lines import DEFINES, ERROR, MAY_ERR, is_error_line
-
-
-@dataclass(frozen=True)
-class FileStat:
-    """One changed file of a diff: its path, its +/- counts and what happened to it."""
-
-    path: str
-    added: int
-    removed: int
-    status: str  # added | deleted | renamed | modified | binary
-
-    def to_dict(self) -> dict[str, str | int]:
-        """The file as an entry of a record's `files` list."""
-        return {"path": self.path, "added": self.added, "removed": self.removed, "status": self.status}
 
 
 @dataclass(frozen=True)

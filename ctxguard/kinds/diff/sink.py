@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ctxguard.kinds.base import Probe
+from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.definitions import definition_name
 from ctxguard.kinds.diff.lines import DiffReader, error_message
 from ctxguard.kinds.diff.model import FileStat
@@ -164,3 +164,6 @@ class DiffSink(Sink):
 
     def files(self) -> tuple[Listed, ...] | None:
         return tuple(Listed(s.path, s.added, s.removed, s.status) for s in self.stats)
+
+    def facts(self) -> Facts:
+        return Facts(files=tuple(self.stats))

@@ -92,6 +92,18 @@ def _quoted(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def bare(marker: str) -> tuple[str, str]:
+    """A cut that fits none of the document: the marker line as a JSON string (it still parses)."""
+    return json.dumps(
+        marker, ensure_ascii=False
+    ), "no part of the JSON fits the budget with its keys; only the marker is shown"
+
+
+def valid(content: str) -> bool:
+    """Whether a content still parses (a document or JSON Lines)."""
+    return parse(content) is not None
+
+
 def _sink(tokenizer: Tokenizer, budget: int, options: Options) -> JsonSink:
     """A big JSON file's streaming sink: its document kept within a room, cut by the plan."""
     return JsonSink(tokenizer, budget, options)
@@ -110,6 +122,8 @@ KIND = KindOf(
     fence="json",
     offload="json",
     head_cut=False,  # (a head cut would not parse: a cut that fits nothing is its marker alone)
+    bare=bare,
+    valid=valid,
     left_out=left_out,
     first=(
         "every key path; items of an array (of four or more) that differ from their siblings (a rare "

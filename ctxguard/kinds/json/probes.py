@@ -6,10 +6,10 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
-from ctxguard.kinds.base import Probe
+from ctxguard.kinds.base import Probe, ProbeSet
 from ctxguard.kinds.json.model import JsonDoc, parse
 
 
@@ -58,12 +58,21 @@ def _parse_any(text: str) -> list[Any] | None:
 _PARSES = Probe("parses", "output is valid JSON")
 
 
-class KeyPaths(Sequence[Probe]):
+class KeyPaths(ProbeSet):
     """A JSON document's probes: that the output parses, and one per distinct key path.
 
     Held as a set of paths (a big document has tens of thousands): measure compares sets, and
     the Probe objects, sorted by path, are made only when the probes are listed.
     """
+
+    def kept_in(self, content: str) -> tuple[int, Callable[[], tuple[Probe, ...]]]:
+        """How many a content keeps: the paths it shows (read leniently when it does not parse:
+        what a reader can still see of a cut document) and whether it parses."""
+        values = _parse_any(content)
+        parsed = values is not None
+        shown = _key_paths_of(values) if values is not None else set(prefix_key_paths(content))
+        gone = self.paths - shown
+        return len(self) - len(gone) - (not parsed), functools.partial(_missed_paths, parsed, gone)
 
     def __init__(self, paths: set[str]) -> None:
         self.paths = frozenset(paths)

@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ctxguard.kinds.base import Probe
+from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.json.model import JsonDoc
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import KeyPaths
@@ -297,6 +297,9 @@ class JsonSink:
 
     def files(self) -> tuple[Listed, ...] | None:
         return None
+
+    def facts(self) -> Facts:
+        return Facts()
 
 
 def _gap_note(value: object) -> object:

@@ -7,7 +7,7 @@ import re
 
 from ctxguard.kinds.base import Facts, KindOf, missing_lines
 from ctxguard.kinds.log.failures import covered, failures
-from ctxguard.kinds.log.lines import strip_ansi
+from ctxguard.kinds.log.lines import strip_ansi, templates
 from ctxguard.kinds.log.model import LogDoc, reports_of, scan, summary_of
 from ctxguard.kinds.log.plan import plan
 from ctxguard.kinds.log.probes import probes
@@ -75,6 +75,7 @@ KIND = KindOf(
     known=known,
     facts=facts,
     left_out=left_out,
+    templates=templates,
     first=(
         "the run's summary line (`5 failed, 623 passed`, `Tests: 1 failed`, `Found 3 errors`, `FAILED "
         "(failures=2)`, `test result:`), and the last line when it is an error line (not a compiler's "

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from ctxguard.kinds.base import Failure as Failure  # (the digest's words for a root cause)
 from ctxguard.kinds.log.lines import strip_ansi, template, unstamped
 
 # A failing test named, with the message its runner gives on that line, if any.
@@ -47,7 +48,6 @@ _HINT = re.compile(
     r"FAIL|ERROR|=== RUN|●|---- |^_{3,} |^E |panicked|\.go:\d+:|:\d+: |File \"|:\d+:\d+\)|^[A-Za-z_][\w.]*:"
 )
 _TRUNCATED = re.compile(r"\.\.\.$")
-MAX_IDS = 3  # test ids shown per cause
 
 
 def named_test(line: str) -> tuple[str, bool] | None:
@@ -118,15 +118,6 @@ def error_key(line: str) -> str:
     (`tests/test_x.py:536: AssertionError`): each of those is a fact of its own, never one
     template for `test_case_1` … `_9` or for line 536 … 732."""
     return line if NAMES_FAILURE.match(line) or _PYTEST_AT.match(line) else template(line)
-
-
-@dataclass
-class Failure:
-    """One root cause: its first error line, where it was raised, the tests that failed of it."""
-
-    cause: str
-    where: str | None = None
-    tests: list[str] = field(default_factory=list)
 
 
 @dataclass

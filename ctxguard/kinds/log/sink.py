@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ctxguard.kinds.base import Probe
+from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.log.failures import Blocks, error_key, first_bare_cause
 from ctxguard.kinds.log.lines import Lines, is_important, passing, says, strip_ansi, template
 from ctxguard.kinds.log.model import EDGE
@@ -182,3 +182,7 @@ class LogSink(Sink):
 
     def files(self) -> tuple[Listed, ...] | None:
         return None
+
+    def facts(self) -> Facts:
+        """The digest's error lines: each template's first line with its count."""
+        return Facts(errors=tuple((seen.text, seen.count) for seen in self.templates.values()))

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-KindName = Literal["diff", "json", "log", "markdown", "text"]  # the artifact kinds (ctxguard.kinds)
+KindName = Literal["diff", "json", "log", "markdown", "text", "junit", "sarif"]  # the artifact kinds (ctxguard.kinds)
 TYPES: tuple[KindName, ...] = get_args(KindName)
 MIN_BUDGET = 32  # the least budget: room for the marker and some content
 OFFLINE_MIN_BUDGET = 64  # when tokens are estimated, the warning line must fit too

@@ -116,7 +116,9 @@ def kinds() -> str:
 
     rows = ["| kind | file names | first | last |", "|---|---|---|---|"]
     for name, kind in KINDS.items():
-        names = ", ".join(f"`{suffix}`" for suffix in kind.suffixes) or "(the rest)"
+        names = ", ".join(f"`{suffix}`" for suffix in kind.suffixes)
+        told = ", ".join(f"`{suffix}`" for suffix in kind.within)
+        names = f"{names}{', ' if names and told else ''}{told + ' holding one' if told else ''}" or "(the rest)"
         rows.append(f"| {name} | {names} | {kind.first} | {kind.last} |")
     return "\n".join(rows)
 

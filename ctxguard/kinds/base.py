@@ -131,6 +131,9 @@ class KindOf:
     sink: Callable[[Tokenizer, int, Options], Any] | None = None
     hollow: Callable[[str], bool] = lambda content: False
     suffixes: tuple[str, ...] = ()
+    # Suffixes of other kinds' files (or of none) under which this kind is told by its content:
+    # a `.xml` file is JUnit XML when it holds a report, a `.json` one SARIF when it holds a log.
+    within: tuple[str, ...] = ()
     sniff: Callable[[str, str], bool] | None = None  # (the first 8 KB, the whole text)
     fence: str = "text"
     offload: str = "txt"

@@ -9,6 +9,10 @@ from ctxguard.kinds.registry import FALLBACK, KINDS, SNIFFED
 from ctxguard.options import TYPES, KindName
 
 _BY_SUFFIX: dict[str, str] = {suffix: name for name, kind in KINDS.items() for suffix in kind.suffixes}
+_WITHIN: dict[str, list[str]] = {}
+for _name, _kind in KINDS.items():
+    for _suffix in _kind.within:
+        _WITHIN.setdefault(_suffix, []).append(_name)
 
 
 def classify(name: str, text: str, explicit: str | None = None) -> KindName:
@@ -18,7 +22,12 @@ def classify(name: str, text: str, explicit: str | None = None) -> KindName:
         if explicit not in TYPES:
             raise ValueError(f"type must be one of {', '.join(TYPES)} (got {explicit!r})")
         return KINDS[explicit].name
-    by_suffix = _BY_SUFFIX.get(PurePath(name).suffix.lower())
+    suffix = PurePath(name).suffix.lower()
+    for told in _WITHIN.get(suffix, ()):  # (a kind told by its content under another's suffix)
+        said = KINDS[told].sniff
+        if said is not None and said(text[:8192], text):
+            return KINDS[told].name
+    by_suffix = _BY_SUFFIX.get(suffix)
     if by_suffix:
         return KINDS[by_suffix].name
     return sniff(text)

@@ -1,0 +1,79 @@
+"""JUnit XML test reports (pytest `--junitxml`, jest-junit, Maven Surefire, go-junit-report,
+cargo-nextest, PHPUnit …): read once, safely, into a report; rendered for a reader, failing
+testcases first; passing ones only counted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ctxguard.kinds.base import Facts, Failure, KindOf, Probe
+from ctxguard.kinds.junit.model import Case, JUnitDoc, is_junit, read
+from ctxguard.kinds.junit.plan import MESSAGE_CHARS, plan, totals
+from ctxguard.kinds.rendered import shorten
+
+PROBED_CHARS = 200  # of a failure's message: what a cut must still show of it
+
+
+def _failing(doc: JUnitDoc) -> list[Case]:
+    return [c for c in doc.report.cases if c.outcome in ("failed", "error")] if doc.report is not None else []
+
+
+def probes(doc: JUnitDoc) -> Iterator[Probe]:
+    """The run's totals; each failing testcase's identity and the start of its message."""
+    if doc.report is None:
+        return
+    yield Probe("summary", totals(doc.report).strip())
+    for case in _failing(doc):
+        yield Probe("test", case.identity)
+        if case.says:
+            yield Probe("message", shorten(case.says, min(PROBED_CHARS, MESSAGE_CHARS)))
+
+
+def notes(doc: JUnitDoc) -> tuple[str, ...]:
+    return (doc.refused,) if doc.refused is not None else ()
+
+
+def sniff(head: str, text: str) -> bool:
+    return is_junit(head)
+
+
+def facts(doc: JUnitDoc) -> Facts:
+    """The digest's failure causes: the failing testcases grouped by what they say."""
+    causes: dict[str, Failure] = {}
+    for case in _failing(doc):
+        cause = causes.setdefault(case.says or case.identity, Failure(case.says or case.identity, case.place))
+        cause.tests.append(case.identity)
+    return Facts(failures=tuple(causes.values()))
+
+
+def left_out(doc: JUnitDoc, content: str) -> tuple[str, int, int]:
+    """The failing testcases a cut does not name."""
+    failing = _failing(doc)
+    return "failing testcases", sum(1 for case in failing if case.identity not in content), len(failing)
+
+
+KIND = KindOf(
+    "junit",
+    read,
+    plan,
+    probes,
+    notes,
+    within=(".xml",),
+    sniff=sniff,
+    offload="xml",
+    head_cut=False,
+    bare=lambda marker: (marker + "\n", "no failing testcase of the report fits the budget; only the marker is shown"),
+    facts=facts,
+    left_out=left_out,
+    first=(
+        "the run's totals (`302 tests in 1 suite: 2 failed, 299 passed`); each failing or erroring "
+        "testcase (`classname.name`, its `file:line` where the dialect gives one, its reruns) with its "
+        "type and message; then the first lines of each failure's text, each suite's counts"
+    ),
+    last=(
+        "skipped testcases and why; the rest of the failures' texts; failing testcases' output; passing "
+        "testcases only as counts"
+    ),
+)
+
+__all__ = ["KIND", "JUnitDoc", "read"]

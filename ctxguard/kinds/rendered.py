@@ -1,0 +1,67 @@
+"""A report a kind renders for its reader (a JUnit XML run, a SARIF log): rows of text, each with
+how early a cut takes it, made into a plan.
+
+The raw text is not what a cut shows: a report's markup outweighs what a reviewer reads in it, so
+its kind writes the facts as lines (the failing tests and their messages, the results and their
+places, the counts) and the cut keeps the most telling of those. A run of rows a cut leaves out
+is said in place, with how many of the report's items (failing testcases, results) it held; the
+raw text is the record's full text, as for any cut.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from ctxguard.plan import Plan, Unit
+from ctxguard.tokens.base import Encoded, Tokenizer
+from ctxguard.words import clip, plural
+
+
+class Row(NamedTuple):
+    """One line of a rendered report."""
+
+    text: str  # the line, with its line break
+    level: float  # how early a cut takes it, lowest first (ties in the report's order)
+    must: bool = False  # tier 2 keeps it, or is not tier 2
+    anchor: int | None = None  # the row it is never shown without (a failure's test)
+    item: bool = False  # one of the report's items, counted when a cut leaves it out
+
+
+def shorten(text: str, limit: int) -> str:
+    """The text (one line) cut to `limit` characters, with a count of the rest; no line break."""
+    return clip(text, limit).rstrip("\n")
+
+
+def plan(rows: Sequence[Row], encoded: Encoded, tokenizer: Tokenizer, items: str) -> Plan:
+    """The rows as a plan: each row's cost counted; a row stands for its own tokens of the raw
+    text (so a tier-3 marker counts as omitted all the raw text a cut does not show as such: the
+    markup, the passing items counted only); a run left out says how many `items` (a noun:
+    "failing testcase") and other lines it held."""
+    texts = [row.text for row in rows]
+    costed = tokenizer.encode_parts(texts)[1] if texts else []
+    units = [
+        Unit(
+            row.text,
+            cost,
+            cost,
+            (row.level, i),
+            row.must,
+            (row.anchor,) if row.anchor is not None else (),
+            lines=1,
+        )
+        for i, (row, cost) in enumerate(zip(rows, costed))
+    ]
+    return Plan(units, encoded.count, gap=_gap(rows, items))
+
+
+def _gap(rows: Sequence[Row], items: str) -> Callable[[int, int], str]:
+    def gap(n: int, first: int) -> str:
+        run = rows[first - 1 : first - 1 + n]
+        counted = sum(row.item for row in run)
+        others = len(run) - counted
+        said = [plural(counted, items)] if counted else []
+        said += [plural(others, "other line" if counted else "line")] if others else []
+        return f"... ({' and '.join(said) or plural(n, 'line')} omitted)\n"
+
+    return gap

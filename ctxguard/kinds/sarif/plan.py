@@ -1,0 +1,69 @@
+"""A SARIF log as its reader wants it: results first (`error` before `warning` before `note`),
+each as `level rule place: message`; within a level a rare rule's results before a rule the log
+names often (a project's standing noise), then the log's order, written in that order; the tools; the rules that have
+results, each with its short description. Tier 2 keeps the totals and every error result."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Final
+
+from ctxguard.kinds import rendered
+from ctxguard.kinds.rendered import Row, shorten
+from ctxguard.kinds.sarif.model import LEVELS, Run, SarifDoc
+from ctxguard.plan import Plan
+from ctxguard.tokens.base import Encoded, Tokenizer
+from ctxguard.words import mentions, plural
+
+TOTALS: Final = 0.0
+RESULT: Final = 1.0  # a result: 1 + its level's place (error 0, warning 1, note 2, none 3) …
+COMMON_RULE: Final = 0.5  # … plus up to this much for a rule with many results
+ASKED: Final = 0.9  # a result that names the task's words
+RULES: Final = 6.0  # a rule's short description
+MESSAGE_CHARS: Final = 600
+
+
+def totals(runs: list[Run]) -> str:
+    count = Counter(result.level for run in runs for result in run.results)
+    said = ", ".join(f"{count[level]} {level}" for level in LEVELS if count[level])
+    tools = ", ".join(dict.fromkeys(run.tool for run in runs)) or "no tool"
+    n = sum(len(run.results) for run in runs)
+    return f"SARIF log: {tools}: {plural(n, 'result')}{f' ({said})' if said else ''}\n"
+
+
+def line(level: str, rule: str, place: str | None, message: str) -> str:
+    return f"{level} {rule}{f' {place}' if place else ''}: {shorten(message, MESSAGE_CHARS)}\n"
+
+
+def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
+    runs = doc.runs or []
+    out = [Row(totals(runs), TOTALS, must=True)]
+    rules = Counter((run.tool, result.rule) for run in runs for result in run.results)
+    most = math.log(max(rules.values())) if rules and max(rules.values()) > 1 else 1.0
+    found = []
+    for run in runs:
+        for result in run.results:
+            text = line(result.level, result.rule, result.place, result.message)
+            place = LEVELS.index(result.level)
+            level = RESULT + place + COMMON_RULE * math.log(rules[(run.tool, result.rule)]) / most
+            if task_words and mentions(text, task_words):
+                level = min(level, ASKED + place)
+            found.append(Row(text, level, must=result.level == "error", item=True))
+    # Written in the order a cut takes them, so what it keeps is one run and what it leaves out
+    # one gap line (the log's order among equals).
+    out += sorted(found, key=lambda row: row.level)
+    for run in runs:
+        used = [rule for rule in dict.fromkeys(result.rule for result in run.results) if run.rules.get(rule)]
+        for rule in used:
+            out.append(Row(f"rule {rule} ({run.tool}): {shorten(run.rules[rule], MESSAGE_CHARS)}\n", RULES))
+    return out
+
+
+def plan(doc: SarifDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+    if doc.runs is None:  # (not a SARIF log that parses: JSON's own reading)
+        from ctxguard.kinds.json.model import read as json_read
+        from ctxguard.kinds.json.plan import plan as json_plan
+
+        return json_plan(json_read(encoded.text), encoded, tokenizer, task_words)
+    return rendered.plan(rows(doc, task_words), encoded, tokenizer, "result")

@@ -1,0 +1,250 @@
+"""JUnit XML read as a report: told by name and content, read safely, rendered failing testcases
+first, the must set kept at tier 2, every dialect's failing testcase named."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ctxguard.api import compress_text
+from ctxguard.kinds.classify import classify
+from ctxguard.kinds.junit.model import read
+
+PYTEST_SUITE = """
+import pytest
+
+@pytest.mark.parametrize("i", range(300))
+def test_ok(i):
+    assert i >= 0
+
+def test_total_balance():
+    assert sum([1, 2]) == 4, "balance is off"
+
+def test_parse():
+    raise ValueError("cannot parse '1,5'")
+
+@pytest.mark.skip(reason="needs the network")
+def test_skip():
+    pass
+"""
+
+
+@pytest.fixture(scope="module")
+def pytest_report(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A real pytest `--junitxml` report (xunit1: with file and line) of 302 tests, 2 failing."""
+    folder = tmp_path_factory.mktemp("run")
+    (folder / "test_money.py").write_text(PYTEST_SUITE)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=report.xml"]
+    subprocess.run([*command, "-o", "junit_family=xunit1", "test_money.py"], cwd=folder, capture_output=True)
+    return (folder / "report.xml").read_text()
+
+
+# Each runner's dialect, written after its documented shape (values made up for the test).
+SUREFIRE = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuite xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" name="com.acme.LedgerTest" time="0.31" tests="4" errors="0" skipped="1" failures="1">
+  <properties><property name="java.version" value="21"/><property name="os.name" value="Linux"/></properties>
+  <testcase name="balances" classname="com.acme.LedgerTest" time="0.01"/>
+  <testcase name="rounding" classname="com.acme.LedgerTest" time="0.02">
+    <failure message="expected: &lt;1.50&gt; but was: &lt;15.0&gt;" type="org.opentest4j.AssertionFailedError">org.opentest4j.AssertionFailedError: expected: &lt;1.50&gt; but was: &lt;15.0&gt;
+	at com.acme.LedgerTest.rounding(LedgerTest.java:42)
+</failure>
+    <system-out>parsing 1,5</system-out>
+  </testcase>
+  <testcase name="flaky" classname="com.acme.LedgerTest" time="0.2">
+    <flakyFailure message="timeout" type="java.util.concurrent.TimeoutException">stack</flakyFailure>
+  </testcase>
+  <testcase name="network" classname="com.acme.LedgerTest" time="0"><skipped message="offline"/></testcase>
+</testsuite>
+"""
+JEST = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="jest tests" tests="3" failures="1" errors="0" time="1.2">
+  <testsuite name="suggestSimilar" errors="0" failures="1" skipped="0" timestamp="2026-11-27T10:00:00" time="1.1" tests="3">
+    <testcase classname="suggestSimilar returns close names" name="suggestSimilar returns close names" time="0.002"/>
+    <testcase classname="suggestSimilar ranks by distance" name="suggestSimilar ranks by distance" time="0.004">
+      <failure>Error: expect(received).toEqual(expected) // deep equality
+
+Expected: ["bar", "baz"]
+Received: ["baz", "bar"]
+    at Object.&lt;anonymous&gt; (src/suggestSimilar.test.js:14:7)</failure>
+    </testcase>
+    <testcase classname="suggestSimilar empty" name="suggestSimilar empty" time="0.001"/>
+  </testsuite>
+</testsuites>
+"""
+GO = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="3" failures="1">
+  <testsuite name="example.com/ledger" tests="3" failures="1" errors="0" id="0" hostname="ci" time="0.012" timestamp="2026-11-27T10:00:00Z">
+    <properties><property name="go.version" value="go1.23.1"></property></properties>
+    <testcase classname="example.com/ledger" name="TestParseAmount" time="0.000"></testcase>
+    <testcase classname="example.com/ledger" name="TestRound" time="0.001">
+      <failure message="Failed" type="">    ledger_test.go:27: Round(1.005) = 1.00, want 1.01
+</failure>
+    </testcase>
+    <testcase classname="example.com/ledger" name="TestTotal" time="0.000"></testcase>
+  </testsuite>
+</testsuites>
+"""
+NEXTEST = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="nextest-run" tests="2" failures="1" errors="0" uuid="x" timestamp="2026-11-27T10:00:00Z" time="0.5">
+    <testsuite name="ledger" tests="2" disabled="0" errors="0" failures="1">
+        <testcase name="tests::round_half_up" classname="ledger" timestamp="2026-11-27T10:00:00Z" time="0.01">
+            <failure type="test failure">thread 'tests::round_half_up' panicked at src/lib.rs:88:5:
+assertion `left == right` failed
+  left: 100
+ right: 101</failure>
+            <system-out>running 1 test</system-out>
+        </testcase>
+        <testcase name="tests::total" classname="ledger" timestamp="2026-11-27T10:00:00Z" time="0.01"/>
+    </testsuite>
+</testsuites>
+"""
+PHPUNIT = """<?xml version="1.0" encoding="UTF-8"?>
+<testsuites>
+  <testsuite name="" tests="2" assertions="2" errors="0" failures="1" skipped="0" time="0.01">
+    <testsuite name="App\\Tests\\LedgerTest" file="/app/tests/LedgerTest.php" tests="2" assertions="2" errors="0" failures="1" skipped="0" time="0.01">
+      <testcase name="testRound" file="/app/tests/LedgerTest.php" line="17" class="App\\Tests\\LedgerTest" classname="App.Tests.LedgerTest" assertions="1" time="0.004">
+        <failure type="PHPUnit\\Framework\\ExpectationFailedException">App\\Tests\\LedgerTest::testRound
+Failed asserting that 15.0 matches expected 1.5.
+
+/app/tests/LedgerTest.php:19</failure>
+      </testcase>
+      <testcase name="testTotal" file="/app/tests/LedgerTest.php" line="23" class="App\\Tests\\LedgerTest" classname="App.Tests.LedgerTest" assertions="1" time="0.001"/>
+    </testsuite>
+  </testsuite>
+</testsuites>
+"""
+
+
+@pytest.mark.parametrize(
+    ("report", "failing", "says", "totals"),
+    [
+        (SUREFIRE, "com.acme.LedgerTest.rounding", "expected: <1.50> but was: <15.0>", "4 tests in 1 suite: 1 failed"),
+        (JEST, "suggestSimilar ranks by distance", "Error: expect(received).toEqual(expected)", "3 tests in 1 suite"),
+        (GO, "example.com/ledger.TestRound", "Failed", "3 tests in 1 suite: 1 failed"),
+        (
+            NEXTEST,
+            "ledger.tests::round_half_up",
+            "thread 'tests::round_half_up' panicked at src/lib.rs:88:5",
+            "2 tests",
+        ),
+        (PHPUNIT, "App.Tests.LedgerTest.testRound", "ExpectationFailedException", "2 tests in 2 suites: 1 failed"),
+    ],
+)
+def test_every_dialect_names_its_failing_testcase_with_what_it_says(
+    report: str, failing: str, says: str, totals: str
+) -> None:
+    record = compress_text(report, 60, name="TEST-report.xml")
+    assert record["type"] == "junit"
+    wide = compress_text(report + " " * 0, 2000, name="report.xml", artifact_type="junit")
+    assert wide["tier"] == 1 and wide["content"] == report  # (it fits: kept as it is)
+    shown = compress_text(report, max(32, wide["raw_tokens"] // 2), name="report.xml")["content"]
+    assert f"FAILED {failing}" in shown and says in shown and totals in shown
+
+
+def test_a_flaky_rerun_and_a_skip_and_a_place_are_said() -> None:
+    doc = read(SUREFIRE)
+    assert doc.report is not None
+    flaky = next(c for c in doc.report.cases if c.name == "flaky")
+    assert flaky.outcome == "passed" and flaky.reruns == 1
+    content = compress_text(SUREFIRE, 250, name="TEST-x.xml")["content"]
+    assert "1 flaky (passed on a rerun)" in content and "SKIPPED com.acme.LedgerTest.network: offline" in content
+    php = compress_text(PHPUNIT, 120, name="junit.xml")["content"]
+    assert "(/app/tests/LedgerTest.php:17)" in php
+
+
+def test_a_pytest_report_of_302_tests_keeps_both_failures_at_6_percent(pytest_report: str) -> None:
+    """The issue's case: 302 tests, 2 failing, 400 tokens (about 4 % of raw)."""
+    record = compress_text(pytest_report, 400, name="report.xml")
+    content = record["content"]
+    assert record["type"] == "junit" and record["compacted_tokens"] <= 400
+    assert content.startswith("JUnit report: 303 tests in 1 suite: 2 failed, 1 skipped, 300 passed\n")
+    assert "FAILED test_money.test_total_balance (test_money.py:" in content
+    assert "AssertionError: balance is off" in content
+    assert "FAILED test_money.test_parse (test_money.py:" in content and "ValueError: cannot parse '1,5'" in content
+    assert "PASSED" not in content and "test_ok" not in content  # passing testcases only counted
+    assert record["retention"]["probes"] == record["retention"]["kept"]
+
+
+def test_tier_2_keeps_every_failing_testcase_and_says_what_a_tight_cut_left_out(pytest_report: str) -> None:
+    from ctxguard.engine.tiers import compress
+    from ctxguard.kinds.junit.plan import rows
+    from ctxguard.tokens.load import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    rendered = "".join(row.text for row in rows(read(pytest_report)))
+    # A report just over its budget: tier 2, the rendering whole (it is far smaller than the XML).
+    raw = tokenizer.count(pytest_report)
+    record = compress(pytest_report, int(raw / 1.4), tokenizer=tokenizer, name="r.xml")
+    assert record.tier == 2 and not record.truncated and record.content == rendered
+    tight = compress(pytest_report, 60, tokenizer=tokenizer, name="r.xml")
+    assert tight.truncated and "failing testcase" in tight.content and "omitted)" in tight.content
+    assert tight.retention is not None and tight.retention["left_out"]["failing testcases"][1] == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "head", "kind"),
+    [
+        ("report.xml", '<?xml version="1.0"?>\n<testsuites name="x"></testsuites>\n', "junit"),
+        ("TEST-com.acme.LedgerTest.xml", '<testsuite name="x" tests="0"/>\n', "junit"),
+        ("pom.xml", '<?xml version="1.0"?>\n<project><modelVersion>4.0.0</modelVersion></project>\n', "text"),
+        ("results", '<testsuites><testsuite name="a"/></testsuites>\n', "junit"),  # (no suffix: the content)
+    ],
+)
+def test_told_by_suffix_and_content(name: str, head: str, kind: str) -> None:
+    assert classify(name, head) == kind
+
+
+BILLION_LAUGHS = (
+    '<?xml version="1.0"?>\n<!DOCTYPE lolz [\n <!ENTITY lol "lol">\n'
+    + "".join(f' <!ENTITY lol{i} "{f"&lol{i - 1};" * 10 if i > 1 else "&lol;" * 10}">\n' for i in range(1, 10))
+    + ']>\n<testsuites><testsuite name="x"><testcase name="a" classname="c">'
+    '<failure message="&lol9;">x</failure></testcase></testsuite></testsuites>\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("report", "why"),
+    [
+        (BILLION_LAUGHS, "document type declaration"),
+        (
+            '<?xml version="1.0"?>\n<!DOCTYPE t [ <!ENTITY x SYSTEM "file:///etc/passwd"> ]>\n'
+            '<testsuites><testsuite name="x"><testcase name="a"><failure message="&x;"/></testcase>'
+            "</testsuite></testsuites>\n",
+            "document type declaration",
+        ),
+        ('<testsuites><testsuite name="x"><testcase name="a"></testsuite></testsuites>\n', "not well-formed XML"),
+        ("<testsuites>" + "<testsuite>" * 100 + "</testsuite>" * 100 + "</testsuites>\n", "nested deeper than 64"),
+    ],
+)
+def test_a_hostile_or_broken_report_is_a_clear_record_read_as_text(report: str, why: str) -> None:
+    started = time.monotonic()
+    record = compress_text(report, 40, name="report.xml")
+    assert time.monotonic() - started < 1.0
+    assert record["type"] == "junit" and any(why in note for note in record["notes"])
+    assert "root:" not in record["content"] and "lollollol" not in record["content"]
+    assert compress_text(report, 4000, name="report.xml")["content"] == report  # tier 1: as it is
+
+
+def test_the_digest_groups_failing_testcases_by_what_they_say() -> None:
+    from ctxguard.kinds.registry import KINDS
+
+    found = KINDS["junit"].facts(read(SUREFIRE))
+    assert [(f.cause, f.where, f.tests) for f in found.failures] == [
+        (
+            "org.opentest4j.AssertionFailedError: expected: <1.50> but was: <15.0>",
+            None,
+            ["com.acme.LedgerTest.rounding"],
+        )
+    ]
+
+
+def test_the_example_report_is_read_as_a_report(tmp_path: Path) -> None:
+    from ctxguard.main import main
+
+    path = tmp_path / "report.xml"
+    path.write_text(JEST)
+    assert main(["compress", str(path), "--budget", "60"]) == 0

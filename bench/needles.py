@@ -17,11 +17,13 @@ extracted from the raw output by fixed rules, the same for every project:
 | markdown | specifications (SemVer, CloudEvents) | every sentence with an upper-case RFC 2119 word |
 | typecheck | `mypy --strict` of an untyped project (about 1,200 errors before the faults), plain and `--pretty --show-column-numbers`, with four injected faults (two undefined names, a call with too many arguments, a missing attribute) | every `error:` line the faults add (not in the run on the pristine tree) |
 | lint | `ruff check --select ALL` of the same project with the same faults, `--output-format concise` and `full` | every violation the faults add: its concise line; in the full form its `CODE message` line and its `--> path:line:col` line |
+| junit | the pytest-log runs' `--junitxml` reports, in pytest's two dialects (`xunit1` in the verbose run, with each testcase's `file` and `line`; the default `xunit2` in the `--tb=short` run) | each failing or erroring testcase's `name` and the first line of its failure's `message` (else of its text) |
+| sarif | `ruff check --select ALL --output-format sarif` and `flake8 --format=sarif` (flake8-sarif) of the typecheck project with the same faults | each result the faults add: its `message.text` and its `path:line` (the uri without a `file://` scheme) |
 
 The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1, packaging 23.2/24.0 (a
 src layout, 26,852 tests), simplejson 3.19.2 and MarkupSafe 2.1.5 sdists from PyPI (`pip
 download`), pytest-json-report 1.5.0 for the JSON reports (and pretend 1.0.9, which packaging's
-tests import), mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
+tests import), flake8 7.1.1 with flake8-sarif 1.0.15 for the second SARIF tool, mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
 0.12.1 for the typecheck and lint reports, and two git checkouts given by path (semver/semver at f99d548, cloudevents/spec
 at c2845a4), read at those commits. None of them is in the dev corpus.
 
@@ -63,7 +65,12 @@ REPORT_PLUGIN = (
     "pytest-json-report==1.5.0",
     "pytest-metadata==3.1.1",
     "pretend==1.0.9",
-)  # (pretend: packaging's tests)
+    "flake8==7.1.1",
+    "flake8-sarif==1.0.15",
+)  # (pretend: packaging's tests; flake8 and its SARIF formatter: the second SARIF tool)
+# The run that also writes a JUnit XML report, and in which dialect: pytest's xunit1 (with each
+# testcase's file and line) in the verbose run, its default xunit2 in the --tb=short run.
+JUNIT_RUNS = {"-verbose": "xunit1", "-short": "xunit2"}
 # How each test suite's run is written: `pytest -v`, plain `pytest`, `--tb=short`, `-q -rA` (its
 # short summary lists every passing test too).
 PYTEST_MODES = (("-verbose", ("-v",)), ("", ()), ("-short", ("--tb=short",)), ("-quiet", ("-q", "-rA")))
@@ -190,8 +197,11 @@ def _flip(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
-def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None) -> None:
-    """Every case's artifact and needles (see the module docstring)."""
+def build(
+    out: Path, cache: Path, semver: Path | None, cloudevents: Path | None, only: frozenset[str] | None = None
+) -> None:
+    """Every case's artifact and needles (see the module docstring); with `only`, the cases
+    named there alone (packaging's 26,852 tests take many minutes a mode)."""
     out.mkdir(parents=True, exist_ok=True)
     cache.mkdir(parents=True, exist_ok=True)
     for spec in SDISTS:
@@ -220,6 +230,8 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             with tarfile.open(archive) as tar:
                 tar.extractall(work, filter="data")
         for case, project, source, old, new, tests in PYTEST_CASES:
+            if only is not None and case not in only:
+                continue
             tree = work / f"{case}-tree"
             shutil.copytree(work / project, tree)
             _flip(tree / source, old, new)
@@ -229,11 +241,19 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
             for suffix, flags in PYTEST_MODES:
                 json_report = ["--json-report", f"--json-report-file={report}"] if suffix == "-verbose" else []
-                log = _run([*pytest, *flags, *json_report, *tests.split()], cwd=tree, env=env).stdout
+                family = JUNIT_RUNS.get(suffix)
+                xml = work / f"{case}{suffix}-junit.xml"
+                junit = [f"--junitxml={xml}", "-o", f"junit_family={family}"] if family else []
+                log = _run([*pytest, *flags, *json_report, *junit, *tests.split()], cwd=tree, env=env).stdout
                 _write(out, f"{case}{suffix}.log", log, pytest_log_needles(log), "pytest-log")
+                if family and xml.exists():
+                    raw = xml.read_text(encoding="utf-8")
+                    _write(out, f"{case}-{family}.xml", raw, junit_needles(raw), "junit")
             raw = report.read_text(encoding="utf-8")
             _write(out, f"{case}-report.json", raw, pytest_json_needles(raw), "pytest-json")
         for case, older, newer, source, old, new in DIFF_CASES:
+            if only is not None and case not in only:
+                continue
             repo = work / f"{case}-repo"
             shutil.copytree(work / older, repo)
             git = ["git", "-C", str(repo), "-c", "user.name=needles", "-c", "user.email=needles@example.com"]
@@ -252,6 +272,8 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
             _write(out, f"{case}.diff", diff, needles, "diff")
             _history(out, repo, git, case, newer, needles)
         for case, source, flags, faults in COMPILER_CASES:
+            if only is not None and case not in only:
+                continue
             path = work / source
             pristine = path.read_text(encoding="utf-8")
             for old, new in faults:
@@ -267,9 +289,11 @@ def build(out: Path, cache: Path, semver: Path | None, cloudevents: Path | None)
                 "compiler",
             )
         for case, project, faults in REPORT_CASES:
+            if only is not None and case not in only:
+                continue
             _reports(out, work / project, case, faults)
     for repo, (commit, paths) in ((semver, SEMVER), (cloudevents, CLOUDEVENTS)):
-        if repo is None:
+        if repo is None or only is not None:
             continue
         for path in paths:
             text = _run(["git", "-C", str(repo), "show", f"{commit}:{path}"]).stdout
@@ -311,7 +335,21 @@ def _reports(out: Path, tree: Path, case: str, faults: tuple[tuple[str, str, str
             [*args, "--output-format", form, "--exclude", f"{package}/tests", package], cwd=tree, env=env
         ).stdout
 
-    before = {f"mypy{s}": mypy(flags) for s, flags in MYPY_MODES} | {f"ruff-{f}": ruff(f) for f in ("concise", "full")}
+    def flake8() -> str:
+        args = [
+            sys.executable,
+            "-m",
+            "flake8",
+            "--format=sarif",
+            "--max-line-length=79",
+            "--exclude",
+            f"{package}/tests",
+        ]
+        return _run([*args, package], cwd=tree, env=env).stdout
+
+    forms = ("concise", "full", "sarif")
+    before = {f"mypy{s}": mypy(flags) for s, flags in MYPY_MODES} | {f"ruff-{f}": ruff(f) for f in forms}
+    before["flake8-sarif"] = flake8()
     for path, old, new in faults:
         _flip(tree / path, old, new)
     for suffix, flags in MYPY_MODES:
@@ -327,6 +365,9 @@ def _reports(out: Path, tree: Path, case: str, faults: tuple[tuple[str, str, str
         where, _, said = line.partition(": ")
         needles += [said, f"--> {where}"]
     _write(out, f"{case}-ruff-full.log", full, needles, "lint")
+    for tool, sarif in (("ruff", ruff("sarif")), ("flake8", flake8())):
+        was = sarif_needles(before[f"{tool}-sarif" if tool == "ruff" else "flake8-sarif"])
+        _write(out, f"{case}-{tool}.sarif", sarif, [n for n in sarif_needles(sarif) if n not in was], "sarif")
 
 
 def _write(out: Path, name: str, text: str, needles: list[str], family: str) -> None:
@@ -360,6 +401,44 @@ def pytest_log_needles(log: str) -> list[str]:
             needles.append(m.group(0))
     needles += [m.group(1) for line in lines if (m := _SUMMARY.match(line))]
     return needles
+
+
+def junit_needles(raw: str) -> list[str]:
+    """Each failing or erroring testcase's `name`, and its failure's `message` (its first line),
+    as the XML gives them."""
+    import xml.etree.ElementTree as ElementTree  # (our own test runner's report: trusted here)
+
+    needles = []
+    for case in ElementTree.fromstring(raw).iter("testcase"):
+        failed = case.find("failure")
+        failed = failed if failed is not None else case.find("error")
+        if failed is None:
+            continue
+        needles.append(case.get("name", ""))
+        message = (failed.get("message") or failed.text or "").strip().splitlines()
+        if message:
+            needles.append(message[0].strip())
+    return [n for n in needles if n]
+
+
+def sarif_needles(raw: str) -> list[str]:
+    """Each result's message and its place (`path:line`, the uri without a `file://` scheme)."""
+    try:
+        log = json.loads(raw)
+    except ValueError:
+        return []
+    needles = []
+    for run in log.get("runs", []):
+        for result in run.get("results", []):
+            message = " ".join(((result.get("message") or {}).get("text") or "").split())
+            needles.append(message)
+            for location in result.get("locations", [])[:1]:
+                physical = location.get("physicalLocation", {})
+                uri = physical.get("artifactLocation", {}).get("uri", "").removeprefix("file://")
+                line = physical.get("region", {}).get("startLine")
+                if uri and line is not None:
+                    needles.append(f"{uri}:{line}")
+    return [n for n in needles if n]
 
 
 def pytest_json_needles(raw: str) -> list[str]:
@@ -476,6 +555,7 @@ def main() -> int:
     b.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "ctxg-needles-cache")
     b.add_argument("--semver", type=Path, help="a checkout of github.com/semver/semver")
     b.add_argument("--cloudevents", type=Path, help="a checkout of github.com/cloudevents/spec")
+    b.add_argument("--only", help="build only these cases (comma-separated: mit-empty-window,toolz-report …)")
     m = sub.add_parser("measure")
     m.add_argument("--cases", type=Path, required=True)
     m.add_argument("--ratios", default="0.5,0.2,0.1,0.05")
@@ -483,7 +563,8 @@ def main() -> int:
     m.add_argument("--ceiling", action="store_true", help="also print the most any cut could keep (see above)")
     args = parser.parse_args()
     if args.action == "build":
-        build(args.out, args.cache, args.semver, args.cloudevents)
+        only = frozenset(args.only.split(",")) if args.only else None
+        build(args.out, args.cache, args.semver, args.cloudevents, only)
     else:
         measure(args.cases, [float(r) for r in args.ratios.split(",")], args.show, args.ceiling)
     return 0

@@ -23,9 +23,15 @@ class Row(NamedTuple):
 
     text: str  # the line, with its line break
     level: float  # how early a cut takes it, lowest first (ties in the report's order)
-    must: bool = False  # tier 2 keeps it, or is not tier 2
+    must: bool = False  # tier 2 keeps it, or is not tier 2; a tier-3 cut takes it first
     anchor: int | None = None  # the row it is never shown without (a failure's test)
     item: bool = False  # one of the report's items, counted when a cut leaves it out
+    tier2: bool = False  # tier 2 keeps it too, but a tier-3 cut takes it by its level alone
+
+
+def bare(items: str) -> Callable[[str], tuple[str, str]]:
+    """A rendered report's cut that fits none of its `items` (a plural noun): the marker line."""
+    return lambda marker: (marker + "\n", f"no {items} of the report fits the budget; only the marker is shown")
 
 
 def shorten(text: str, limit: int) -> str:
@@ -52,7 +58,8 @@ def plan(rows: Sequence[Row], encoded: Encoded, tokenizer: Tokenizer, items: str
         )
         for i, (row, cost) in enumerate(zip(rows, costed))
     ]
-    return Plan(units, encoded.count, gap=_gap(rows, items))
+    tier2 = [row.must or row.tier2 for row in rows] if any(row.tier2 for row in rows) else None
+    return Plan(units, encoded.count, gap=_gap(rows, items), tier2_must=tier2)
 
 
 def _gap(rows: Sequence[Row], items: str) -> Callable[[int, int], str]:

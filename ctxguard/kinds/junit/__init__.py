@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from ctxguard.kinds.base import Facts, Failure, KindOf, Probe
 from ctxguard.kinds.junit.model import Case, JUnitDoc, is_junit, read
 from ctxguard.kinds.junit.plan import MESSAGE_CHARS, plan, totals
-from ctxguard.kinds.rendered import shorten
+from ctxguard.kinds.rendered import bare, shorten
 
 PROBED_CHARS = 200  # of a failure's message: what a cut must still show of it
 
@@ -62,7 +62,7 @@ KIND = KindOf(
     sniff=sniff,
     offload="xml",
     head_cut=False,
-    bare=lambda marker: (marker + "\n", "no failing testcase of the report fits the budget; only the marker is shown"),
+    bare=bare("failing testcase"),
     facts=facts,
     left_out=left_out,
     first=(

@@ -16,10 +16,10 @@ from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions, plural
 
 TOTALS: Final = 0.0  # the run's counts
-FAILING: Final = 1.0  # a failing or erroring testcase, in the report's order …
-MESSAGE: Final = 1.1  # … its message
-ASKED: Final = 1.5  # a failure or a skipped test that names the task
-FIRST_LINES: Final = 2.0  # the first TEXT_HEAD lines of a failure's text
+ASKED: Final = 0.9  # a failing testcase that names the task's words
+FAILING: Final = 1.0  # a failing or erroring testcase, with its message, in the report's order
+DETAILS: Final = 1.9  # the line that names a failure's text, with its whole message …
+FIRST_LINES: Final = 2.0  # … the first TEXT_HEAD lines of the text
 SUITES: Final = 3.0  # each suite's counts
 SKIPPED: Final = 4.0  # a skipped testcase, and why
 REST_OF_TEXT: Final = 5.0  # the rest of a failure's text, up to TEXT_LINES
@@ -30,6 +30,7 @@ TEXT_LINES: Final = 40
 OUTPUT_LINES: Final = 20
 LINE_CHARS: Final = 400
 MESSAGE_CHARS: Final = 1000
+SHORT_MESSAGE: Final = 200  # of a message on its testcase's row
 
 
 def totals(report: Report) -> str:
@@ -45,26 +46,37 @@ def totals(report: Report) -> str:
 
 
 def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
-    """The report's rows, in the order a reader reads them."""
+    """The report's rows, in the order a reader reads them: the totals; every failing testcase,
+    one row each (its message on it, once per distinct message: twenty tests failing of one
+    cause are twenty names and one message), so that a tight cut keeps them as one run; each
+    failure's text under its name; the suites' counts; the skipped testcases."""
     report = doc.report
     assert report is not None
     out = [Row(totals(report), TOTALS, must=True)]
     failing = [case for case in report.cases if case.outcome in ("failed", "error")]
-    for case in failing:
+    said: set[str] = set()
+    at: dict[int, int] = {}  # failing testcase -> its row
+    for k, case in enumerate(failing):
         asked = bool(task_words) and mentions(f"{case.identity} {case.says}", task_words)
-        out += _failure(case, len(out), ASKED if asked else FAILING)
+        where = f" ({case.place})" if case.place else ""
+        reruns = f" [{plural(case.reruns, 'rerun')}]" if case.reruns else ""
+        head = "FAILED" if case.outcome == "failed" else "ERROR"
+        message = f": {shorten(case.says, SHORT_MESSAGE)}" if case.says and case.says not in said else ""
+        said.add(case.says)
+        at[k] = len(out)
+        out.append(
+            Row(f"{head} {case.identity}{where}{reruns}{message}\n", ASKED if asked else FAILING, True, item=True)
+        )
+    for k, case in enumerate(failing):
+        out += _details(case, len(out), at[k])
     for suite in report.suites:
         if suite.tests:
-            said = [f"{suite.failed} failed"] * bool(suite.failed) + [f"{suite.errors} errors"] * bool(suite.errors)
-            said += [f"{suite.skipped} skipped"] * bool(suite.skipped)
-            said.append(f"{suite.tests - suite.failed - suite.errors - suite.skipped:,} passed")
+            counts = [f"{suite.failed} failed"] * bool(suite.failed) + [f"{suite.errors} errors"] * bool(suite.errors)
+            counts += [f"{suite.skipped} skipped"] * bool(suite.skipped)
+            counts.append(f"{suite.tests - suite.failed - suite.errors - suite.skipped:,} passed")
             time = f" ({suite.time} s)" if suite.time else ""
-            out.append(
-                Row(
-                    f"suite {suite.name or '(unnamed)'}: {plural(suite.tests, 'test')}, {', '.join(said)}{time}\n",
-                    SUITES,
-                )
-            )
+            name = suite.name or "(unnamed)"
+            out.append(Row(f"suite {name}: {plural(suite.tests, 'test')}, {', '.join(counts)}{time}\n", SUITES))
     for case in report.cases:
         if case.outcome == "skipped":
             why = f": {shorten(' '.join(case.message.split()), LINE_CHARS)}" if case.message else ""
@@ -72,28 +84,28 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     return out
 
 
-def _failure(case: Case, at: int, level: float) -> list[Row]:
-    """A failing testcase's rows: its identity (with its place and reruns), its message, its
-    text's first lines, the rest of its text, its output."""
-    where = f" ({case.place})" if case.place else ""
-    reruns = f" [{plural(case.reruns, 'rerun')}]" if case.reruns else ""
-    head = "FAILED" if case.outcome == "failed" else "ERROR"
-    out = [Row(f"{head} {case.identity}{where}{reruns}\n", level, must=True, item=True)]
+def _details(case: Case, here: int, named: int) -> list[Row]:
+    """A failing testcase's message whole and its text's first lines, then the rest of its text
+    and its output, under a line that names it (itself never without the testcase's row)."""
     says = case.says
-    if says:
-        out.append(Row(f"  {shorten(says, MESSAGE_CHARS)}\n", level + (MESSAGE - FAILING), must=True, anchor=at))
     lines = [line.rstrip() for line in case.text.strip("\n").splitlines() if line.strip()]
     if lines and " ".join(lines[0].split()) in " ".join(says.split()):
         lines = lines[1:]  # (the message's own line: said already)
-    for k, line in enumerate(lines[:TEXT_LINES]):
-        out.append(Row(f"  | {shorten(line, LINE_CHARS)}\n", FIRST_LINES if k < TEXT_HEAD else REST_OF_TEXT, anchor=at))
-    if len(lines) > TEXT_LINES:
-        out.append(Row(f"  | ... ({len(lines) - TEXT_LINES} more lines of its text)\n", REST_OF_TEXT, anchor=at))
     output = [line.rstrip() for line in case.output.splitlines() if line.strip()]
+    if not lines and not output and len(says) <= SHORT_MESSAGE:
+        return []
+    full = f": {shorten(says, MESSAGE_CHARS)}" if says else ""
+    out = [Row(f"--- {case.identity}{full}\n", DETAILS, anchor=named)]
+    for k, line in enumerate(lines[:TEXT_LINES]):
+        out.append(
+            Row(f"  | {shorten(line, LINE_CHARS)}\n", FIRST_LINES if k < TEXT_HEAD else REST_OF_TEXT, anchor=here)
+        )
+    if len(lines) > TEXT_LINES:
+        out.append(Row(f"  | ... ({len(lines) - TEXT_LINES} more lines of its text)\n", REST_OF_TEXT, anchor=here))
     for line in output[:OUTPUT_LINES]:
-        out.append(Row(f"  > {shorten(line, LINE_CHARS)}\n", OUTPUT, anchor=at))
+        out.append(Row(f"  > {shorten(line, LINE_CHARS)}\n", OUTPUT, anchor=here))
     if len(output) > OUTPUT_LINES:
-        out.append(Row(f"  > ... ({len(output) - OUTPUT_LINES} more lines of its output)\n", OUTPUT, anchor=at))
+        out.append(Row(f"  > ... ({len(output) - OUTPUT_LINES} more lines of its output)\n", OUTPUT, anchor=here))
     return out
 
 

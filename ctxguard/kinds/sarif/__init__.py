@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ctxguard.kinds.base import Facts, KindOf, Probe
-from ctxguard.kinds.rendered import shorten
+from ctxguard.kinds.rendered import bare, shorten
 from ctxguard.kinds.sarif.model import SarifDoc, is_sarif, read
 from ctxguard.kinds.sarif.plan import plan, totals
 
@@ -65,7 +65,7 @@ KIND = KindOf(
     sniff=sniff,
     offload="sarif",
     head_cut=False,
-    bare=lambda marker: (marker + "\n", "no result of the SARIF log fits the budget; only the marker is shown"),
+    bare=bare("result"),
     facts=facts,
     left_out=left_out,
     first=(

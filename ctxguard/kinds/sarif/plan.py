@@ -1,6 +1,8 @@
-"""A SARIF log as its reader wants it: results first (`error` before `warning` before `note`),
-each as `level rule place: message`; within a level a rare rule's results before a rule the log
-names often (a project's standing noise), then the log's order, written in that order; the tools; the rules that have
+"""A SARIF log as its reader wants it: results first, each as `level rule place: message`, a rare
+rule's results before a rule the log names often (a project's standing noise: a result the
+change adds is most often of a rule with few results), and among rules as rare `error` before
+`warning` before `note` (a level weighs a quarter of the way from a rule of one result to the
+log's commonest), then the log's order, written in that order; the tools; the rules that have
 results, each with its short description. Tier 2 keeps the totals and every error result."""
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions, plural
 
 TOTALS: Final = 0.0
-RESULT: Final = 1.0  # a result: 1 + its level's place (error 0, warning 1, note 2, none 3) …
-COMMON_RULE: Final = 0.5  # … plus up to this much for a rule with many results
-ASKED: Final = 0.9  # a result that names the task's words
+RESULT: Final = 1.0  # a result: 1 …
+COMMON_RULE: Final = 1.0  # … plus up to this much for a rule with many results (the log's most: 1) …
+LEVEL_STEP: Final = 0.25  # … plus this much a level below error (warning 0.25, note 0.5, none 0.75)
+ASKED: Final = 0.9  # a result that names the task's words (plus its level's step)
 RULES: Final = 6.0  # a rule's short description
 MESSAGE_CHARS: Final = 600
 
@@ -45,11 +48,11 @@ def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     for run in runs:
         for result in run.results:
             text = line(result.level, result.rule, result.place, result.message)
-            place = LEVELS.index(result.level)
-            level = RESULT + place + COMMON_RULE * math.log(rules[(run.tool, result.rule)]) / most
+            step = LEVEL_STEP * LEVELS.index(result.level)
+            level = RESULT + step + COMMON_RULE * math.log(rules[(run.tool, result.rule)]) / most
             if task_words and mentions(text, task_words):
-                level = min(level, ASKED + place)
-            found.append(Row(text, level, must=result.level == "error", item=True))
+                level = min(level, ASKED + step)
+            found.append(Row(text, level, item=True, tier2=result.level == "error"))
     # Written in the order a cut takes them, so what it keeps is one run and what it leaves out
     # one gap line (the log's order among equals).
     out += sorted(found, key=lambda row: row.level)

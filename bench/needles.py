@@ -17,13 +17,14 @@ extracted from the raw output by fixed rules, the same for every project:
 | markdown | specifications (SemVer, CloudEvents) | every sentence with an upper-case RFC 2119 word |
 | typecheck | `mypy --strict` of an untyped project (about 1,200 errors before the faults), plain and `--pretty --show-column-numbers`, with four injected faults (two undefined names, a call with too many arguments, a missing attribute) | every `error:` line the faults add (not in the run on the pristine tree) |
 | lint | `ruff check --select ALL` of the same project with the same faults, `--output-format concise` and `full` | every violation the faults add: its concise line; in the full form its `CODE message` line and its `--> path:line:col` line |
-| junit | the pytest-log runs' `--junitxml` reports, in pytest's two dialects (`xunit1` in the verbose run, with each testcase's `file` and `line`; the default `xunit2` in the `--tb=short` run) | each failing or erroring testcase's `name` and the first line of its failure's `message` (else of its text) |
+| junit | the pytest-log runs' `--junitxml` reports, in pytest's two dialects (`xunit1` in the verbose run, with each testcase's `file` and `line`; the default `xunit2` in the `--tb=short` run), and more-itertools' unittest suites run by xmlrunner (a report per class with failures) and by nose2's junitxml plugin | each failing or erroring testcase's `name` and the first line of its failure's `message` (else of its text) |
 | sarif | `ruff check --select ALL --output-format sarif` and `flake8 --format=sarif` (flake8-sarif) of the typecheck project with the same faults | each result the faults add: its `message.text` and its `path:line` (the uri without a `file://` scheme) |
 
 The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1, packaging 23.2/24.0 (a
 src layout, 26,852 tests), simplejson 3.19.2 and MarkupSafe 2.1.5 sdists from PyPI (`pip
 download`), pytest-json-report 1.5.0 for the JSON reports (and pretend 1.0.9, which packaging's
-tests import), flake8 7.1.1 with flake8-sarif 1.0.15 for the second SARIF tool, mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
+tests import), flake8 7.1.1 with flake8-sarif 1.0.15 for the second SARIF tool,
+unittest-xml-reporting 4.0.0 and nose2 0.16.0 for two more JUnit XML writers, mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
 0.12.1 for the typecheck and lint reports, and two git checkouts given by path (semver/semver at f99d548, cloudevents/spec
 at c2845a4), read at those commits. None of them is in the dev corpus.
 
@@ -67,7 +68,10 @@ REPORT_PLUGIN = (
     "pretend==1.0.9",
     "flake8==7.1.1",
     "flake8-sarif==1.0.15",
-)  # (pretend: packaging's tests; flake8 and its SARIF formatter: the second SARIF tool)
+    "unittest-xml-reporting==4.0.0",
+    "nose2==0.16.0",
+)  # (pretend: packaging's tests; flake8 and its SARIF formatter: the second SARIF tool;
+# xmlrunner and nose2: two more JUnit XML writers, for the unittest suites)
 # The run that also writes a JUnit XML report, and in which dialect: pytest's xunit1 (with each
 # testcase's file and line) in the verbose run, its default xunit2 in the --tb=short run.
 JUNIT_RUNS = {"-verbose": "xunit1", "-short": "xunit2"}
@@ -229,28 +233,7 @@ def build(
         for archive in cache.glob("*.tar.gz"):
             with tarfile.open(archive) as tar:
                 tar.extractall(work, filter="data")
-        for case, project, source, old, new, tests in PYTEST_CASES:
-            if only is not None and case not in only:
-                continue
-            tree = work / f"{case}-tree"
-            shutil.copytree(work / project, tree)
-            _flip(tree / source, old, new)
-            report = work / f"{case}.json"
-            # A src layout's package is imported from the tree, not from an installed copy.
-            env = dict(os.environ, PYTHONPATH=str(tree / "src")) if (tree / "src").is_dir() else None
-            pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
-            for suffix, flags in PYTEST_MODES:
-                json_report = ["--json-report", f"--json-report-file={report}"] if suffix == "-verbose" else []
-                family = JUNIT_RUNS.get(suffix)
-                xml = work / f"{case}{suffix}-junit.xml"
-                junit = [f"--junitxml={xml}", "-o", f"junit_family={family}"] if family else []
-                log = _run([*pytest, *flags, *json_report, *junit, *tests.split()], cwd=tree, env=env).stdout
-                _write(out, f"{case}{suffix}.log", log, pytest_log_needles(log), "pytest-log")
-                if family and xml.exists():
-                    raw = xml.read_text(encoding="utf-8")
-                    _write(out, f"{case}-{family}.xml", raw, junit_needles(raw), "junit")
-            raw = report.read_text(encoding="utf-8")
-            _write(out, f"{case}-report.json", raw, pytest_json_needles(raw), "pytest-json")
+        _pytest_cases(out, work, only)
         for case, older, newer, source, old, new in DIFF_CASES:
             if only is not None and case not in only:
                 continue
@@ -299,6 +282,52 @@ def build(
             text = _run(["git", "-C", str(repo), "show", f"{commit}:{path}"]).stdout
             name = repo.name.split("+")[-1] if "+" in repo.name else repo.name
             _write(out, f"{name}-{path.replace('/', '-')}", text, markdown_needles(text), "markdown")
+
+
+def _pytest_cases(out: Path, work: Path, only: frozenset[str] | None) -> None:
+    """The pytest cases: each suite with its fault, run in every mode (pytest-log), with its
+    JSON report (pytest-json) and JUnit XML reports (junit)."""
+    for case, project, source, old, new, tests in PYTEST_CASES:
+        if only is not None and case not in only:
+            continue
+        tree = work / f"{case}-tree"
+        shutil.copytree(work / project, tree)
+        _flip(tree / source, old, new)
+        report = work / f"{case}.json"
+        # A src layout's package is imported from the tree, not from an installed copy.
+        env = dict(os.environ, PYTHONPATH=str(tree / "src")) if (tree / "src").is_dir() else None
+        pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+        for suffix, flags in PYTEST_MODES:
+            json_report = ["--json-report", f"--json-report-file={report}"] if suffix == "-verbose" else []
+            family = JUNIT_RUNS.get(suffix)
+            xml = work / f"{case}{suffix}-junit.xml"
+            junit = [f"--junitxml={xml}", "-o", f"junit_family={family}"] if family else []
+            log = _run([*pytest, *flags, *json_report, *junit, *tests.split()], cwd=tree, env=env).stdout
+            _write(out, f"{case}{suffix}.log", log, pytest_log_needles(log), "pytest-log")
+            if family and xml.exists():
+                raw = xml.read_text(encoding="utf-8")
+                _write(out, f"{case}-{family}.xml", raw, junit_needles(raw), "junit")
+        raw = report.read_text(encoding="utf-8")
+        _write(out, f"{case}-report.json", raw, pytest_json_needles(raw), "pytest-json")
+        if "more-itertools" in project:  # (unittest suites: two more runners' reports)
+            _unittest_reports(out, tree, case, tests)
+
+
+def _unittest_reports(out: Path, tree: Path, case: str, tests: str) -> None:
+    """The same suite run by xmlrunner (unittest-xml-reporting) and by nose2's junitxml plugin:
+    two more dialects of JUnit XML (xmlrunner's suite per class, nose2's one suite)."""
+    folder = tree / "xmlrunner-out"
+    _run([sys.executable, "-m", "xmlrunner", "discover", "-s", tests, "-t", ".", "-o", str(folder)], cwd=tree)
+    for k, path in enumerate(sorted(folder.glob("*.xml"))):
+        raw = path.read_text(encoding="utf-8")
+        if "<failure" in raw or "<error" in raw:
+            _write(out, f"{case}-xmlrunner-{k}.xml", raw, junit_needles(raw), "junit")
+    xml = tree / "nose2-junit.xml"
+    nose2 = [sys.executable, "-m", "nose2", "--plugin", "nose2.plugins.junitxml", "--junit-xml"]
+    _run([*nose2, "--junit-xml-path", str(xml), "-s", ".", tests], cwd=tree)
+    if xml.exists():
+        raw = xml.read_text(encoding="utf-8")
+        _write(out, f"{case}-nose2.xml", raw, junit_needles(raw), "junit")
 
 
 def _history(out: Path, repo: Path, git: list[str], case: str, newer: str, needles: list[str]) -> None:
@@ -403,22 +432,24 @@ def pytest_log_needles(log: str) -> list[str]:
     return needles
 
 
+_FAILURE_MESSAGE = re.compile(r'<(?:failure|error)\b[^>]*?\bmessage="([^"]*)"|<(?:failure|error)\b')
+
+
 def junit_needles(raw: str) -> list[str]:
-    """Each failing or erroring testcase's `name`, and its failure's `message` (its first line),
-    as the XML gives them."""
+    """Each failing or erroring testcase's `name`, and the first line of its failure's `message`
+    as the file writes it (a parser turns the line breaks inside an attribute into spaces), else
+    of its text."""
+    import html
     import xml.etree.ElementTree as ElementTree  # (our own test runner's report: trusted here)
 
+    root = ElementTree.fromstring(raw)
+    written = [html.unescape(m.group(1)) if m.group(1) is not None else None for m in _FAILURE_MESSAGE.finditer(raw)]
     needles = []
-    for case in ElementTree.fromstring(raw).iter("testcase"):
-        failed = case.find("failure")
-        failed = failed if failed is not None else case.find("error")
-        if failed is None:
-            continue
-        needles.append(case.get("name", ""))
-        message = (failed.get("message") or failed.text or "").strip().splitlines()
-        if message:
-            needles.append(message[0].strip())
-    return [n for n in needles if n]
+    for k, failed in enumerate(e for e in root.iter() if e.tag in ("failure", "error")):  # (document order)
+        message = written[k] if k < len(written) and written[k] else (failed.text or "")
+        needles.append(next((line.strip() for line in message.splitlines() if line.strip()), ""))
+    failing = [c for c in root.iter("testcase") if c.find("failure") is not None or c.find("error") is not None]
+    return [n for n in [*(c.get("name", "") for c in failing), *needles] if n]
 
 
 def sarif_needles(raw: str) -> list[str]:

@@ -19,12 +19,12 @@ def _failing(doc: JUnitDoc) -> list[Case]:
 
 
 def probes(doc: JUnitDoc) -> Iterator[Probe]:
-    """The run's totals; each failing testcase's identity and the start of its message."""
+    """The run's totals; each failing testcase's name and the start of its message."""
     if doc.report is None:
         return
     yield Probe("summary", totals(doc.report).strip())
     for case in _failing(doc):
-        yield Probe("test", case.identity)
+        yield Probe("test", case.name)
         if case.says:
             yield Probe("message", shorten(case.says, min(PROBED_CHARS, MESSAGE_CHARS)))
 
@@ -49,7 +49,7 @@ def facts(doc: JUnitDoc) -> Facts:
 def left_out(doc: JUnitDoc, content: str) -> tuple[str, int, int]:
     """The failing testcases a cut does not name."""
     failing = _failing(doc)
-    return "failing testcases", sum(1 for case in failing if case.identity not in content), len(failing)
+    return "failing testcases", sum(1 for case in failing if case.name not in content), len(failing)
 
 
 KIND = KindOf(
@@ -66,9 +66,10 @@ KIND = KindOf(
     facts=facts,
     left_out=left_out,
     first=(
-        "the run's totals (`302 tests in 1 suite: 2 failed, 299 passed`); each failing or erroring "
-        "testcase (`classname.name`, its `file:line` where the dialect gives one, its reruns) with its "
-        "type and message; then the first lines of each failure's text, each suite's counts"
+        "each failing or erroring testcase on a line of its own (`classname.name`, its `file:line` where "
+        "the dialect gives one, its reruns) with its type and message, one class's in a row under one "
+        "line; the run's totals (`302 tests in 1 suite: 2 failed, 299 passed`); then each failure's "
+        "whole message and the first lines of its text, each suite's counts"
     ),
     last=(
         "skipped testcases and why; the rest of the failures' texts; failing testcases' output; passing "

@@ -15,9 +15,9 @@ from ctxguard.plan import Plan
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions, plural
 
-TOTALS: Final = 0.0  # the run's counts
 ASKED: Final = 0.9  # a failing testcase that names the task's words
 FAILING: Final = 1.0  # a failing or erroring testcase, with its message, in the report's order
+TOTALS: Final = 1.5  # the run's counts
 DETAILS: Final = 1.9  # the line that names a failure's text, with its whole message …
 FIRST_LINES: Final = 2.0  # … the first TEXT_HEAD lines of the text
 SUITES: Final = 3.0  # each suite's counts
@@ -30,7 +30,7 @@ TEXT_LINES: Final = 40
 OUTPUT_LINES: Final = 20
 LINE_CHARS: Final = 400
 MESSAGE_CHARS: Final = 1000
-SHORT_MESSAGE: Final = 200  # of a message on its testcase's row
+SHORT_MESSAGE: Final = 320  # of a message on its testcase's row
 
 
 def totals(report: Report) -> str:
@@ -46,27 +46,47 @@ def totals(report: Report) -> str:
 
 
 def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
-    """The report's rows, in the order a reader reads them: the totals; every failing testcase,
-    one row each (its message on it, once per distinct message: twenty tests failing of one
-    cause are twenty names and one message), so that a tight cut keeps them as one run; each
-    failure's text under its name; the suites' counts; the skipped testcases."""
+    """The report's rows, in the order a reader reads them: every failing testcase, one row each
+    (its message on it, once per distinct message: twenty tests failing of one cause are twenty
+    names and one message; testcases of one class in a row under one line that names the class
+    and its file, each with its line), so that a tight cut keeps them as one run; the totals;
+    each failure's text under its name; the suites' counts; the skipped testcases."""
     report = doc.report
     assert report is not None
-    out = [Row(totals(report), TOTALS, must=True)]
+    out: list[Row] = []
     failing = [case for case in report.cases if case.outcome in ("failed", "error")]
     said: set[str] = set()
     at: dict[int, int] = {}  # failing testcase -> its row
+    group: tuple[str, str, str | None] | None = None  # the class (and outcome, file) rows run under
+    header = -1
     for k, case in enumerate(failing):
         asked = bool(task_words) and mentions(f"{case.identity} {case.says}", task_words)
-        where = f" ({case.place})" if case.place else ""
-        reruns = f" [{plural(case.reruns, 'rerun')}]" if case.reruns else ""
         head = "FAILED" if case.outcome == "failed" else "ERROR"
+        reruns = f" [{plural(case.reruns, 'rerun')}]" if case.reruns else ""
         message = f": {shorten(case.says, SHORT_MESSAGE)}" if case.says and case.says not in said else ""
         said.add(case.says)
+        level = ASKED if asked else FAILING
+        joined = k + 1 < len(failing) and _same_class(case, failing[k + 1])
+        line = f" ({case.line})" if case.line else ""
+        if group is not None and group == (case.classname, head, case.file):
+            at[k] = len(out)
+            out.append(Row(f"  {case.name}{line}{reruns}{message}\n", level, must=True, anchor=header, item=True))
+            continue
+        group = None
+        if joined and case.classname and case.identity != case.name:
+            # Testcases of one class in a row: the class (and its file) once, the names under it.
+            group, header = (case.classname, head, case.file), len(out)
+            where = f" ({case.file})" if case.file else ""
+            out.append(Row(f"{head} in {case.classname}{where}:\n", level, must=True))
+            at[k] = len(out)
+            out.append(Row(f"  {case.name}{line}{reruns}{message}\n", level, must=True, anchor=header, item=True))
+            continue
+        where = f" ({case.place})" if case.place else ""
         at[k] = len(out)
-        out.append(
-            Row(f"{head} {case.identity}{where}{reruns}{message}\n", ASKED if asked else FAILING, True, item=True)
-        )
+        out.append(Row(f"{head} {case.identity}{where}{reruns}{message}\n", level, must=True, item=True))
+    # The totals after the failing testcases: a tight cut keeps names first, and no gap line
+    # stands between the ones it keeps.
+    out.append(Row(totals(report), TOTALS, tier2=True))
     for k, case in enumerate(failing):
         out += _details(case, len(out), at[k])
     for suite in report.suites:
@@ -82,6 +102,10 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
             why = f": {shorten(' '.join(case.message.split()), LINE_CHARS)}" if case.message else ""
             out.append(Row(f"SKIPPED {case.identity}{why}\n", SKIPPED))
     return out
+
+
+def _same_class(case: Case, other: Case) -> bool:
+    return (case.classname, case.outcome, case.file) == (other.classname, other.outcome, other.file)
 
 
 def _details(case: Case, here: int, named: int) -> list[Row]:

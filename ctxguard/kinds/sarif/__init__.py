@@ -69,9 +69,9 @@ KIND = KindOf(
     facts=facts,
     left_out=left_out,
     first=(
-        "the tools and the results' counts by level; every result as `level rule uri:line:column: "
-        "message`, `error` before `warning` before `note`, a rule with few results before one the log "
-        "names often (a project's standing noise), then in the log's order"
+        "every result as `level rule uri:line:column: message`, a rule with few results before one the "
+        "log names often (a project's standing noise), among rules as rare `error` before `warning` "
+        "before `note`, then in the log's order; the tools and the results' counts by level"
     ),
     last=(
         "the short description of each rule that has results; the rules' other metadata, `fixes`, "

@@ -18,7 +18,7 @@ from ctxguard.plan import Plan
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions, plural
 
-TOTALS: Final = 0.0
+TOTALS: Final = 1.5  # the tools and the counts by level: after the rarest rules' results
 RESULT: Final = 1.0  # a result: 1 …
 COMMON_RULE: Final = 1.0  # … plus up to this much for a rule with many results (the log's most: 1) …
 LEVEL_STEP: Final = 0.25  # … plus this much a level below error (warning 0.25, note 0.5, none 0.75)
@@ -41,7 +41,7 @@ def line(level: str, rule: str, place: str | None, message: str) -> str:
 
 def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     runs = doc.runs or []
-    out = [Row(totals(runs), TOTALS, must=True)]
+    out: list[Row] = []
     rules = Counter((run.tool, result.rule) for run in runs for result in run.results)
     most = math.log(max(rules.values())) if rules and max(rules.values()) > 1 else 1.0
     found = []
@@ -55,6 +55,7 @@ def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
             found.append(Row(text, level, item=True, tier2=result.level == "error"))
     # Written in the order a cut takes them, so what it keeps is one run and what it leaves out
     # one gap line (the log's order among equals).
+    found.append(Row(totals(runs), TOTALS, tier2=True))  # (after the results a tight cut keeps)
     out += sorted(found, key=lambda row: row.level)
     for run in runs:
         used = [rule for rule in dict.fromkeys(result.rule for result in run.results) if run.rules.get(rule)]

@@ -161,10 +161,11 @@ def test_a_pytest_report_of_302_tests_keeps_both_failures_at_6_percent(pytest_re
     record = compress_text(pytest_report, 400, name="report.xml")
     content = record["content"]
     assert record["type"] == "junit" and record["compacted_tokens"] <= 400
-    assert content.startswith("JUnit report: 303 tests in 1 suite: 2 failed, 1 skipped, 300 passed\n")
-    assert "FAILED test_money.test_total_balance (test_money.py:" in content
+    assert "\nJUnit report: 303 tests in 1 suite: 2 failed, 1 skipped, 300 passed\n" in content
+    # Failing testcases of one class in a row: the class and its file once, each name with its line.
+    assert content.startswith("FAILED in test_money (test_money.py):\n  test_total_balance (")
     assert "AssertionError: balance is off" in content
-    assert "FAILED test_money.test_parse (test_money.py:" in content and "ValueError: cannot parse '1,5'" in content
+    assert "\n  test_parse (" in content and "ValueError: cannot parse '1,5'" in content
     assert "PASSED" not in content and "test_ok" not in content  # passing testcases only counted
     assert record["retention"]["probes"] == record["retention"]["kept"]
 

@@ -71,7 +71,7 @@ def test_three_new_results_among_300_survive_small_budgets(share: float) -> None
     assert record["type"] == "sarif" and record["compacted_tokens"] <= int(raw * share)
     for rule, message, uri, line in FAULTS:
         assert f"error {rule} {uri}:{line}:5: {message}" in record["content"], (share, rule)
-    assert record["content"].startswith("SARIF log: ruff 0.17.6: 303 results (303 error)\n")
+    assert "SARIF log: ruff 0.17.6: 303 results (303 error)\n" in record["content"]
 
 
 def test_levels_order_the_results_and_the_rules_shown_are_those_with_results() -> None:
@@ -113,9 +113,9 @@ def test_levels_order_the_results_and_the_rules_shown_are_those_with_results() -
     rendered = compress_text(text * 1, 60, name="scan.sarif", artifact_type="sarif")
     content = compress_text(text, max(32, rendered["raw_tokens"] // 2 + 40), name="scan.sarif")["content"]
     lines = content.splitlines()
-    assert lines[0] == "SARIF log: semgrep 1.90.0: 3 results (1 error, 1 warning, 1 note)"
-    assert lines[1] == "error r.err: Tainted input reaches eval"
-    assert lines[2] == "warning r.warn b.py:2:5: a warning by default" and lines[3].startswith("note r.note a.py:1:5")
+    assert lines[0] == "error r.err: Tainted input reaches eval"  # (rules as rare: error first)
+    assert lines[1] == "warning r.warn b.py:2:5: a warning by default" and lines[2].startswith("note r.note a.py:1:5")
+    assert lines[3] == "SARIF log: semgrep 1.90.0: 3 results (1 error, 1 warning, 1 note)"
     assert "never fires" not in content and "a fix" not in content
 
 
@@ -146,4 +146,4 @@ def test_a_tier_2_cut_keeps_every_error_result() -> None:
     raw = tokenizer.count(text)
     record = compress(text, int(raw / 1.4), tokenizer=tokenizer, name="x.sarif")
     assert record.tier == 2 and not record.truncated
-    assert record.content.count("\nerror ") == 23
+    assert sum(line.startswith("error ") for line in record.content.splitlines()) == 23

@@ -140,6 +140,16 @@ def add_parser(sub: Any) -> None:
                 metavar="PATH",
                 help="with --github: also write the step summary here, as a pull-request comment body",
             )
+        if name == "check":
+            from ctxguard.report.findings import CHECK_FORMATS
+
+            parser.add_argument(
+                "--format",
+                choices=CHECK_FORMATS,
+                default="text",
+                help="text (sentences on stderr; default), json (one object on stdout), sarif (a SARIF 2.1.0 "
+                "log on stdout, a result per failed policy) or github (::error annotations on stdout)",
+            )
         parser.set_defaults(func=run_bundle if name == "bundle" else run_check)
 
 
@@ -348,7 +358,29 @@ def run_check(args: argparse.Namespace) -> int:
     path = _output(args, config, repo, "json")
     made = bundles(args, repo, config, tokenizer, "json", path)
     _within_total(made, config, _fits(args, repo, config, tokenizer, "json", path, False))
+    if args.format != "text":
+        return _report_findings(made, config, args.format)
     code = _report_failures(_failures(made, config), args.hook)
     if code == EXIT_OK:
         print(f"ctxguard: check passed ({plural(sum(len(r.records) for r, _ in made), 'artifact')})", file=sys.stderr)
     return code
+
+
+def _report_findings(made: list[tuple[Any, Any]], config: Any, fmt: str) -> int:
+    """`check --format json|sarif|github`: the failed policies on stdout; exit 1 when any."""
+    from ctxguard import __version__
+    from ctxguard.report import findings as write
+    from ctxguard.report.policy import findings
+
+    found: list[Any] = []
+    for result, out in made:
+        found += [f for f in findings(result.records, config, out.tokens) if f not in found]
+    records = [record for result, _ in made for record in result.records]
+    written = max((out.tokens for _, out in made), default=None)
+    if fmt == "json":
+        sys.stdout.write(write.as_json(found, records, written))
+    elif fmt == "sarif":
+        sys.stdout.write(write.as_sarif(found, __version__))
+    else:
+        sys.stdout.write(write.as_github(found))
+    return EXIT_POLICY if found else EXIT_OK

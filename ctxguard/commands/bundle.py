@@ -154,17 +154,19 @@ def add_parser(sub: Any) -> None:
 
 
 REMEDIES = (
-    "ctxguard: to pass, raise the artifact's budget (or total_budget) in .ctxguard.yaml, "
+    "ctxguard: to pass, raise the artifact's budget (or total_budget) in {config}, "
     "narrow its paths, or set fail_on (fail_on: never only reports)"
 )
 HOOK_REMEDY = "ctxguard: to {verb} this once anyway: SKIP=ctxguard,ctxguard-check git {verb} ..."
 
 
-def _report_failures(problems: list[str], hook: bool = False) -> int:
+def _report_failures(problems: list[str], hook: bool = False, config: str | None = None) -> int:
+    """The failed policies as sentences, with what to change (in the config file `--config` named,
+    else .ctxguard.yaml)."""
     for problem in problems:
         print(f"ctxguard: check failed: {problem}", file=sys.stderr)
     if problems:
-        print(REMEDIES, file=sys.stderr)
+        print(REMEDIES.format(config=config or ".ctxguard.yaml"), file=sys.stderr)
         if hook:  # pre-commit names the remote only at a push
             pushing = bool(os.environ.get("PRE_COMMIT_REMOTE_NAME") or os.environ.get("PRE_COMMIT_FROM_REF"))
             print(HOOK_REMEDY.format(verb="push" if pushing else "commit"), file=sys.stderr)
@@ -294,7 +296,7 @@ def _bundle(args: argparse.Namespace) -> int:
             prompt=None if prompt is None else part_path(prompt, 1, len(made)),
             parts=None if args.stdout or len(made) == 1 else paths,
         )
-    return _report_failures(problems, args.hook) if problems is not None else EXIT_OK
+    return _report_failures(problems, args.hook, args.config) if problems is not None else EXIT_OK
 
 
 def _within_total(made: list[tuple[Any, Any]], config: Any, fits: Any) -> None:
@@ -360,7 +362,7 @@ def run_check(args: argparse.Namespace) -> int:
     _within_total(made, config, _fits(args, repo, config, tokenizer, "json", path, False))
     if args.format != "text":
         return _report_findings(made, config, args.format)
-    code = _report_failures(_failures(made, config), args.hook)
+    code = _report_failures(_failures(made, config), args.hook, args.config)
     if code == EXIT_OK:
         print(f"ctxguard: check passed ({plural(sum(len(r.records) for r, _ in made), 'artifact')})", file=sys.stderr)
     return code

@@ -13,6 +13,8 @@ def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "count",
         help='count tokens exactly: prints {"input_tokens": N}',
+        description="Count a file's (or standard input's) tokens exactly with tiktoken, offline: "
+        'prints {"input_tokens": N}.',
         epilog="example: ctxguard count README.md --encoding cl100k_base",
     )
     parser.add_argument("path", help="a file, or - to read standard input")

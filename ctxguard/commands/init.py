@@ -36,6 +36,8 @@ def add_parser(sub: Any) -> None:
     parser = sub.add_parser(
         "init",
         help="write a commented starter .ctxguard.yaml",
+        description="Write a commented starter config (the built-in defaults, with examples to edit); "
+        "an existing file is never overwritten.",
         epilog="example: ctxguard init && $EDITOR .ctxguard.yaml",
     )
     parser.add_argument("--path", default=".ctxguard.yaml", help="where to write (default: .ctxguard.yaml)")

@@ -195,3 +195,11 @@ def test_the_text_form_is_as_before(repo: Repo, capsys: pytest.CaptureFixture[st
     assert main(["check", "--repo", str(repo.path)]) == 1
     captured = capsys.readouterr()
     assert captured.out == "" and "ctxguard: check failed: reports/unit/run.log was truncated" in captured.err
+
+
+def test_the_remedy_names_the_config_file_given(repo: Repo, capsys: pytest.CaptureFixture[str]) -> None:
+    repo.write("ci/ctxguard.yaml", LIMITED)
+    config = str(repo.path / "ci" / "ctxguard.yaml")
+    assert main(["check", "--repo", str(repo.path), "--config", config]) == 1
+    err = capsys.readouterr().err
+    assert f"raise the artifact's budget (or total_budget) in {config}," in err

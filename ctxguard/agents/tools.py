@@ -167,6 +167,7 @@ def search(
 ) -> str:
     """A regular expression over the full texts (every artifact's, or `name`'s): matches with
     their line numbers and `context` lines around them, error lines first, capped."""
+    from ctxguard.bundle.search import blocks as merged
     from ctxguard.bundle.search import compile_pattern
     from ctxguard.bundle.search import search as find
 
@@ -184,7 +185,7 @@ def search(
     head = f"{total} {'match' if total == 1 else 'matches'} for /{pattern}/ ({said})"
     if not found:
         return head + "\n"
-    blocks = [("--\n" if k else "") + match.render().rstrip("\n") for k, match in enumerate(found)]
+    blocks = [("--\n" if k else "") + block.rstrip("\n") for k, block in enumerate(merged(found))]
     more = f"{total - len(found)} more beyond max_matches={max_matches}" if total > len(found) else ""
     rest = "narrow the pattern, name one artifact, or raise max_tokens"
     return _fit(head, blocks, f"[{more}]" if more else "", budget, ws.tokenizer, lambda _: rest)

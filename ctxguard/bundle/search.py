@@ -39,12 +39,30 @@ class Match:
     before: tuple[tuple[int, str], ...] = ()
     after: tuple[tuple[int, str], ...] = ()
 
-    def render(self) -> str:
-        """grep's form: `name:LINE:text` for the match, `name-LINE-text` for its context."""
-        out = [f"{self.artifact}-{n}-{text}" for n, text in self.before]
-        out.append(f"{self.artifact}:{self.line}:{self.text}")
-        out += [f"{self.artifact}-{n}-{text}" for n, text in self.after]
-        return "\n".join(out) + "\n"
+
+def blocks(matches: Sequence[Match]) -> list[str]:
+    """The matches as grep prints them: a match next to (or overlapping) the one before it in the
+    same artifact joins its block, each line once (a context line shared by two matches is not
+    printed twice, and a match is never printed as another's context); `--` between blocks."""
+    out: list[dict[int, tuple[str, bool]]] = []
+    names: list[str] = []
+    for match in matches:
+        lines = {n: (text, False) for n, text in (*match.before, *match.after)}
+        lines[match.line] = (match.text, True)
+        if out and names[-1] == match.artifact and min(lines) <= max(out[-1]) + 1 and max(lines) >= min(out[-1]) - 1:
+            block = out[-1]
+            for n, (text, hit) in lines.items():
+                block[n] = (text, hit or block.get(n, ("", False))[1])
+            continue
+        out.append(lines)
+        names.append(match.artifact)
+    rendered = []
+    for name, block in zip(names, out):
+        rows = [
+            f"{name}{':' if hit else '-'}{n}{':' if hit else '-'}{text}" for n, (text, hit) in sorted(block.items())
+        ]
+        rendered.append("\n".join(rows) + "\n")
+    return rendered
 
 
 def compile_pattern(pattern: str) -> Any:

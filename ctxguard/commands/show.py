@@ -91,7 +91,7 @@ def run_show(args: argparse.Namespace) -> int:
 def _grep(args: argparse.Namespace, records: Sequence[Record], folder: Path) -> int:
     """`--grep PATTERN`: the matching lines of the full texts; exit 1 when none matches (grep's)."""
     from ctxguard.bundle.saved import full_text, searchable
-    from ctxguard.bundle.search import compile_pattern, search
+    from ctxguard.bundle.search import blocks, compile_pattern, search
 
     if args.context < 0 or args.max_matches < 1:
         raise UsageError("--context is 0 or more, --max-matches 1 or more")
@@ -103,7 +103,7 @@ def _grep(args: argparse.Namespace, records: Sequence[Record], folder: Path) -> 
     if not chosen:
         raise UsageError(f"no artifact {args.artifact!r} in the bundle")
     found, total = search(searchable(chosen), lambda r: full_text(r, folder), pattern, args.context, args.max_matches)
-    sys.stdout.write("--\n".join(match.render() for match in found))
+    sys.stdout.write("--\n".join(blocks(found)))
     if total > len(found):
         sys.stdout.write(f"... and {total - len(found)} more matches (--max-matches)\n")
     return EXIT_OK if found else EXIT_POLICY

@@ -278,3 +278,18 @@ def test_show_grep_stops_a_catastrophic_pattern_too(
     capsys.readouterr()
     assert main(["show", str(repo.path / ".git/ctxguard/bundle.json"), "--grep", "(a|aa)+$"]) == 2
     assert "was stopped" in capsys.readouterr().err
+
+
+def test_a_context_line_two_matches_share_is_printed_once_as_grep_prints_it() -> None:
+    from ctxguard.bundle.search import Match, blocks
+
+    lines = {n: f"line {n}" for n in range(1, 12)}
+
+    def match(n: int) -> Match:
+        return Match("a.log", n, lines[n], tuple((k, lines[k]) for k in (n - 2, n - 1)), ((n + 1, lines[n + 1]),))
+
+    said = blocks([match(3), match(5), match(10)])
+    assert said[0] == "".join(
+        f"a.log{':' if n in (3, 5) else '-'}{n}{':' if n in (3, 5) else '-'}line {n}\n" for n in range(1, 7)
+    )  # (line 4 once, and line 5 a match, not 3's context)
+    assert said[1] == "a.log-8-line 8\na.log-9-line 9\na.log:10:line 10\na.log-11-line 11\n"

@@ -101,12 +101,7 @@ def _allowed(text: str, found: list[tuple[int, int, str]]) -> tuple[list[tuple[i
         if start not in marked:
             marked[start] = ALLOW.search(text, start, end) is not None
         (dropped if marked[start] else keep).append(span)
-    values = at = 0  # (two readers may find the same value: overlaps count once)
-    for start, end, _ in sorted(dropped, key=lambda span: (span[0], -span[1])):
-        if start >= at:
-            values += 1
-            at = end
-    return keep, values
+    return keep, len(_disjoint(dropped))
 
 
 def _vendor(text: str, pos: int, end: int, formats: tuple[Format, ...]) -> list[tuple[int, int, str]]:
@@ -175,15 +170,25 @@ def _next_line(text: str, end: int) -> int | None:
     return end + 2 if text.startswith("\r\n", end) else end + 1
 
 
+def _disjoint(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans earliest first (the longest of those that start together), overlaps dropped:
+    two readers may find the same value."""
+    out: list[tuple[int, int, str]] = []
+    at = 0
+    for span in sorted(found, key=lambda span: (span[0], -span[1])):
+        if span[0] >= at:
+            out.append(span)
+            at = span[1]
+    return out
+
+
 def _splice(text: str, found: list[tuple[int, int, str]], counts: Counter[str]) -> str:
-    """The text with each span replaced by its marker, earliest first, overlaps dropped."""
+    """The text with each span replaced by its marker (see _disjoint)."""
     if not found:
         return text
     out: list[str] = []
     at = 0
-    for start, end, kind in sorted(found, key=lambda span: (span[0], -span[1])):
-        if start < at:
-            continue
+    for start, end, kind in _disjoint(found):
         out.append(text[at:start])
         out.append(marker(kind))
         counts[kind] += 1

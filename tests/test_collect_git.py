@@ -192,3 +192,8 @@ def test_submodule_change_is_one_line(repo: Repo, tmp_path: Path) -> None:
     text = _collect(repo, "staged")[0].text
     assert f"-Subproject commit {first}\n+Subproject commit {second}\n" in text
     assert "x.txt" not in text  # the submodule's own files never flood the diff
+
+
+def test_a_misspelt_diff_mode_is_named(repo: Repo) -> None:
+    with pytest.raises(GitError, match=r"cannot resolve 'stagged' .*did you mean the diff mode 'staged'\?"):
+        _collect(repo, "stagged")

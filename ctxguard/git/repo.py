@@ -81,6 +81,11 @@ def resolve(repo: Any, ref: str) -> str:
                 "; this is a shallow clone, which lacks that commit: fetch the history (in GitHub "
                 "Actions, `fetch-depth: 0` in actions/checkout; else `git fetch --unshallow`)"
             )
+        import difflib
+
+        modes = difflib.get_close_matches(ref, ("staged", "worktree", "HEAD", "auto"), n=1, cutoff=0.75)
+        if modes:
+            hint += f"; did you mean the diff mode {modes[0]!r}?"
         raise GitError(f"cannot resolve {ref!r} to a commit in {root(repo)}{hint}")
     return sha
 

@@ -78,6 +78,7 @@ class Plan:
     check: Callable[[str], str | None] | None = None  # what is wrong with a content (JSON: it does not parse)
     # What is wrong with a tier-2 content that the packer's units cannot see (JSON: a long array
     # without its first and last items): such a content is tier 3, `truncated`, as the seed says.
+    # Given, it is tier 2's whole check: it asks what `check` asks too (one reading of the content).
     tier2_check: Callable[[str], str | None] | None = None
     # What tier 2 must keep when it is more than the units' `must` (which a tier-3 cut takes
     # first): a log's every error and warning line, where tier 3 takes only each template's first.

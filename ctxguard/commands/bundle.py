@@ -341,14 +341,19 @@ def _fits(args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt:
     return fits
 
 
-def _failures(made: list[tuple[Any, Any]], config: Any) -> list[str]:
-    """The policies every bundle of the change fails, each said once."""
-    from ctxguard.report.policy import failures
+def _findings(made: list[tuple[Any, Any]], config: Any) -> list[Any]:
+    """The policies every bundle of the change fails, each once (ctxguard.report.policy.Finding)."""
+    from ctxguard.report.policy import findings
 
-    said: list[str] = []
+    found: list[Any] = []
     for result, out in made:
-        said += [problem for problem in failures(result.records, config, out.tokens) if problem not in said]
-    return said
+        found += [finding for finding in findings(result.records, config, out.tokens) if finding not in found]
+    return found
+
+
+def _failures(made: list[tuple[Any, Any]], config: Any) -> list[str]:
+    """The policies every bundle of the change fails, each said once, as sentences."""
+    return [finding.message for finding in _findings(made, config)]
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -372,11 +377,8 @@ def _report_findings(made: list[tuple[Any, Any]], config: Any, fmt: str) -> int:
     """`check --format json|sarif|github`: the failed policies on stdout; exit 1 when any."""
     from ctxguard import __version__
     from ctxguard.report import findings as write
-    from ctxguard.report.policy import findings
 
-    found: list[Any] = []
-    for result, out in made:
-        found += [f for f in findings(result.records, config, out.tokens) if f not in found]
+    found = _findings(made, config)
     records = [record for result, _ in made for record in result.records]
     written = max((out.tokens for _, out in made), default=None)
     if fmt == "json":

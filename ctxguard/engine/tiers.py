@@ -8,6 +8,7 @@ or a token-exact head cut.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -115,15 +116,12 @@ def _packed(
     tier 2 ratio and the must-keep units fit; else tier 3 (the same plan with the marker, or
     the head cut)."""
     notes.extend(plan.notes)
-    content = _checked(plan, pack(plan, room, encoded.recount), "tier 2", notes) if tier2 else None
-    problem = plan.tier2_check(content) if content is not None and plan.tier2_check is not None else None
-    if problem is not None:
-        notes.append(f"tier 2 result rejected: {problem}")
-        content = None
+    check = plan.tier2_check or plan.check  # (a tier-2 check asks what the plan's check asks too)
+    content = _checked(check, pack(plan, room, encoded.recount), "tier 2", notes) if tier2 else None
     if content is not None:
         return 2, content
     if mode == "salient":
-        content = _checked(plan, pack(plan, room, encoded.recount, marker), "tier 3", notes)
+        content = _checked(plan.check, pack(plan, room, encoded.recount, marker), "tier 3", notes)
         bare = KINDS[kind].bare
         if content is None and bare is not None:  # (a kind that cannot be head-cut: its marker alone)
             alone, said = bare(marker(encoded.count))
@@ -140,9 +138,9 @@ def _packed(
     return 3, content if content is not None else head_cut(encoded, room, tokenizer)
 
 
-def _checked(plan: Plan, content: str | None, tier: str, notes: list[str]) -> str | None:
-    """The content, unless the plan's check turns it down (a note says why)."""
-    problem = plan.check(content) if content is not None and plan.check is not None else None
+def _checked(check: Callable[[str], str | None] | None, content: str | None, tier: str, notes: list[str]) -> str | None:
+    """The content, unless the check turns it down (a note says why)."""
+    problem = check(content) if content is not None and check is not None else None
     if problem is None:
         return content
     notes.append(f"{tier} result rejected: {problem}")

@@ -37,11 +37,6 @@ class Finding:
     message: str
 
 
-def failures(records: Sequence[Record], config: Config, written: int | None = None) -> list[str]:
-    """One sentence per failed policy, naming the artifact and the numbers."""
-    return [finding.message for finding in findings(records, config, written)]
-
-
 def findings(records: Sequence[Record], config: Config, written: int | None = None) -> list[Finding]:
     """Each failed policy. `written` is the token count of the bundle file as written, checked
     against total_budget."""

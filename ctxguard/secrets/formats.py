@@ -12,7 +12,18 @@ import re
 
 from ctxguard.secrets.vendors import FORMATS, Format
 
-__all__ = ["ANCHORS", "BY_ANCHOR", "FORMATS", "HINTS", "PEM_BEGIN", "PEM_END", "PROGRAMS", "Format", "word_at"]
+__all__ = [
+    "ANCHORS",
+    "BY_ANCHOR",
+    "FORMATS",
+    "HINTS",
+    "PEM_BEGIN",
+    "PEM_END",
+    "PROGRAMS",
+    "SHORT_SPELLINGS",
+    "Format",
+    "word_at",
+]
 
 PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9_-]{0,60}PRIVATE KEY(?: BLOCK)?-----")
 PEM_END = re.compile(r"-----END[ A-Z0-9_-]{0,60}PRIVATE KEY(?: BLOCK)?-----")
@@ -71,7 +82,7 @@ def word_at(text: str, pos: int, anchor: str) -> bool:
     """Whether a hint found at pos is a word of a name there, for the short hints that are parts
     of common words (`pat` in `path`, `PATH`, `compat`): it must not run on into more letters of
     its own case (`Pat` in `githubPat` may follow a lower-case letter)."""
-    if anchor.lower() not in _SHORT:
+    if anchor not in SHORT_SPELLINGS:
         return True
     after = text[pos + len(anchor) : pos + len(anchor) + 1]
     before = text[pos - 1 : pos] if pos else ""
@@ -80,4 +91,4 @@ def word_at(text: str, pos: int, anchor: str) -> bool:
     return not (after.isalpha() and after.islower()) and not (anchor.islower() and before.isalpha())
 
 
-_SHORT = frozenset({"pat"})
+SHORT_SPELLINGS = frozenset({"pat", "PAT", "Pat"})  # (as _SPELLINGS writes `pat`)

@@ -16,7 +16,16 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ctxguard.secrets import assign
-from ctxguard.secrets.formats import ANCHORS, BY_ANCHOR, PEM_BEGIN, PEM_END, PROGRAMS, Format, word_at
+from ctxguard.secrets.formats import (
+    ANCHORS,
+    BY_ANCHOR,
+    PEM_BEGIN,
+    PEM_END,
+    PROGRAMS,
+    SHORT_SPELLINGS,
+    Format,
+    word_at,
+)
 from ctxguard.secrets.values import filler, placeholder
 
 
@@ -71,7 +80,7 @@ def redact(text: str) -> Redacted:
     for match in ANCHORS.finditer(text):
         pos = match.start()
         anchor = match.group()
-        if not word_at(text, pos, anchor):
+        if anchor in SHORT_SPELLINGS and not word_at(text, pos, anchor):
             continue
         if pos > end:  # anchors come in order: a line's bounds are found once
             start, end = _line(text, pos)

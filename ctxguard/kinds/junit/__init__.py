@@ -15,7 +15,7 @@ PROBED_CHARS = 200  # of a failure's message: what a cut must still show of it
 
 
 def _failing(doc: JUnitDoc) -> list[Case]:
-    return [c for c in doc.report.cases if c.outcome in ("failed", "error")] if doc.report is not None else []
+    return doc.report.failing if doc.report is not None else []
 
 
 def probes(doc: JUnitDoc) -> Iterator[Probe]:

@@ -16,15 +16,16 @@ report that is refused or does not parse is read as text, with a note that says 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Literal
 from xml.parsers import expat
 
 MAX_DEPTH: Final = 64  # elements open at once
 MAX_TEXT: Final = 65_536  # characters of one failure's text (or output) kept; the rest counted
 
-Outcome = str  # "failed" | "error" | "skipped" | "passed"
+Outcome = Literal["failed", "error", "skipped", "passed"]
 
 
 @dataclass
@@ -57,9 +58,10 @@ class Case:
         """`file:line` where the dialect gives one."""
         return f"{self.file}:{self.line}" if self.file and self.line else self.file
 
-    @property
+    @functools.cached_property
     def says(self) -> str:
-        """What the failure says first: its type and message, else its text's first line."""
+        """What the failure says first: its type and message, else its text's first line. (Read
+        once the report is read: the cut, the probes and the digest all ask for it.)"""
         message = " ".join((self.message or "").split())
         if not message:
             message = next((line.strip() for line in self.text.splitlines() if line.strip()), "")
@@ -84,6 +86,11 @@ class Suite:
 class Report:
     suites: list[Suite] = field(default_factory=list)
     cases: list[Case] = field(default_factory=list)
+
+    @functools.cached_property
+    def failing(self) -> list[Case]:
+        """The failing and erroring testcases, in the report's order."""
+        return [case for case in self.cases if case.outcome in ("failed", "error")]
 
 
 @dataclass(frozen=True)
@@ -118,7 +125,7 @@ class _Refused(Exception):
     pass
 
 
-_FAILED = {"failure": "failed", "error": "error"}
+_FAILED: dict[str, Outcome] = {"failure": "failed", "error": "error"}
 _RERUNS = {"rerunFailure", "rerunError", "flakyFailure", "flakyError"}
 
 
@@ -129,6 +136,7 @@ def _parse(text: str) -> Report:  # noqa: C901 (one handler per element of the f
     suites: list[Suite] = []
     case: Case | None = None
     texts: list[list[str]] = []  # the text of each element open, where it is kept
+    kept: list[int] = []  # characters of each such text so far
     depth = 0
     into = ""  # what the text being read belongs to: "failure", "output", ""
 
@@ -162,16 +170,19 @@ def _parse(text: str) -> Report:  # noqa: C901 (one handler per element of the f
             case.kind, case.message = attrs.get("type") or None, attrs.get("message")
             into = "failure"
             texts.append([])
+            kept.append(0)
         elif case is not None and tag == "skipped" and case.outcome == "passed":
             case.outcome = "skipped"
             case.message = attrs.get("message")
             into = "failure"
             texts.append([])
+            kept.append(0)
         elif case is not None and tag in _RERUNS:
             case.reruns += 1
         elif case is not None and tag in ("system-out", "system-err"):
             into = "output"
             texts.append([])
+            kept.append(0)
 
     def end(tag: str) -> None:
         nonlocal case, depth, into
@@ -189,6 +200,7 @@ def _parse(text: str) -> Report:  # noqa: C901 (one handler per element of the f
             case = None
         elif into and texts and tag in (*_FAILED, "skipped", "system-out", "system-err"):
             body = "".join(texts.pop())
+            kept.pop()
             if case is not None and into == "failure" and not case.text:
                 case.text = body
             elif case is not None and into == "output" and body.strip():
@@ -196,8 +208,9 @@ def _parse(text: str) -> Report:  # noqa: C901 (one handler per element of the f
             into = ""
 
     def data(chunk: str) -> None:
-        if into and texts and sum(map(len, texts[-1])) < MAX_TEXT:
+        if into and texts and kept[-1] < MAX_TEXT:
             texts[-1].append(chunk)
+            kept[-1] += len(chunk)
 
     parser.StartDoctypeDeclHandler = refuse_doctype
     parser.EntityDeclHandler = refuse_entity

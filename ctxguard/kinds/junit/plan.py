@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Final
 
 from ctxguard.kinds import rendered
+from ctxguard.kinds import text as plain
 from ctxguard.kinds.junit.model import Case, JUnitDoc, Report
 from ctxguard.kinds.rendered import Row, shorten
 from ctxguard.plan import Plan
@@ -37,7 +38,8 @@ def totals(report: Report) -> str:
     """The run in one line: `JUnit report: 302 tests in 1 suite: 2 failed, 1 skipped, 299 passed`."""
     count = Counter(case.outcome for case in report.cases)
     suites = [s for s in report.suites if s.tests] or report.suites
-    said = [f"{count[o]} {word}" for o, word in (("failed", "failed"), ("error", "errors")) if count[o]]
+    said = [f"{count['failed']} failed"] if count["failed"] else []
+    said += [f"{count['error']} errors"] if count["error"] else []
     said += [f"{count['skipped']} skipped"] if count["skipped"] else []
     said.append(f"{count['passed']:,} passed")
     flaky = sum(1 for case in report.cases if case.reruns and case.outcome == "passed")
@@ -54,7 +56,7 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     report = doc.report
     assert report is not None
     out: list[Row] = []
-    failing = [case for case in report.cases if case.outcome in ("failed", "error")]
+    failing = report.failing
     said: set[str] = set()
     at: dict[int, int] = {}  # failing testcase -> its row
     group: tuple[str, str, str | None] | None = None  # the class (and outcome, file) rows run under
@@ -137,10 +139,6 @@ def plan(doc: JUnitDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: froz
     """The rendered report as a plan (ctxguard.kinds.rendered); a report that could not be read,
     as text, with a note."""
     if doc.report is None:
-        from dataclasses import replace
-
-        from ctxguard.kinds import text as plain
-
         found = plain.plan(plain.read(encoded.text, ""), encoded, tokenizer, task_words)
-        return replace(found, notes=(f"{doc.refused}",))
+        return found.but(notes=(doc.refused,) if doc.refused else ())
     return rendered.plan(rows(doc, task_words), encoded, tokenizer, "failing testcase")

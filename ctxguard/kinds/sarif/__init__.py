@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from ctxguard.kinds.base import Facts, KindOf, Probe
 from ctxguard.kinds.rendered import bare, shorten
-from ctxguard.kinds.sarif.model import SarifDoc, is_sarif, read
+from ctxguard.kinds.sarif.model import LEVELS, SarifDoc, is_sarif, read
 from ctxguard.kinds.sarif.plan import plan, totals
 
 PROBED_CHARS = 200
@@ -21,7 +21,7 @@ def probes(doc: SarifDoc) -> Iterator[Probe]:
     yield Probe("summary", totals(doc.runs).strip())
     for run in doc.runs:
         for result in run.results:
-            yield Probe("result", f"{result.rule} {result.place}" if result.place else result.rule)
+            yield Probe("result", result.key)
             if result.message:
                 yield Probe("message", shorten(result.message, PROBED_CHARS))
 
@@ -40,7 +40,7 @@ def facts(doc: SarifDoc) -> Facts:
         return Facts()
     seen: dict[str, int] = {}
     for run in doc.runs:
-        for result in sorted(run.results, key=lambda r: ("error", "warning", "note", "none").index(r.level)):
+        for result in sorted(run.results, key=lambda r: LEVELS.index(r.level)):
             key = f"{result.level} {result.rule}: {shorten(result.message, 160)}"
             seen[key] = seen.get(key, 0) + 1
     return Facts(errors=tuple(seen.items()))
@@ -50,7 +50,7 @@ def left_out(doc: SarifDoc, content: str) -> tuple[str, int, int]:
     """The results a cut does not show (by rule and place)."""
     if doc.runs is None:
         return "results", 0, 0
-    wanted = [f"{r.rule} {r.place}" if r.place else r.rule for run in doc.runs for r in run.results]
+    wanted = [r.key for run in doc.runs for r in run.results]
     return "results", sum(1 for w in wanted if w not in content), len(wanted)
 
 

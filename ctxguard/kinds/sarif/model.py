@@ -27,7 +27,11 @@ class Result:
     level: str
     message: str
     place: str | None
-    order: int  # its place in the log
+
+    @property
+    def key(self) -> str:
+        """How a cut names the result: its rule and place (`F821 src/a.py:12:5`)."""
+        return f"{self.rule} {self.place}" if self.place else self.rule
 
 
 @dataclass
@@ -86,7 +90,7 @@ def _run(run: dict[str, Any]) -> Run:
         defaults[rid] = _get(rule, "defaultConfiguration", "level")
         strings[rid] = rule.get("messageStrings") or {}
         found.rules[rid] = _text(_get(rule, "shortDescription", "text")) or _text(rule.get("name"))
-    for order, result in enumerate(r for r in (run.get("results") or []) if isinstance(r, dict)):
+    for result in (r for r in (run.get("results") or []) if isinstance(r, dict)):
         index = result.get("ruleIndex")
         rid = _text(result.get("ruleId")) or _text(_get(result, "rule", "id"))
         if not rid and isinstance(index, int) and 0 <= index < len(rules):
@@ -98,7 +102,6 @@ def _run(run: dict[str, Any]) -> Run:
                 level if level in LEVELS else "warning",
                 _message(result, strings.get(rid)),
                 _place(result),
-                order,
             )
         )
     return found

@@ -12,6 +12,8 @@ from collections import Counter
 from typing import Final
 
 from ctxguard.kinds import rendered
+from ctxguard.kinds.json.model import read as json_read
+from ctxguard.kinds.json.plan import plan as json_plan
 from ctxguard.kinds.rendered import Row, shorten
 from ctxguard.kinds.sarif.model import LEVELS, Run, SarifDoc
 from ctxguard.plan import Plan
@@ -66,8 +68,5 @@ def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
 
 def plan(doc: SarifDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
     if doc.runs is None:  # (not a SARIF log that parses: JSON's own reading)
-        from ctxguard.kinds.json.model import read as json_read
-        from ctxguard.kinds.json.plan import plan as json_plan
-
         return json_plan(json_read(encoded.text), encoded, tokenizer, task_words)
     return rendered.plan(rows(doc, task_words), encoded, tokenizer, "result")

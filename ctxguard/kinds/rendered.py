@@ -21,7 +21,7 @@ from ctxguard.words import clip, plural
 class Row(NamedTuple):
     """One line of a rendered report."""
 
-    text: str  # the line, with its line break
+    text: str  # the line, with its line break; or its start, which the next row goes on
     level: float  # how early a cut takes it, lowest first (ties in the report's order)
     must: bool = False  # tier 2 keeps it, or is not tier 2; a tier-3 cut takes it first
     anchor: int | None = None  # the row it is never shown without (a failure's test)
@@ -54,7 +54,7 @@ def plan(rows: Sequence[Row], encoded: Encoded, tokenizer: Tokenizer, items: str
             (row.level, i),
             row.must,
             (row.anchor,) if row.anchor is not None else (),
-            lines=1,
+            lines=row.text.count("\n"),
         )
         for i, (row, cost) in enumerate(zip(rows, costed))
     ]
@@ -63,8 +63,11 @@ def plan(rows: Sequence[Row], encoded: Encoded, tokenizer: Tokenizer, items: str
 
 
 def _gap(rows: Sequence[Row], items: str) -> Callable[[int, int], str]:
+    ends = [-1] + [i for i, row in enumerate(rows) if row.text.endswith("\n")]  # per line, its last row
+
     def gap(n: int, first: int) -> str:
-        run = rows[first - 1 : first - 1 + n]
+        last = min(first + n - 1, len(ends) - 1)  # (the packer asks of a run as wide as the text, too)
+        run = rows[ends[min(first - 1, last)] + 1 : ends[last] + 1]
         counted = sum(row.item for row in run)
         others = len(run) - counted
         said = [plural(counted, items)] if counted else []

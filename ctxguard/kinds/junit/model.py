@@ -44,6 +44,7 @@ class Case:
     text: str = ""  # the failure's (or error's, or skip's) text
     output: str = ""  # its <system-out> and <system-err>
     reruns: int = 0  # flaky reruns (<rerunFailure>, <flakyFailure>, …)
+    more: list[str] = field(default_factory=list)  # what each further failure says (pytest's subtests)
 
     @property
     def identity(self) -> str:
@@ -62,12 +63,17 @@ class Case:
     def says(self) -> str:
         """What the failure says first: its type and message, else its text's first line. (Read
         once the report is read: the cut, the probes and the digest all ask for it.)"""
-        message = " ".join((self.message or "").split())
-        if not message:
-            message = next((line.strip() for line in self.text.splitlines() if line.strip()), "")
-        if self.kind and self.kind not in message:
-            return f"{self.kind}: {message}" if message else self.kind
-        return message
+        return _says(self.kind, self.message, self.text)
+
+
+def _says(kind: str | None, message: str | None, text: str) -> str:
+    """A failure's type and message, else its text's first line."""
+    said = " ".join((message or "").split())
+    if not said:
+        said = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if kind and kind not in said:
+        return f"{kind}: {said}" if said else kind
+    return said
 
 
 @dataclass
@@ -138,7 +144,8 @@ def _parse(text: str) -> Report:  # noqa: C901 (one handler per element of the f
     texts: list[list[str]] = []  # the text of each element open, where it is kept
     kept: list[int] = []  # characters of each such text so far
     depth = 0
-    into = ""  # what the text being read belongs to: "failure", "output", ""
+    into = ""  # what the text being read belongs to: "failure", "more", "output", ""
+    further: tuple[str | None, str | None] = (None, None)  # a further failure's type and message
 
     def refuse_doctype(*_: object) -> None:
         raise _Refused("an XML document type declaration (DTD) is not read: kept as text, nothing expanded")
@@ -147,7 +154,7 @@ def _parse(text: str) -> Report:  # noqa: C901 (one handler per element of the f
         raise _Refused("an XML entity declaration is not read: kept as text, nothing expanded or fetched")
 
     def start(tag: str, attrs: dict[str, str]) -> None:
-        nonlocal case, depth, into
+        nonlocal case, depth, into, further
         depth += 1
         if depth > MAX_DEPTH:
             raise _Refused(f"XML nested deeper than {MAX_DEPTH} elements: read as text")
@@ -169,6 +176,10 @@ def _parse(text: str) -> Report:  # noqa: C901 (one handler per element of the f
             case.outcome = _FAILED[tag]
             case.kind, case.message = attrs.get("type") or None, attrs.get("message")
             into = "failure"
+            texts.append([])
+            kept.append(0)
+        elif case is not None and tag in _FAILED and not into:  # (one more of a testcase's failures)
+            further, into = (attrs.get("type") or None, attrs.get("message")), "more"
             texts.append([])
             kept.append(0)
         elif case is not None and tag == "skipped" and case.outcome == "passed":
@@ -203,6 +214,8 @@ def _parse(text: str) -> Report:  # noqa: C901 (one handler per element of the f
             kept.pop()
             if case is not None and into == "failure" and not case.text:
                 case.text = body
+            elif case is not None and into == "more" and tag in _FAILED:
+                case.more.append(_says(*further, body))
             elif case is not None and into == "output" and body.strip():
                 case.output += body if not case.output else "\n" + body
             into = ""

@@ -16,8 +16,12 @@ from ctxguard.plan import Plan
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions, plural
 
-ASKED: Final = 0.9  # a failing testcase that names the task's words
-FAILING: Final = 1.0  # a failing or erroring testcase, with its message, in the report's order
+# A failing testcase's line is two rows: its name, then where it is and what it says, so that a
+# tight cut names every failing testcase before it gives any one's message.
+ASKED: Final = 0.9  # the name of a failing testcase that names the task's words …
+FAILING: Final = 1.0  # … of a failing or erroring testcase, in the report's order
+SAYS: Final = 0.3  # where it is and what it says: this much after its name's level
+MORE: Final = 1.4  # what each further failure of a testcase says (pytest's subtests)
 TOTALS: Final = 1.5  # the run's counts
 DETAILS: Final = 1.9  # the line that names a failure's text, with its whole message …
 FIRST_LINES: Final = 2.0  # … the first TEXT_HEAD lines of the text
@@ -48,11 +52,12 @@ def totals(report: Report) -> str:
 
 
 def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
-    """The report's rows, in the order a reader reads them: every failing testcase, one row each
+    """The report's rows, in the order a reader reads them: every failing testcase, one line each
     (its message on it, once per distinct message: twenty tests failing of one cause are twenty
     names and one message; testcases of one class in a row under one line that names the class
-    and its file, each with its line), so that a tight cut keeps them as one run; the totals;
-    each failure's text under its name; the suites' counts; the skipped testcases."""
+    and its file, each with its line; what its further failures say under it), so that a tight
+    cut keeps them as one run; the totals; each failure's text under its name; the suites'
+    counts; the skipped testcases."""
     report = doc.report
     assert report is not None
     out: list[Row] = []
@@ -64,28 +69,38 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     for k, case in enumerate(failing):
         asked = bool(task_words) and mentions(f"{case.identity} {case.says}", task_words)
         head = "FAILED" if case.outcome == "failed" else "ERROR"
-        reruns = f" [{plural(case.reruns, 'rerun')}]" if case.reruns else ""
-        message = f": {shorten(case.says, SHORT_MESSAGE)}" if case.says and case.says not in said else ""
-        said.add(case.says)
         level = ASKED if asked else FAILING
-        joined = k + 1 < len(failing) and _same_class(case, failing[k + 1])
         line = f" ({case.line})" if case.line else ""
-        if group is not None and group == (case.classname, head, case.file):
-            at[k] = len(out)
-            out.append(Row(f"  {case.name}{line}{reruns}{message}\n", level, must=True, anchor=header, item=True))
-            continue
-        group = None
-        if joined and case.classname and case.identity != case.name:
-            # Testcases of one class in a row: the class (and its file) once, the names under it.
-            group, header = (case.classname, head, case.file), len(out)
-            where = f" ({case.file})" if case.file else ""
-            out.append(Row(f"{head} in {case.classname}{where}:\n", level, must=True))
-            at[k] = len(out)
-            out.append(Row(f"  {case.name}{line}{reruns}{message}\n", level, must=True, anchor=header, item=True))
-            continue
-        where = f" ({case.place})" if case.place else ""
+        reruns = f" [{plural(case.reruns, 'rerun')}]" if case.reruns else ""
+        if group is None or group != (case.classname, head, case.file):
+            group = None
+            if k + 1 < len(failing) and _same_class(case, failing[k + 1]) and case.identity != case.name:
+                # Testcases of one class in a row: the class (and its file) once, the names under it.
+                group, header = (case.classname, head, case.file), len(out)
+                where = f" ({case.file})" if case.file else ""
+                out.append(Row(f"{head} in {case.classname}{where}:\n", level, must=True))
+        if group is not None:
+            first, where = Row(f"  {case.name}", level, must=True, anchor=header, item=True), line
+        else:
+            first, where = (
+                Row(f"{head} {case.identity}", level, must=True, item=True),
+                f" ({case.place})" * bool(case.place),
+            )
         at[k] = len(out)
-        out.append(Row(f"{head} {case.identity}{where}{reruns}{message}\n", level, must=True, item=True))
+        message = shorten(case.says, SHORT_MESSAGE) if case.says and case.says not in said else ""
+        said.add(case.says)
+        # Its name, then the rest of its line: where it is, its reruns, what it says.
+        lead = f"{where}{reruns}".lstrip()
+        rest = f"{lead}: {message}" if lead and message else lead or message
+        if not rest:
+            out.append(first._replace(text=first.text + "\n"))
+        else:
+            out.append(first._replace(text=first.text + (" " if lead else ": ")))
+            out.append(Row(f"{rest}\n", level + SAYS, must=True, anchor=at[k]))
+        for more in dict.fromkeys(case.more):
+            if more not in said:
+                said.add(more)
+                out.append(Row(f"  + {shorten(more, SHORT_MESSAGE)}\n", MORE, anchor=at[k], tier2=True))
     # The totals after the failing testcases: a tight cut keeps names first, and no gap line
     # stands between the ones it keeps.
     out.append(Row(totals(report), TOTALS, tier2=True))

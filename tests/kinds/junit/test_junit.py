@@ -170,7 +170,9 @@ def test_a_pytest_report_of_302_tests_keeps_both_failures_at_6_percent(pytest_re
     assert record["retention"]["probes"] == record["retention"]["kept"]
 
 
-def test_tier_2_keeps_every_failing_testcase_and_says_what_a_tight_cut_left_out(pytest_report: str) -> None:
+def test_tier_2_keeps_every_failing_testcase_and_a_tight_cut_names_them_before_any_message(
+    pytest_report: str,
+) -> None:
     from ctxguard.engine.tiers import compress
     from ctxguard.kinds.junit.plan import rows
     from ctxguard.tokens.load import get_tokenizer
@@ -181,9 +183,21 @@ def test_tier_2_keeps_every_failing_testcase_and_says_what_a_tight_cut_left_out(
     raw = tokenizer.count(pytest_report)
     record = compress(pytest_report, int(raw / 1.4), tokenizer=tokenizer, name="r.xml")
     assert record.tier == 2 and not record.truncated and record.content == rendered
+    # Tight: every failing testcase named, its message cut in place; tighter still, the testcases
+    # a cut leaves out are counted, and no message is shown before every testcase is named.
     tight = compress(pytest_report, 60, tokenizer=tokenizer, name="r.xml")
-    assert tight.truncated and "failing testcase" in tight.content and "omitted)" in tight.content
-    assert tight.retention is not None and tight.retention["left_out"]["failing testcases"][1] == 2
+    assert tight.truncated and "  test_total_balance (…)\n  test_parse (…)\n" in tight.content
+    assert tight.retention is not None and "failing testcases" not in tight.retention.get("left_out", {})
+    seen = set()
+    for budget in range(32, 61):
+        cut = compress(pytest_report, budget, tokenizer=tokenizer, name="r.xml")
+        named = [name for name in ("test_total_balance", "test_parse") if f"  {name} " in cut.content]
+        assert cut.retention is not None
+        assert cut.retention.get("left_out", {}).get("failing testcases", (0,))[0] == 2 - len(named)
+        assert len(named) == 2 or f"({2 - len(named)} failing testcase" in cut.content
+        assert len(named) == 2 or "Error" not in cut.content  # (no message before every name)
+        seen.add(len(named))
+    assert {0, 2} <= seen  # (one name alone never fits: its gap line says as much as the other)
 
 
 @pytest.mark.parametrize(
@@ -249,3 +263,23 @@ def test_the_example_report_is_read_as_a_report(tmp_path: Path) -> None:
     path = tmp_path / "report.xml"
     path.write_text(JEST)
     assert main(["compress", str(path), "--budget", "60"]) == 0
+
+
+def test_each_failure_of_one_testcase_is_said(tmp_path: Path) -> None:
+    """pytest writes a `<failure>` per failing subTest of one testcase: each is said, once."""
+    (tmp_path / "test_sub.py").write_text(
+        "import unittest\n\n\nclass Windows(unittest.TestCase):\n"
+        "    def test_sizes(self):\n"
+        "        for n in (1, 2, 3):\n"
+        "            with self.subTest(n=n):\n"
+        "                self.assertEqual(n % 3, 1, f'size {n} is off')\n"
+    )
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--junitxml=r.xml", "test_sub.py"]
+    subprocess.run(command, cwd=tmp_path, capture_output=True)
+    report = (tmp_path / "r.xml").read_text()
+    doc = read(report)
+    assert doc.report is not None and [c.name for c in doc.report.failing] == ["test_sizes"]
+    says = [doc.report.failing[0].says, *doc.report.failing[0].more]
+    assert len(says) == 2 and "size 2 is off" in says[0] and "size 3 is off" in says[1]
+    content = compress_text(report, 120, name="r.xml")["content"]
+    assert "size 2 is off" in content and "\n  + AssertionError: 0 != 1 : size 3 is off\n" in content

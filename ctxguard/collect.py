@@ -1,4 +1,5 @@
-"""Config -> artifacts: git diffs and files by glob, each with its share of its entry's budget."""
+"""Config -> artifacts: git diffs, files by glob and a workflow run's job logs, each with its
+share of its entry's budget."""
 
 from __future__ import annotations
 
@@ -80,6 +81,8 @@ def collect(
             if since is not None:
                 found = _incremental(spec, repo, found, result, since)
             source = Source(top.name, result.head or result.base, result.base if result.head else None, mode)
+        elif spec.source == "github-run":
+            found = _run_artifacts(spec, repo)
         else:
             found = _file_artifacts(spec, top, Path(repo.git_dir).resolve())
         how = Options(task=spec.task, tier2_ratio=config.tier2_ratio, tier3=spec.tier3 or config.tier3, missed=missed)
@@ -320,6 +323,60 @@ def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifa
         out.append(
             Artifact(
                 name=rel, budget=share, text=loaded.text, error=error, notes=loaded.notes + tuple(problems), **common
+            )
+        )
+    return out
+
+
+def _run_artifacts(spec: ArtifactSpec, repo: Any, env: dict[str, str] | None = None) -> list[Artifact]:
+    """A workflow run's jobs (ctxguard.github.run), each a log read as a file is: one record
+    each, named `<workflow> / <job>`; what keeps them from being read, a missing record that
+    says it. (The client is imported here: only an entry that asks for a run loads it.)"""
+    import os
+
+    from ctxguard.github.api import ApiError, Client
+    from ctxguard.github.run import RunError, job_logs, repository, run_id
+
+    env = dict(os.environ) if env is None else env
+    common: dict[str, Any] = dict(
+        entry=spec.name,
+        type=spec.type or "log",
+        task=spec.task,
+        priority=spec.priority,
+        max_raw_tokens=spec.max_raw_tokens,
+        shares=spec.share_surplus,
+    )
+    try:
+        remote = next((r.url for r in repo.remotes if r.name == "origin"), None)
+    except (ValueError, OSError, AttributeError):
+        remote = None
+    try:
+        logs = job_logs(Client.from_env(env), repository(env, remote), run_id(spec.run, env), spec.jobs)
+    except (RunError, ApiError) as exc:
+        return [Artifact(name=spec.name, budget=spec.budget, text=None, error=str(exc), missing=True, **common)]
+    share = max(MIN_BUDGET, spec.budget // len(logs))
+    out = []
+    for log in logs:
+        if log.path is None:
+            out.append(
+                Artifact(
+                    log.name,
+                    budget=share,
+                    text=log.text,
+                    error=log.error,
+                    notes=log.notes,
+                    missing=log.missing,
+                    **common,
+                )
+            )
+            continue
+        if streamable(log.path, log.name, common["type"]) is not None:
+            out.append(Artifact(log.name, budget=share, text=None, stream=log.path, notes=log.notes, **common))
+            continue
+        loaded = read_artifact(log.path)
+        out.append(
+            Artifact(
+                log.name, budget=share, text=loaded.text, error=loaded.error, notes=loaded.notes + log.notes, **common
             )
         )
     return out

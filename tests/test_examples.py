@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,9 @@ COVERED = {
     "pre-commit-config.yaml",
     "workflows/review.yml",
     "workflows/monorepo.yml",
+    "workflows/ci-failure.yml",
     "configs/reviewer.yaml",
+    "configs/ci-failure.yaml",
     "configs/judge.yaml",
     "configs/monorepo.yaml",
     "artifacts/failing-tests.log",
@@ -188,7 +191,6 @@ def test_the_repository_gates_its_own_style_before_the_suite() -> None:
 
 
 def test_a_release_is_one_tag_push_away() -> None:
-    import re
 
     import ctxguard
 
@@ -232,3 +234,28 @@ def test_the_monorepo_workflow_runs_one_entry_per_job(tmp_path: Path) -> None:
     assert main(argv) == 0
     assert [a["artifact_name"] for a in json.loads(output.read_text())["artifacts"]] == ["api-diff"]
     assert main(["bundle", "--repo", str(repo.path), "--config", config_path, "--only", "nope", "--stdout"]) == 2
+
+
+def test_the_ci_failure_workflow_reads_the_run_and_never_runs_the_pull_request() -> None:
+    """On `workflow_run`, with the least permissions it needs, third-party actions pinned by
+    sha, no credentials left in the checkout, and no step that runs the pull request's code."""
+    path = EXAMPLES / "workflows/ci-failure.yml"
+    _assert_valid_workflow(path)
+    workflow = yaml.safe_load(path.read_text())
+    assert workflow[True]["workflow_run"]["types"] == ["completed"]  # (YAML 1.1 reads `on` as true)
+    assert workflow["permissions"] == {}
+    job = workflow["jobs"]["explain"]
+    assert job["permissions"] == {"actions": "read", "contents": "read", "pull-requests": "write"}
+    assert "conclusion == 'failure'" in job["if"]
+    uses = [step["uses"] for step in job["steps"] if "uses" in step]
+    assert all(re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u) for u in uses), uses
+    checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"] == {"fetch-depth": 0, "persist-credentials": False}  # (the default branch)
+    runs = "\n".join(step.get("run", "") for step in job["steps"])
+    assert "checkout" not in runs and "pytest" not in runs and "pip install" not in runs
+    ours = next(s for s in job["steps"] if s.get("uses", "").startswith("ctxguard/ctxguard"))
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    assert set(ours["with"]) <= set(action["inputs"])
+    assert ours["with"]["run"] == "${{ github.event.workflow_run.id }}"
+    config = load_config(EXAMPLES / "configs/ci-failure.yaml")
+    assert [s.source for s in config.artifacts] == ["github-run", "files", "git"]

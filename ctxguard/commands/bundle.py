@@ -55,6 +55,12 @@ def add_parser(sub: Any) -> None:
             "with most of each git entry's budget, the rest of the range as context; auto: in "
             "GitHub Actions, a pull request synchronize event's `before` (else the whole range)",
         )
+        parser.add_argument(
+            "--run",
+            metavar="ID",
+            help="add a workflow run's failed jobs' logs (an entry `source: github-run`, `run: ID`; auto: "
+            "the workflow_run event's run, else GITHUB_RUN_ID) through GitHub's API with GITHUB_TOKEN",
+        )
         parser.add_argument("--repo", default=".", help="the repository (default: the current one)")
         parser.add_argument("--strict", action="store_true", help="fail instead of estimating tokens offline")
         parser.add_argument("--encoding", choices=ENCODINGS, help="override the config's encoding")

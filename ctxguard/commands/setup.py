@@ -41,6 +41,26 @@ def _only(config: Any, names: str) -> Any:
     return replace(config, artifacts=tuple(spec for spec in config.artifacts if spec.name in wanted))
 
 
+RUN_BUDGET = 20_000  # tokens of the entry --run adds: a failed job's log is big (CI meets 1-2 % of raw)
+
+
+def _with_run(config: Any, run: str) -> Any:
+    """The config reading run `run`: its `source: github-run` entries' run set to it, or, when
+    it has none, one such entry added (named `ci`, or `ci-run` when `ci` is taken); a run that
+    is not `auto` or digits is a usage error."""
+    from ctxguard.config.model import ArtifactSpec
+    from ctxguard.errors import UsageError
+
+    if run != "auto" and not run.isdigit():
+        raise UsageError(f"--run: a run id (digits) or auto (got {run!r})")
+    if any(spec.source == "github-run" for spec in config.artifacts):
+        runs = tuple(replace(s, run=run) if s.source == "github-run" else s for s in config.artifacts)
+        return replace(config, artifacts=runs)
+    name = "ci" if "ci" not in {spec.name for spec in config.artifacts} else "ci-run"
+    entry = ArtifactSpec(name=name, budget=RUN_BUDGET, source="github-run", run=run)
+    return replace(config, artifacts=(*config.artifacts, entry))
+
+
 TASK_CHARS = 2000  # of a pull request's description taken as the task: its first paragraphs say it
 
 
@@ -94,6 +114,8 @@ def prepare(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     config = replace(config, **overrides)
     if getattr(args, "only", None):
         config = _only(config, args.only)
+    if getattr(args, "run", None):
+        config = _with_run(config, args.run)
     if getattr(args, "line_numbers", False):
         config = replace(config, artifacts=tuple(replace(s, line_numbers=True) for s in config.artifacts))
     task = _task(args)

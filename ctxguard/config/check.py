@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ctxguard.config.model import _ENTRY, PRIORITIES, SPLITS, ArtifactSpec, parse_fail_on
+from ctxguard.config.model import _ENTRY, PRIORITIES, RUN_JOBS, SOURCES, SPLITS, ArtifactSpec, parse_fail_on
 from ctxguard.config.parse import Errors
 from ctxguard.options import MIN_BUDGET, TIER3_MODES, TYPES
 
@@ -108,9 +108,7 @@ class Validator:
         budget = self.integer(entry, "budget", f"{path}.budget", None, minimum=MIN_BUDGET)
         if budget is None and "budget" not in entry:
             self._err(path, "missing `budget` (tokens for this artifact)")
-        source = self.choice(
-            entry, "source", f"{path}.source", ("git", "files"), "files" if "paths" in entry else "git"
-        )
+        source = self.choice(entry, "source", f"{path}.source", SOURCES, "files" if "paths" in entry else "git")
         diff = self.string(entry, "diff", f"{path}.diff", "staged" if source == "git" else None)
         paths = self.strings(entry, "paths", f"{path}.paths")
         if source == "files" and not paths:
@@ -124,10 +122,20 @@ class Validator:
         reference = self.boolean(entry, "reference", f"{path}.reference")
         required = self.boolean(entry, "required", f"{path}.required")
         numbers = self.boolean(entry, "line_numbers", f"{path}.line_numbers")
+        if source == "github-run" and paths:
+            self._err(f"{path}.paths", "a github-run artifact reads a workflow run's jobs, not paths")
         if entry.get("split") == "chunks" and source != "git":
             self._err(f"{path}.split", "chunks applies to a git diff: its files are grouped into bundles")
         if reference and source != "files":
             self._err(f"{path}.reference", "applies to files artifacts (`paths:`); a git diff is always read")
+        for key in ("run", "jobs"):
+            if key in entry and source != "github-run":
+                self._err(f"{path}.{key}", "applies to a github-run artifact (`source: github-run`)")
+        run = entry.get("run")
+        if run is not None and not (isinstance(run, int) and not isinstance(run, bool) and run > 0) and run != "auto":
+            if not (isinstance(run, str) and run.isdigit()):
+                self._err(f"{path}.run", f"must be auto or a run id (digits) (got {run!r})")
+                run = None
         max_raw = self.integer(entry, "max_raw_tokens", f"{path}.max_raw_tokens", None, minimum=1)
         spec = ArtifactSpec(
             name=name or "?",
@@ -148,5 +156,7 @@ class Validator:
             reference=reference,
             required=required,
             line_numbers=numbers,
+            run=str(run) if run is not None else None,
+            jobs=self.choice(entry, "jobs", f"{path}.jobs", RUN_JOBS, "failed"),
         )
         return spec

@@ -12,17 +12,19 @@ CONFIG_NAME = ".ctxguard.yaml"
 PRIORITIES = ("low", "normal", "high")
 FAIL_ON = ("truncated", "over_budget", "missing", "never")
 SPLITS = ("none", "file", "chunks")
+SOURCES = ("git", "files", "github-run")
+RUN_JOBS = ("failed", "all")
 CONTEXT_WINDOW = 128_000  # the reader's context window when none is configured (GPT-4o's)
 SCHEMA_URL = "https://raw.githubusercontent.com/ctxguard/ctxguard/main/ctxguard/schemas/config.schema.json"
 
 
 @dataclass(frozen=True)
 class ArtifactSpec:
-    """One entry of `artifacts:`: a git diff or a set of files, with its budget."""
+    """One entry of `artifacts:`: a git diff, a set of files or a workflow run's jobs, with its budget."""
 
     name: str
     budget: int
-    source: str  # "git" or "files"
+    source: str  # "git", "files" or "github-run"
     diff: str | None = None
     paths: tuple[str, ...] = ()
     type: str | None = None
@@ -38,6 +40,8 @@ class ArtifactSpec:
     reference: bool = False  # list each file (path, size, tokens, sha256, preview), not its content
     required: bool = False  # a missing file fails `check` (else it is reported only)
     line_numbers: bool = False  # a diff's hunk lines show their new-file line numbers
+    run: str | None = None  # github-run: a run id, or auto (None)
+    jobs: str = "failed"  # github-run: failed or all
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,8 @@ _ENTRY = {
     "reference",
     "required",
     "line_numbers",
+    "run",
+    "jobs",
 }
 
 

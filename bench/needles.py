@@ -1,7 +1,7 @@
 """Needle recall: do the facts a reviewer came for survive the cut?
 
     python bench/needles.py build --out DIR [--cache DIR] [--semver REPO] [--cloudevents REPO]
-    python bench/needles.py measure --cases DIR [--ratios 0.5,0.2,0.1,0.05] [--show N]
+    python bench/needles.py measure --cases DIR [--ratios 0.5,0.2,0.1,0.05,0.02,0.01] [--show N] [--ceiling]
 
 `build` makes real tool output from pinned projects, each with a small injected fault, and
 writes DIR/<case>.<ext> with DIR/<case>.needles.json beside it. The facts (needles) are
@@ -9,7 +9,7 @@ extracted from the raw output by fixed rules, the same for every project:
 
 | family | artifact | needles |
 |---|---|---|
-| pytest-log | `pytest -v`, `pytest`, `pytest --tb=short` and `pytest -q -rA` output of a test suite with a flipped condition | each failing test id, its first `E ` line, each `path:line: Error` location, the summary line |
+| pytest-log | `pytest -v`, `pytest`, `pytest --tb=short` and `pytest -q -rA` output of a test suite with a flipped condition, and the default run as a GitHub Actions job log holds it (`-actions.log`: each line after the runner's timestamp) | each failing test id, its first `E ` line, each `path:line: Error` location, the summary line |
 | pytest-json | the same run's `--json-report` | each failing test's nodeid and the first line of its crash message |
 | compiler | `gcc -fsyntax-only` of two C files with injected faults (a type error, an undeclared name, a missing `;`, one inside a macro), with few and with many warnings on | every `error:` line |
 | diff | `git diff` between two releases committed in turn, one source line flipped in the newer | the injected `+` line |
@@ -46,6 +46,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -284,6 +285,18 @@ def build(
             _write(out, f"{name}-{path.replace('/', '-')}", text, markdown_needles(text), "markdown")
 
 
+def actions_log(log: str) -> str:
+    """A run's output as a GitHub Actions job log holds it: its step's group, each line after
+    the runner's timestamp (a fixed start, a tenth of a second a line), the step's error."""
+    lines = ["##[group]Run python -m pytest", *log.splitlines(), "##[error]Process completed with exit code 1."]
+    start = 1_795_000_000.0  # (2026-11-18: a fixed clock, so a build is the same twice)
+    stamp = [
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(start + k // 10)) + f".{k % 10}000000Z"
+        for k in range(len(lines))
+    ]
+    return "".join(f"{at} {line}\n" for at, line in zip(stamp, lines))
+
+
 def _pytest_cases(out: Path, work: Path, only: frozenset[str] | None) -> None:
     """The pytest cases: each suite with its fault, run in every mode (pytest-log), with its
     JSON report (pytest-json) and JUnit XML reports (junit)."""
@@ -304,6 +317,8 @@ def _pytest_cases(out: Path, work: Path, only: frozenset[str] | None) -> None:
             junit = [f"--junitxml={xml}", "-o", f"junit_family={family}"] if family else []
             log = _run([*pytest, *flags, *json_report, *junit, *tests.split()], cwd=tree, env=env).stdout
             _write(out, f"{case}{suffix}.log", log, pytest_log_needles(log), "pytest-log")
+            if suffix == "":  # (the default run as a GitHub Actions job log shows it)
+                _write(out, f"{case}-actions.log", actions_log(log), pytest_log_needles(log), "pytest-log")
             if family and xml.exists():
                 raw = xml.read_text(encoding="utf-8")
                 _write(out, f"{case}-{family}.xml", raw, junit_needles(raw), "junit")
@@ -589,7 +604,7 @@ def main() -> int:
     b.add_argument("--only", help="build only these cases (comma-separated: mit-empty-window,toolz-report …)")
     m = sub.add_parser("measure")
     m.add_argument("--cases", type=Path, required=True)
-    m.add_argument("--ratios", default="0.5,0.2,0.1,0.05")
+    m.add_argument("--ratios", default="0.5,0.2,0.1,0.05,0.02,0.01")
     m.add_argument("--show", type=int, default=0, help="print this many of ctxguard's misses per cell")
     m.add_argument("--ceiling", action="store_true", help="also print the most any cut could keep (see above)")
     args = parser.parse_args()

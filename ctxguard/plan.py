@@ -131,17 +131,26 @@ def units(
     anchors: Callable[[int], tuple[int, ...]],
     encoded: Encoded,
     tokenizer: Tokenizer,
+    costs: Sequence[int] | None = None,
 ) -> list[Unit]:
     """The units of a plan from its lines (as shown, their priorities, must-keep flags and
     anchors), each costed: raw tokens from the one encode when the lines are the encoded text,
-    each shown line that differs from its raw line counted on its own."""
+    each shown line that differs from its raw line counted on its own (or given: `costs`, the
+    shown lines' tokens, when the plan encoded them together)."""
     joined = "".join(lines)
     if joined == encoded.text or joined == encoded.text + "\n":
         raw = encoded.segment_counts(lines)
     else:  # (a text changed on reading, e.g. colour codes removed)
         raw = [tokenizer.count(line) for line in lines]
     return [
-        Unit(s, r if s is line else tokenizer.count(s), r, rank[i], must[i], anchors(i))
+        Unit(
+            s,
+            r if s is line else costs[i] if costs is not None else tokenizer.count(s),
+            r,
+            rank[i],
+            must[i],
+            anchors(i),
+        )
         for i, (line, s, r) in enumerate(zip(lines, shown, raw))
     ]
 

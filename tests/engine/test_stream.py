@@ -362,3 +362,17 @@ def test_a_kept_line_is_clipped_as_said_and_is_itself_when_nothing_changes(line:
         assert shown == body + "\n"
         if line == body + "\n":
             assert shown is line
+
+
+def test_a_streamed_job_log_is_shown_without_its_timestamps(small_stream: None, tmp_path: Path) -> None:
+    """As the plan shows a job log: its lines without the runner's timestamps, said in a note."""
+    lines = log_of(30_000).splitlines(keepends=True)
+    lines.insert(300, "FAILED tests/test_ledger.py::test_round - AssertionError: 15.0 != 1.5\n")
+    path = tmp_path / "job.log"
+    path.write_text(
+        "".join(f"2026-11-27T10:00:{k // 10 % 60:02d}.{k % 10}000000Z {line}" for k, line in enumerate(lines))
+    )
+    record = compress_file(path, 600)
+    assert any(note.startswith("streamed:") for note in record["notes"])
+    assert "CI timestamps left out of the lines shown (the full text has them)" in record["notes"]
+    assert "2026-11-27T" not in record["content"] and "FAILED tests/test_ledger.py::test_round" in record["content"]

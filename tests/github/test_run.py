@@ -60,6 +60,8 @@ def state() -> State:
 @pytest.fixture
 def served(state: State, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     with github(state) as base:
+        for name in ("NO_PROXY", "no_proxy"):  # (the local server is reached directly: .ci/run sets proxies)
+            monkeypatch.setenv(name, "127.0.0.1")
         monkeypatch.setenv("GITHUB_API_URL", base)
         monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
         monkeypatch.setenv("GITHUB_REPOSITORY", "acme/ledger")

@@ -35,7 +35,7 @@ NAMES_FAILURE = re.compile("|".join(f"(?:{p.pattern})" for p in (_PYTEST_SUMMARY
 # Inside a failure block: its first error line and where it was raised.
 _PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PYTEST_E = re.compile(r"^E\s+(\S.*)$")
-_PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
+PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
 _PYTEST_FRAME = re.compile(r"^(\S+?:\d+): in \S+$")  # `--tb=short`: a frame, the innermost last
 _PY_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 _PY_FINAL = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt)|AssertionError)\b.*$")
@@ -48,6 +48,13 @@ _HINT = re.compile(
     r"FAIL|ERROR|=== RUN|●|---- |^_{3,} |^E |panicked|\.go:\d+:|:\d+: |File \"|:\d+:\d+\)|^[A-Za-z_][\w.]*:"
 )
 _TRUNCATED = re.compile(r"\.\.\.$")
+
+
+def message_at(line: str) -> int | None:
+    """Where the message of a pytest summary line (`FAILED id - message`) starts, as ` - `'s
+    place in the line, or None for a line without one."""
+    match = _PYTEST_SUMMARY.match(line.rstrip("\r\n"))
+    return match.start(3) - 3 if match is not None and match.group(3) else None
 
 
 def named_test(line: str) -> tuple[str, bool] | None:
@@ -116,8 +123,10 @@ def error_key(line: str) -> str:
     """What makes an error line a repeat of another: its template (numbers and ids normalised),
     but the line itself for a line naming a failed test or where a failure was raised
     (`tests/test_x.py:536: AssertionError`): each of those is a fact of its own, never one
-    template for `test_case_1` … `_9` or for line 536 … 732."""
-    return line if NAMES_FAILURE.match(line) or _PYTEST_AT.match(line) else template(line)
+    template for `test_case_1` … `_9` or for line 536 … 732. (A CI runner's timestamp in front
+    is read past.)"""
+    bare = unstamped(line)
+    return bare if NAMES_FAILURE.match(bare) or PYTEST_AT.match(bare) else template(line)
 
 
 @dataclass
@@ -168,7 +177,7 @@ def failures(lines: Sequence[str]) -> list[Failure]:  # noqa: C901 (a branch per
             block = blocks.setdefault(match.group(1), _Seen())
         elif block is not None and (match := _PYTEST_E.match(line)):
             block.message = block.message or match.group(1).strip()
-        elif block is not None and (match := _PYTEST_AT.match(line)):
+        elif block is not None and (match := PYTEST_AT.match(line)):
             block.where = block.where or match.group(1)
         elif block is not None and not block.message and (match := _PYTEST_FRAME.match(line)):
             block.where = match.group(1)  # (before the `E` line: the innermost frame so far)

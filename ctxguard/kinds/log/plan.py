@@ -7,7 +7,15 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Final
 
-from ctxguard.kinds.log.failures import NAMES_FAILURE, Blocks, error_key, first_bare_cause, named_test
+from ctxguard.kinds.log.failures import (
+    NAMES_FAILURE,
+    PYTEST_AT,
+    Blocks,
+    error_key,
+    first_bare_cause,
+    message_at,
+    named_test,
+)
 from ctxguard.kinds.log.lines import (
     ARROW,
     DIAGNOSTIC,
@@ -32,6 +40,8 @@ SUMMARY_LEVEL: Final = 0.5  # a run's summary (`5 failed, 623 passed`) …
 NAMED: Final = 0.8  # … a line naming a failed test (`FAILED tests/x.py::test_y - Error: …`) …
 ERROR: Final = 1.0  # the first occurrence of an error template …
 GOES_ON: Final = 1.1  # … (pytest's `E` lines after a failure's first one)
+STAMPS_LEFT_OUT: Final = "CI timestamps left out of the lines shown (the full text has them)"
+NAMED_SAYS: Final = 1.15  # what a line naming a failed test says after its name (pytest clips it)
 LAST: Final = 1.2  # the last line, when it is not an error line
 WARNING: Final = 1.5  # … or of a warning template
 TRACE: Final = 2.0  # a traceback's start and last frames
@@ -102,7 +112,11 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
     read = doc
     lines = ended(list(read.lines))
     n = len(lines)
-    shown = [line if len(line) <= MAX_LINE + 64 else clip(line, MAX_LINE) for line in lines]
+    # Shown without a CI runner's timestamp (a tenth of a short line's tokens): the gap lines'
+    # numbers lead to the full text, which has them.
+    bare = [unstamped(line) for line in lines]
+    shown = [line if len(line) <= MAX_LINE + 64 else clip(line, MAX_LINE) for line in bare]
+    stamped = sum(1 for line, b in zip(lines, bare) if b is not line)
     quiet = [passing(line) for line in lines]  # passing tests and progress lines
     # Everything else from the end backwards, the quiet lines after the rest.
     rank: list[tuple[float, int]] = [(QUIET if q else REST, n - i) for i, q in enumerate(quiet)]
@@ -151,6 +165,7 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         shown[i] = occurrences(shown[i], counts[key])
     _named_once(lines, firsts.values(), rank, must)  # a test named twice: once among the first
     _names_and_cause(lines, firsts, rank)
+    _places(lines, rank, anchors)
     head = None  # stack frames, sections and task lines: each run shown with its first line
     for i in read.marked:  # the failing statement: kept like the errors, before the banner
         if FAILURE_DETAIL.match(lines[i]):
@@ -177,11 +192,79 @@ def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozen
         anchors[i] = (j, *anchors.get(i, ()))
     # Tier 2 keeps every error and warning line and the first EDGE lines too (tier 3 need not).
     tier2 = [m or e or i < EDGE for i, (m, e) in enumerate(zip(must, every))]
+    lines, shown, rank, must, tier2, anchors = _names_apart(lines, shown, rank, must, tier2, anchors)
+    costs = _costs(shown, encoded, tokenizer) if stamped else None
     return Plan(
-        units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer),
+        units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer, costs),
         encoded.count,
         tier2_must=tier2,
+        notes=(STAMPS_LEFT_OUT,) if stamped else (),
     )
+
+
+Lines = list[str]
+Ranks = list[tuple[float, int]]
+
+
+def _costs(shown: Lines, encoded: Encoded, tokenizer: Tokenizer) -> list[int]:
+    """The shown lines' tokens, from one encode of them, which the packer's recounts of a
+    content made of them learn from too (lines that are not the raw text's: timestamps out)."""
+    costed, costs = tokenizer.encode_parts(shown)
+    encoded.learn(costed)
+    return costs
+
+
+def _names_apart(
+    lines: Lines, shown: Lines, rank: Ranks, must: list[bool], tier2: list[bool], anchors: dict[int, tuple[int, ...]]
+) -> tuple[Lines, Lines, Ranks, list[bool], list[bool], dict[int, tuple[int, ...]]]:
+    """Each line naming a failed test with what it says (pytest's `FAILED id - message`) as two
+    units: its name, then ` - message` on the same line, taken at NAMED_SAYS and never without
+    its name. A tight cut names more failed tests (`FAILED id (…)`): pytest clips the message on
+    that line, and the failure's `E` line says it whole. The other lists follow the lines."""
+    cuts: dict[int, tuple[int, int]] = {}  # line -> where its line and its shown line are cut
+    for i, line in enumerate(lines):
+        bare = unstamped(line)
+        if rank[i][0] == NAMED and shown[i] == bare:
+            at = message_at(bare)
+            if at is not None:  # (after the space before the dash)
+                cuts[i] = (len(line) - len(bare) + at + 1, at + 1)
+    if not cuts:
+        return lines, shown, rank, must, tier2, anchors
+    where: list[int] = []  # per line, its first unit
+    out: tuple[Lines, Lines, Ranks, list[bool], list[bool]] = ([], [], [], [], [])
+    for i, line in enumerate(lines):
+        where.append(len(out[0]))
+        cut = cuts.get(i)
+        pieces = [line] if cut is None else [line[: cut[0]], line[cut[0] :]]
+        out[0].extend(pieces)
+        out[1].extend([shown[i]] if cut is None else [shown[i][: cut[1]], shown[i][cut[1] :]])
+        out[2].extend([rank[i]] if cut is None else [rank[i], (NAMED_SAYS, rank[i][1])])
+        out[3].extend([must[i]] * len(pieces))
+        out[4].extend([tier2[i]] * len(pieces))
+    moved = {where[i]: tuple(where[j] for j in to) for i, to in anchors.items()}
+    moved.update({where[i] + 1: (where[i],) for i in cuts})
+    return out[0], out[1], out[2], out[3], out[4], moved
+
+
+def _places(lines: Lines, rank: Ranks, anchors: dict[int, tuple[int, ...]]) -> None:
+    """A pytest failure's place (`more.py:846: ValueError`, below its `E` lines and a blank
+    line) taken at its first `E` line's turn, right after it, with the blank line between."""
+    for i, line in enumerate(lines):
+        if not PYTEST_AT.match(unstamped(line).rstrip("\r\n")):
+            continue
+        j = i - 1
+        while j >= 0 and not unstamped(lines[j]).strip():
+            j -= 1
+        if j < 0 or not PYTEST_E.match(unstamped(lines[j])):
+            continue
+        while j > 0 and PYTEST_E.match(unstamped(lines[j - 1])):
+            j -= 1
+        if rank[j] < rank[i]:
+            rank[i] = rank[j]
+            for k in range(i - 1, j, -1):
+                if not unstamped(lines[k]).strip() and rank[j] < rank[k]:
+                    rank[k] = rank[j]
+                    anchors[k] = (i,)
 
 
 def _first_level(lines: list[str], i: int, rule: str | None, seen: Counter[str], most: float) -> float:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.log.failures import Blocks, error_key, first_bare_cause
-from ctxguard.kinds.log.lines import Lines, is_important, passing, says, strip_ansi, template
+from ctxguard.kinds.log.lines import Lines, is_important, passing, says, strip_ansi, template, unstamped
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import (
     EDGES,
@@ -21,6 +21,7 @@ from ctxguard.kinds.log.plan import (
     NAMED,
     QUIET,
     REST,
+    STAMPS_LEFT_OUT,
     TRACE,
     end_level,
     goes_on,
@@ -73,9 +74,12 @@ class LogSink(Sink):
         self.untracked = 0
         self.blocks = Blocks(most=MAX_TEMPLATES)  # pytest's failure blocks: each one's first `E` line
         self.reader = Lines()
+        self.stamped = False  # a line had a CI runner's timestamp (left out of what is shown)
 
     def take(self, number: int, line: str) -> None:
-        shown = strip_ansi(line)
+        plain = strip_ansi(line)
+        shown = unstamped(plain)  # (as the plan shows it: without a CI runner's timestamp)
+        self.stamped = self.stamped or shown is not plain
         if self.first is None and self.says(shown):
             self.first = (number, shown)
         if self.head_budget:
@@ -170,9 +174,10 @@ class LogSink(Sink):
         return found + [Probe("template", key) for key in keys]
 
     def notes(self) -> list[str]:
-        if not self.untracked:
-            return []
-        return [f"{self.untracked} error lines beyond {MAX_TEMPLATES} distinct templates not tracked"]
+        said = [STAMPS_LEFT_OUT] if self.stamped else []
+        if self.untracked:
+            said.append(f"{self.untracked} error lines beyond {MAX_TEMPLATES} distinct templates not tracked")
+        return said
 
     def close(self) -> None:
         pass

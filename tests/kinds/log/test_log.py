@@ -409,8 +409,11 @@ def test_a_tight_cut_keeps_the_summary_and_the_failed_tests_before_messages_that
     content = record["content"]
     assert record["tier"] == 3
     assert "5 failed, 400 passed, 2 warnings" in content  # how the run ended, always
-    for k in range(5):  # each failed test named, with its message's first line
-        assert f"FAILED tests/test_case.py::test_case_{k} - AssertionError" in content
+    for k in range(5):  # each failed test named, and where it failed
+        assert f"FAILED tests/test_case.py::test_case_{k} " in content
+        assert f"\ntests/test_case.py:{10 + k}: AssertionError\n" in content
+    # The message's first line once, with its count: the summary's clipped copies of it wait.
+    assert "E       AssertionError: Lists differ: [0] != [0, 1]  (5 occurrences)\n" in content
     assert "E         element 7:" not in content  # what goes on after the message's first line
 
 
@@ -608,3 +611,42 @@ def test_the_other_hints_searched_one_by_one_find_the_lines_their_alternation_fo
     lines += ["".join(rnd.choice(parts) for _ in range(rnd.randint(1, 7))) for _ in range(20_000)]
     found = [any(hint.search(line) for hint in OTHER_HINTS) for line in lines]
     assert any(found) and found == [alternation.search(line) is not None for line in lines]
+
+
+def _actions(text: str) -> str:
+    """The text as a GitHub Actions job log holds it: each line after the runner's timestamp."""
+    return "".join(
+        f"2026-11-27T10:00:{k // 10 % 60:02d}.{k % 10}000000Z {line}" for k, line in enumerate(text.splitlines(True))
+    )
+
+
+def test_a_job_logs_timestamps_are_left_out_of_what_is_shown_and_said() -> None:
+    """A tenth of a short line's tokens, and nothing a reviewer reads: the lines are shown
+    without them (the gap lines' numbers are the raw text's), and the record says so."""
+    plain, stamped = _pytest_run(failures=5, goes_on=8), _actions(_pytest_run(failures=5, goes_on=8))
+    budget = compress_text(plain, 100_000, name="pytest.log")["raw_tokens"] // 8
+    cut = compress_text(stamped, budget, name="job.log")
+    assert cut["truncated"] and "2026-11-27T" not in cut["content"]
+    assert "CI timestamps left out of the lines shown (the full text has them)" in cut["notes"]
+    assert "5 failed, 400 passed, 2 warnings" in cut["content"]
+    for k in range(5):  # (the same facts as the plain log's cut, in the same budget)
+        assert f"FAILED tests/test_case.py::test_case_{k} " in cut["content"]
+        assert f"\ntests/test_case.py:{10 + k}: AssertionError\n" in cut["content"]
+    assert not any("timestamps" in note for note in compress_text(plain, budget, name="p.log").get("notes", []))
+
+
+def test_a_tight_cut_names_each_failed_test_before_the_summarys_clipped_messages() -> None:
+    """`FAILED id - message` is the id, then its message (pytest clips it; the failure's `E` line
+    says it whole): a tight cut names every failed test, the message cut in place."""
+    text = _pytest_run(failures=12, goes_on=2)
+    cut = compress_text(text, 200, name="pytest.log")["content"]
+    named = [k for k in range(12) if f"FAILED tests/test_case.py::test_case_{k} " in cut]
+    assert len(named) >= 8 and f"FAILED tests/test_case.py::test_case_{named[0]} (…)\n" in cut
+    wide = compress_text(text, 2000, name="pytest.log")["content"]  # (room: each line whole)
+    assert all(f"test_case_{k} - AssertionError: Lists differ: [{k}]...\n" in wide for k in range(12))
+
+
+def test_a_failures_place_comes_with_its_first_error_line() -> None:
+    text = _pytest_run(failures=1, goes_on=0)
+    plain = compress_text(text, 110, name="pytest.log")["content"]
+    assert "E       AssertionError: Lists differ: [0] != [0, 1]\n\ntests/test_case.py:10: AssertionError\n" in plain

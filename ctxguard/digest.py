@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
+from ctxguard.kinds.base import Facts as KindFacts
 from ctxguard.kinds.base import Failure, FileStat
-from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Sink
+from ctxguard.links import Linked
 from ctxguard.record import Record, omissions, status
 from ctxguard.words import plural
 
@@ -34,17 +35,16 @@ class Facts:
     failures: tuple[tuple[str, Failure], ...] = ()  # (artifact, a root cause of failing tests)
     errors: tuple[tuple[str, str, int], ...] = ()  # (artifact, first line, occurrences): the others
     tasks: tuple[tuple[str, str], ...] = ()  # (artifact, open task item)
+    linked: Linked = Linked()  # the failures and the changed hunks they reach (ctxguard.links)
 
 
-def facts(items: Sequence[tuple[str, str, Any]]) -> Facts:
-    """Facts of (name, kind, document) artifacts, each document its kind's reading of the raw
-    text (ctxguard.kinds)."""
+def facts(items: Sequence[tuple[str, KindFacts]]) -> Facts:
+    """Facts of (name, facts) artifacts, each its kind's facts of the raw text (ctxguard.kinds)."""
     files: list[FileStat] = []
     index: list[tuple[str, Failure]] = []
     errors: list[tuple[str, str, int]] = []
     tasks: list[tuple[str, str]] = []
-    for name, kind, doc in items:
-        found = KINDS[kind].facts(doc)
+    for name, found in items:
         files.extend(found.files)
         index.extend((name, failure) for failure in found.failures)
         errors.extend((name, line, count) for line, count in found.errors)
@@ -59,7 +59,30 @@ def merge(found: Facts, streamed: Sequence[tuple[str, Sink]]) -> Facts:
         kept = sink.facts()
         files.extend(kept.files)
         errors.extend((name, line, count) for line, count in kept.errors)
-    return Facts(tuple(files), found.failures, tuple(errors), found.tasks)
+    return Facts(tuple(files), found.failures, tuple(errors), found.tasks, found.linked)
+
+
+def _linked(linked: Linked, rows: int) -> list[str]:
+    """ "Failures and the change": each failure with the changed hunk it reaches and how, then
+    the failures that reach none, said plainly."""
+    if not linked.links and not linked.unlinked:
+        return []
+    tests = len({link.test for link in linked.links})
+    out = [f"\nFailures and the change ({tests} reach a changed hunk, {len(linked.unlinked)} do not):\n"]
+    for link in linked.links[:rows]:
+        where = f"{link.place}" + (f" ({link.definition})" if link.definition else "")
+        out.append(f"- {_clip(link.test)} -> {where} in {link.artifact}, by {link.by}\n")
+    if len(linked.links) > rows:
+        out.append(f"- … and {len(linked.links) - rows} more links\n")
+    for artifact, failure in linked.unlinked[:rows]:
+        test = failure.tests[0] if failure.tests else failure.cause
+        out.append(
+            f"- {_clip(test)} ({artifact}) reaches no changed line: an environment problem, a flaky "
+            "test or a test of unchanged code?\n"
+        )
+    if len(linked.unlinked) > rows:
+        out.append(f"- … and {len(linked.unlinked) - rows} more that reach none\n")
+    return out
 
 
 def _tests(tests: Sequence[str]) -> str:
@@ -149,6 +172,7 @@ def render(found: Facts, records: Sequence[Record], worst: bool = False, rows: i
             )
         if len(found.failures) > rows:
             out.append(f"\n… and {len(found.failures) - rows} more causes\n")
+    out += _linked(found.linked, rows)
     if found.errors:
         other = "Other error" if found.failures else "Distinct error"
         out.append(f"\n{other} and warning lines in logs ({len(found.errors)}):\n")

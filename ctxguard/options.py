@@ -23,13 +23,16 @@ class Options:
     """task: what the reviewer is asked to do (its words lift the lines that name them);
     tier2_ratio: how far over the budget a raw text may be for tier 2; tier3: the mode of a
     tier-3 cut; missed: list the probes a cut lost in the record; listing: a tier-3 cut starts
-    with its kind's listing (a diff's files), unless the record lists them itself (a bundle's)."""
+    with its kind's listing (a diff's files), unless the record lists them itself (a bundle's);
+    focus: the raw lines (0-based) the bundle's failures lead to (ctxguard.links), which its
+    kind's plan takes first (a diff's hunks that failing tests go through)."""
 
     task: str | None = None
     tier2_ratio: float = TIER2_RATIO
     tier3: Tier3Mode = "salient"
     missed: bool = False
     listing: bool = True
+    focus: frozenset[int] = frozenset()
 
     def __post_init__(self) -> None:
         if not math.isfinite(self.tier2_ratio) or self.tier2_ratio < 1:

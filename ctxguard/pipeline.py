@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ctxguard import digest, reference
+from ctxguard import digest, links, reference
 from ctxguard import records as make
 from ctxguard.budget import Request, capacity
 from ctxguard.collect import Artifact, Source, collect
@@ -34,6 +34,7 @@ class Result:
     digest: str = ""
     digest_tokens: int = 0
     offloads: tuple[tuple[Path, str], ...] = ()  # full texts to keep: (where, text)
+    links: tuple[dict[str, str | None], ...] = ()  # failures and the changed hunks they reach
 
 
 @dataclass
@@ -91,7 +92,7 @@ class Run:
         config = self.config
         within = capacity(self.requests, config.total_budget, config.margin, reserved, self.floor)
         kept = _kept_texts(records, self.artifacts, self.kept)
-        return Result(records, self.artifacts, self.source, within, text, used, kept)
+        return Result(records, self.artifacts, self.source, within, text, used, kept, self.found.linked.data())
 
 
 def prepare(
@@ -144,7 +145,16 @@ def prepare(
         for i, (a, kind) in enumerate(zip(artifacts, kinds))
         if a.text is not None and i not in streams
     }
-    found = digest.facts([(artifacts[i].name, kinds[i], doc) for i, doc in docs.items()])
+    told = {i: KINDS[kinds[i]].facts(doc) for i, doc in docs.items()}
+    found = digest.facts([(artifacts[i].name, told[i]) for i in told])
+    # The failures linked to the changed hunks they reach: each diff's cut takes those first.
+    linked = links.link(
+        [(artifacts[i].name, failure) for i in told for failure in told[i].failures],
+        [(i, artifacts[i].name, change) for i in told for change in told[i].changes],
+    )
+    for i, lines in linked.focus:
+        artifacts[i] = replace(artifacts[i], options=replace(artifacts[i].options, focus=lines))
+    found = replace(found, linked=linked)
     found = digest.merge(found, [(artifacts[i].name, sink) for i, (_, sink) in streams.items()])
     needs = _needs(
         artifacts, encoded, {i: state.tokens for i, (state, _) in streams.items()}, refs, docs, kinds, tokenizer

@@ -81,7 +81,7 @@ def build(repo: Path) -> None:
     shutil.copy(HERE / "artifacts/judge-result.json", repo / "build/judge-result.json")
     config = (HERE / "configs/reviewer.yaml").read_text()
     # A small total, so the demo shows all three tiers on small artifacts.
-    config = config.replace("total_budget: 60000", "total_budget: 2180")
+    config = config.replace("total_budget: 60000", "total_budget: 2400")
     # The plan is background here: a small budget, so the failing tests get more.
     config = config.replace(
         '    paths: ["docs/plan.md"]\n    budget: 6000\n', '    paths: ["docs/plan.md"]\n    budget: 190\n'

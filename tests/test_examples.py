@@ -60,8 +60,8 @@ def test_demo_shows_all_three_tiers(demo: tuple[subprocess.CompletedProcess[str]
     assert '+    return Decimal(raw.replace(",", ""))' in done.stdout
     assert "[TRUNCATED: content exceeds budget, remaining" in done.stdout
     assert "context: " in done.stderr and "written bundle: " in done.stderr
-    assert bundle["totals"]["bundle_tokens"] >= 0.95 * 2180  # the small total is used, while artifacts are cut
-    # The size said is the size written (here the count of 2169 is 2170 and back: padded to settle).
+    assert bundle["totals"]["bundle_tokens"] >= 0.95 * 2400  # the small total is used, while artifacts are cut
+    # The size said is the size written (a count that moves the size it counts is padded to settle).
     written = (repo / ".git/ctxguard/bundle.json").read_text()
     assert bundle["totals"]["bundle_tokens"] == len(tiktoken_encoding("o200k_base").encode(written))
 

@@ -111,6 +111,7 @@ class Bundle:
     task: str | None = None  # what the reviewer is asked (--task, or the entries' one task)
     chunk: Chunk | None = None  # one of several bundles of a change (split: chunks)
     version: str = __version__
+    links: tuple[dict[str, str | None], ...] = ()  # failures and the changed hunks they reach (ctxguard.links)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -124,6 +125,7 @@ class Bundle:
             "usage": vars(self.usage),
             "source": vars(self.source),
             "digest": self.digest,
+            **({"links": list(self.links)} if self.links else {}),
             "artifacts": [self._record(r) for r in self.records],
         }
 
@@ -156,6 +158,7 @@ class Bundle:
             task=data.get("task"),
             chunk=Chunk(**data["chunk"]) if data.get("chunk") else None,
             version=data["ctxguard"],
+            links=tuple(data.get("links", ())),
         )
 
 
@@ -182,6 +185,7 @@ def build(
     window: int = CONTEXT_WINDOW,
     task: str | None = None,
     chunk: Chunk | None = None,
+    links: tuple[dict[str, str | None], ...] = (),
 ) -> Bundle:
     """The bundle of records, before it is written (its size and usage are settled by `written`)."""
     totals = Totals(
@@ -195,4 +199,5 @@ def build(
         digest_tokens=digest_tokens,
         bundle_tokens=0,
     )
-    return Bundle(encoding, total_budget, source, digest, tuple(records), totals, Usage.of(0, window), task, chunk)
+    usage = Usage.of(0, window)
+    return Bundle(encoding, total_budget, source, digest, tuple(records), totals, usage, task, chunk, links=links)

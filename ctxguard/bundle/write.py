@@ -82,6 +82,7 @@ def assemble(
         window=window,
         task=task,
         chunk=chunk,
+        links=result.links,
     )
     bundle, text = written(bundle, fmt, tokenizer, knob(result.records, [a.budget for a in result.artifacts]))
     return Written(bundle, text, list(result.offloads), result.records)

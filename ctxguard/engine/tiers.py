@@ -67,7 +67,7 @@ def compress(
     tier: Tier = 1
     content = text
     if raw > room:
-        plan = reader.plan(doc, encoded, tokenizer, task_words(options.task))
+        plan = reader.plan(doc, encoded, tokenizer, task_words(options.task), options.focus)
         tier, content = _packed(
             plan if options.listing else plan.but(listing=None),
             encoded,

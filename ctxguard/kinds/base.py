@@ -89,22 +89,37 @@ class FileStat:
 
 @dataclass
 class Failure:
-    """One root cause: its first error line, where it was raised, the tests that failed of it."""
+    """One root cause: its first error line, where it was raised, the tests that failed of it,
+    and the places its tracebacks go through (`path:line`, as the report writes them)."""
 
     cause: str
     where: str | None = None
     tests: list[str] = field(default_factory=list)
+    frames: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One hunk of a diff as data: its file, the new file's lines it spans, the definitions it
+    changes or sits in, and the raw lines (0-based, in the diff's text) of its changed lines."""
+
+    path: str
+    start: int
+    end: int
+    definitions: tuple[str, ...] = ()
+    lines: tuple[int, ...] = ()
 
 
 class Facts(NamedTuple):
-    """What the digest says of one raw artifact, known before any cut: a diff's changed files,
-    a log's failure causes and its other error lines with their counts, a plan's open task
-    items. (Kinds say them in these words; the digest knows no kind.)"""
+    """What the digest says of one raw artifact, known before any cut: a diff's changed files
+    and hunks, a log's failure causes and its other error lines with their counts, a plan's
+    open task items. (Kinds say them in these words; the digest knows no kind.)"""
 
     files: tuple[FileStat, ...] = ()
     failures: tuple[Failure, ...] = ()
     errors: tuple[tuple[str, int], ...] = ()
     tasks: tuple[str, ...] = ()
+    changes: tuple[Change, ...] = ()
 
 
 def _same(content: str) -> str:
@@ -125,7 +140,7 @@ class KindOf:
 
     name: KindName
     read: Callable[[str, str], Any]
-    plan: Callable[[Any, Encoded, Tokenizer, frozenset[str]], Plan]
+    plan: Callable[[Any, Encoded, Tokenizer, frozenset[str], frozenset[int]], Plan]
     probes: Callable[[Any], Iterable[Probe]]
     notes: Callable[[Any], tuple[str, ...]] = lambda doc: ()
     sink: Callable[[Tokenizer, int, Options], Any] | None = None

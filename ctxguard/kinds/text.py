@@ -34,7 +34,13 @@ def read(text: str, name: str = "") -> TextDoc:
     return TextDoc(text, lines, lang, frozenset(i for i, line in enumerate(lines) if is_definition(line, lang)))
 
 
-def plan(doc: TextDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+def plan(
+    doc: TextDoc,
+    encoded: Encoded,
+    tokenizer: Tokenizer,
+    task_words: frozenset[str] = frozenset(),
+    focus: frozenset[int] = frozenset(),
+) -> Plan:
     """Lines. Kept by tier 2 whatever the room: the first and last line and, in code (the file's
     language, or any when unknown), every definition. Then lines naming the task, the first and
     last EDGE lines, then the rest in order, from the head."""

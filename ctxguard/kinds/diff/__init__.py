@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ctxguard.kinds.base import Facts, KindOf, missing_lines
+from ctxguard.kinds.diff.changes import changes
 from ctxguard.kinds.diff.coverage import file_coverage
 from ctxguard.kinds.diff.lines import file_offset
 from ctxguard.kinds.diff.model import DiffDoc, FileStat, read
@@ -25,8 +26,8 @@ def sniff(head: str, text: str) -> bool:
 
 
 def facts(doc: DiffDoc) -> Facts:
-    """The digest's list of changed files."""
-    return Facts(files=tuple(doc.files))
+    """The digest's list of changed files, and the hunks (what the bundle's links match)."""
+    return Facts(files=tuple(doc.files), changes=tuple(changes(doc.lines)))
 
 
 def rows(doc: DiffDoc, content: str, tier: int) -> list[Listed]:

@@ -69,7 +69,11 @@ REACH: Final = 40  # lines: beyond this distance from a definition or error, bod
 
 
 def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, changes, context)
-    doc: DiffDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()
+    doc: DiffDoc,
+    encoded: Encoded,
+    tokenizer: Tokenizer,
+    task_words: frozenset[str] = frozenset(),
+    focus: frozenset[int] = frozenset(),
 ) -> Plan:
     """A diff as lines. Kept by tier 2 whatever the room: every file header (`diff --git`,
     renames, modes, binary) and hunk header, every changed definition and error line, and every
@@ -79,8 +83,9 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     the other edits, then definitions
     and errors that only moved, each with its file and hunk header and the unchanged definition
     that encloses it, then the other file headers, then the other hunk headers) after the file
-    list. Then the source files' other changed code, nearest a definition first, before any
-    other body line.
+    list; before all of those, the changed lines of the hunks the bundle's failures lead to
+    (`focus`: raw line numbers, ctxguard.links). Then the source files' other changed code,
+    nearest a definition first, before any other body line.
     Then the `---`/`+++` lines, and the hunk bodies by their distance from a definition or an
     error (or from the hunk's start, in a hunk with none), changed lines before context at the
     same distance, changed comments and blank lines later; `index` lines last. A file's lines
@@ -117,6 +122,9 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         # A changed line or definition that names the task's words: first among its equals, and
         # a tier-3 cut takes it with the must units, with its file, hunk and definition.
         asked = named and kind in ("change", "definition") and not comment
+        # A changed line of a hunk the bundle's failing tests lead to (ctxguard.links): before
+        # every other change, with its file, hunk and definition.
+        linked = i in focus and kind in ("change", "definition", "error") and not comment
         if kind == "file":
             file, hunk, needs = (i,), (), ()
         elif kind == "commit":  # a commit of `git log -p`: its files are its own, its line is kept
@@ -156,9 +164,9 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         if task:
             level = min(level, 1.15 + offset)  # before a source file's other changed code
         tier2.append(keep)
-        if asked:
+        if asked or linked:
             body.pop(i, None)
-            level = ASKED + offset
+            level = (LINKED if linked else ASKED) + offset
             needs = tuple(dict.fromkeys((*needs, *enclosing, *(() if kind == "definition" else above))))
             keep = True
         rank.append((level, i))
@@ -214,6 +222,7 @@ EDITED_QUOTED: Final = 1.7  # … where only a quoted string changed (a version,
 MOVED: Final = 1.75  # … a definition or error line removed and added again in its file (moved, re-indented)
 EDITS: Final = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown with its removed line
 ASKED: Final = 0.96  # a changed line or definition naming the task: after the flips, before the rest
+LINKED: Final = 0.9  # a changed line of a hunk the failing tests lead to: before every other change
 TASK_GROUP: Final = -1  # the group of the task's lines (a file's group is its header line's index)
 HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
 

@@ -27,7 +27,13 @@ from ctxguard.words import plural
 _AT_PARENT = (_LEAF, _REST)  # units taken at their container's depth
 
 
-def plan(doc: JsonDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+def plan(
+    doc: JsonDoc,
+    encoded: Encoded,
+    tokenizer: Tokenizer,
+    task_words: frozenset[str] = frozenset(),
+    focus: frozenset[int] = frozenset(),
+) -> Plan:
     """A JSON document or JSON Lines as units (see _walk), written compactly (see _layout);
     text that does not parse, as text, with a note.
 

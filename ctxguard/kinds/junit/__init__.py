@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ctxguard.kinds.base import Facts, Failure, KindOf, Probe
+from ctxguard.kinds.frames import frames_in
 from ctxguard.kinds.junit.model import Case, JUnitDoc, is_junit, read
 from ctxguard.kinds.junit.plan import MESSAGE_CHARS, plan, totals
 from ctxguard.kinds.rendered import bare, shorten
@@ -43,6 +44,9 @@ def facts(doc: JUnitDoc) -> Facts:
     for case in _failing(doc):
         cause = causes.setdefault(case.says or case.identity, Failure(case.says or case.identity, case.place))
         cause.tests.append(case.identity)
+        for place in [*([case.place] if case.place and ":" in case.place else []), *frames_in(case.text)]:
+            if place not in cause.frames:  # (where its text's tracebacks go: the bundle's links read them)
+                cause.frames.append(place)
     return Facts(failures=tuple(causes.values()))
 
 

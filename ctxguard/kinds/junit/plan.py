@@ -150,7 +150,13 @@ def _details(case: Case, here: int, named: int) -> list[Row]:
     return out
 
 
-def plan(doc: JUnitDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+def plan(
+    doc: JUnitDoc,
+    encoded: Encoded,
+    tokenizer: Tokenizer,
+    task_words: frozenset[str] = frozenset(),
+    focus: frozenset[int] = frozenset(),
+) -> Plan:
     """The rendered report as a plan (ctxguard.kinds.rendered); a report that could not be read,
     as text, with a note."""
     if doc.report is None:

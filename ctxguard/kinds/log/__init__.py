@@ -7,7 +7,7 @@ import re
 
 from ctxguard.kinds.base import Facts, KindOf, missing_lines
 from ctxguard.kinds.log.failures import covered, failures
-from ctxguard.kinds.log.lines import strip_ansi, templates
+from ctxguard.kinds.log.lines import strip_ansi, templates, unstamped, unstamped_text
 from ctxguard.kinds.log.model import LogDoc, reports_of, scan, summary_of
 from ctxguard.kinds.log.plan import plan
 from ctxguard.kinds.log.probes import probes
@@ -57,8 +57,8 @@ _OCCURRENCES = re.compile(r"  \(\d+ occurrences\)$", re.M)  # (a line shown once
 
 def left_out(doc: LogDoc, content: str) -> tuple[str, int, int]:
     """The error and warning lines (every one tier 2 keeps) a cut does not show."""
-    wanted = [doc.lines[i] for i in sorted(doc.important)]
-    shown = _OCCURRENCES.sub("", strip_ansi(content))
+    wanted = [unstamped(doc.lines[i]) for i in sorted(doc.important)]  # (as a cut shows them)
+    shown = _OCCURRENCES.sub("", unstamped_text(strip_ansi(content)))
     return "error and warning lines", missing_lines(wanted, shown), len(wanted)
 
 

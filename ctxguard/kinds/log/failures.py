@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ctxguard.kinds.base import Failure as Failure  # (the digest's words for a root cause)
+from ctxguard.kinds.frames import frame_of
 from ctxguard.kinds.log.lines import strip_ansi, template, unstamped
 
 # A failing test named, with the message its runner gives on that line, if any.
@@ -133,6 +134,7 @@ def error_key(line: str) -> str:
 class _Seen:
     message: str | None = None
     where: str | None = None
+    frames: list[str] = field(default_factory=list)  # the places its traceback goes through
 
 
 def failures(lines: Sequence[str]) -> list[Failure]:  # noqa: C901 (a branch per runner's line)
@@ -159,6 +161,8 @@ def failures(lines: Sequence[str]) -> list[Failure]:  # noqa: C901 (a branch per
         if not _HINT.search(line) and not want_message and go_test is None:
             continue
         stripped = line.strip()
+        if block is not None and (place := frame_of(line)) is not None and place not in block.frames:
+            block.frames.append(place)
         if want_message and block is not None:
             if stripped:
                 panic = _PANIC.search(stripped)
@@ -226,6 +230,9 @@ def _grouped(found: dict[str, _Seen], order: list[str], blocks: dict[str, _Seen]
         failure = causes.setdefault(key, Failure(message, where))
         failure.where = failure.where or where
         failure.tests.append(test)
+        for place in [*seen.frames, *(detail.frames if detail is not None else ()), *([where] if where else [])]:
+            if place not in failure.frames:
+                failure.frames.append(place)
     return list(causes.values())
 
 

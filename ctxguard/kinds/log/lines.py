@@ -211,13 +211,22 @@ def is_important(line: str) -> bool:
 
 
 def template(line: str) -> str:
-    """The line with numbers, hex ids and timestamps normalised, to spot repeats."""
-    return _TEMPLATE.sub("#", line.strip())
+    """The line with numbers, hex ids and timestamps normalised, to spot repeats (a CI
+    runner's timestamp in front left out: a cut shows the line without it)."""
+    return _TEMPLATE.sub("#", unstamped(line.strip()))
+
+
+_STAMPS = re.compile(CI_STAMP.pattern, re.M)
+
+
+def unstamped_text(text: str) -> str:
+    """unstamped() of every line of a text at once."""
+    return _STAMPS.sub("", text)
 
 
 def templates(text: str) -> str:
     """template() of every line of an already stripped text at once (no match spans lines)."""
-    return _TEMPLATE.sub("#", text)
+    return _TEMPLATE.sub("#", unstamped_text(text))
 
 
 # The line that ends a Python traceback: `package.ExceptionType: message` (or the bare name).

@@ -96,7 +96,13 @@ def occurrences(line: str, count: int) -> str:
     return line.rstrip("\r\n") + f"  ({count} occurrences)\n" if count > 1 else line
 
 
-def plan(doc: LogDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+def plan(
+    doc: LogDoc,
+    encoded: Encoded,
+    tokenizer: Tokenizer,
+    task_words: frozenset[str] = frozenset(),
+    focus: frozenset[int] = frozenset(),
+) -> Plan:
     """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the last line when it is
     an error line (pytest's summary), the first occurrence of every error template (with its count),
     the last line when it is not one, the first occurrence of every warning template, the failing

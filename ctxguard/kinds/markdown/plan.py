@@ -21,7 +21,13 @@ CODE: Final = 1.45  # a code block's fences and first line: after the rules, bef
 LONG_PIECE: Final = 12  # lines: a prose piece longer than this is cut into its lines
 
 
-def plan(doc: MarkdownDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+def plan(
+    doc: MarkdownDoc,
+    encoded: Encoded,
+    tokenizer: Tokenizer,
+    task_words: frozenset[str] = frozenset(),
+    focus: frozenset[int] = frozenset(),
+) -> Plan:
     """A markdown document as units: lines, and the sentences of prose and list items. Kept by tier 2
     whatever the room: headings, task items, tables, code blocks and sentences with RFC 2119 words in
     capitals (a code block or a rule that repeats an earlier one is not). Taken first: the title,

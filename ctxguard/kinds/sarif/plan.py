@@ -66,7 +66,13 @@ def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     return out
 
 
-def plan(doc: SarifDoc, encoded: Encoded, tokenizer: Tokenizer, task_words: frozenset[str] = frozenset()) -> Plan:
+def plan(
+    doc: SarifDoc,
+    encoded: Encoded,
+    tokenizer: Tokenizer,
+    task_words: frozenset[str] = frozenset(),
+    focus: frozenset[int] = frozenset(),
+) -> Plan:
     if doc.runs is None:  # (not a SARIF log that parses: JSON's own reading)
         return json_plan(json_read(encoded.text), encoded, tokenizer, task_words)
     return rendered.plan(rows(doc, task_words), encoded, tokenizer, "result")

@@ -425,7 +425,7 @@ def test_one_reading_gives_one_path_to_the_plan_probes_digest_coverage_and_strea
     doc = read(_ODD)
     assert tuple(f.path for f in doc.files) == _ODD_PATHS
     assert [p.value for p in KIND.probes(doc) if p.kind == "path"] == list(_ODD_PATHS)
-    assert tuple(f.path for f in digest.facts([("d", "diff", doc)]).files) == _ODD_PATHS
+    assert tuple(f.path for f in digest.facts([("d", KIND.facts(doc))]).files) == _ODD_PATHS
     assert tuple(file_coverage(doc, _ODD)) == _ODD_PATHS
     listing = file_listing(doc.files, tokenizer, 1000)
     assert all(f"  {path} (+1 -1, modified)\n" in listing for path in _ODD_PATHS)

@@ -19,6 +19,7 @@ def test_pytest_summary_and_blocks_give_the_whole_message_and_the_crash_line(sam
             "AssertionError: assert Decimal('15') == Decimal('1.5')",
             "tests/test_parse.py:12",
             ["tests/test_parse.py::test_parse_amount"],
+            ["tests/test_parse.py:12"],
         )
     ]
 
@@ -43,6 +44,7 @@ def test_a_short_traceback_gives_its_innermost_frame_as_the_place() -> None:
             "TypeError: Too few sequences given (min 2 required)",
             "toolz/itertoolz.py:946",
             ["toolz/tests/test_itertoolz.py::test_diff"],
+            ["toolz/tests/test_itertoolz.py:489", "toolz/itertoolz.py:946"],  # (the frames, innermost last)
         )
     ]
 
@@ -71,6 +73,7 @@ def test_one_root_cause_shows_once_with_its_tests() -> None:
             "ValueError: step must be >= 1 (got 0 in Tests.test_a)",
             "pkg/more.py:846",
             [f"tests/test_more.py::Tests::{n}" for n in ("test_a", "test_b", "test_c")],
+            ["pkg/more.py:846"],
         )
     ]
 
@@ -114,7 +117,7 @@ def test_a_service_log_has_no_failure_index(sample: SampleReader) -> None:
 
 def test_the_digest_shows_the_index_as_a_table_and_the_other_errors_apart(sample: SampleReader) -> None:
     items = [
-        (name, "log", KINDS["log"].read(sample(name), name))
+        (name, KINDS["log"].facts(KINDS["log"].read(sample(name), name)))
         for name in ("jest-failures.log", "cargo-test-failures.log", "gha-error.log")
     ]
     text = digest.render(digest.facts(items), [])

@@ -1,0 +1,27 @@
+"""The places a failure's report goes through, as `path:line`: what the bundle's links
+(ctxguard.links) match against a diff's hunks. One reading for every kind that reads failures
+(a log's tracebacks, a JUnit failure's text)."""
+
+from __future__ import annotations
+
+import re
+
+_FRAMES = (
+    re.compile(r'^\s*File "([^"]+)", line (\d+)'),  # Python's traceback
+    re.compile(r"^(\S+?\.\w+):(\d+):(?: in \S+| \w[\w.]*)?\s*$"),  # pytest: an entry, its crash line
+    re.compile(r"^\s*at (?:\S+ )?\(?([^()\s]+?\.\w+):(\d+)(?::\d+)?\)?\s*$"),  # JavaScript, Java
+    re.compile(r"^\s*(?:-->\s*)?([\w./\\-]+\.\w+):(\d+)(?::\d+)?(?::|\s*$)"),  # compilers, rustc, go
+)
+
+
+def frame_of(line: str) -> str | None:
+    """The `path:line` a line names as a place of a failure, or None."""
+    for pattern in _FRAMES:
+        if found := pattern.match(line):
+            return f"{found.group(1)}:{found.group(2)}"
+    return None
+
+
+def frames_in(text: str) -> list[str]:
+    """Every place a failure's text names, in order, each once."""
+    return list(dict.fromkeys(place for line in text.splitlines() if (place := frame_of(line))))

@@ -4,8 +4,8 @@ of the two raws (each artifact given its share of its own raw tokens). Per case 
 injected line kept in the diff's record (the cause), and the log's needles kept in its record
 (the symptom), beside head cuts of the same budgets.
 
-    python bench/needles.py build --out DIR \
-        --only more-itertools-release,toolz-release,mit-empty-window,toolz-merge-sorted
+    python bench/needles.py build --out DIR --only \
+        more-itertools-release,toolz-release,more-itertools-grouper,mit-empty-window,toolz-merge-sorted,mit-grouper-fill
     python bench/failure_to_cause.py --cases DIR [--ratios 0.3,0.1,0.05,0.03] [--ctxguard CHECKOUT]
 
 `--ctxguard` measures another checkout of ctxguard (a worktree of an older commit) with the
@@ -23,7 +23,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # (the release diff, the failing logs of the same injected change: every mode the build ran)
-JOINT = (("more-itertools-release.diff", "mit-empty-window"), ("toolz-release.diff", "toolz-merge-sorted"))
+JOINT = (
+    ("more-itertools-release.diff", "mit-empty-window"),
+    ("toolz-release.diff", "toolz-merge-sorted"),
+    ("more-itertools-grouper.diff", "mit-grouper-fill"),  # (a quoted string changed)
+)
 SUFFIXES = ("", "-verbose", "-short", "-quiet", "-actions")
 
 

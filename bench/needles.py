@@ -104,6 +104,14 @@ PYTEST_CASES = (
         "tests",
     ),
     ("toolz-merge-sorted", "toolz-0.12.1", "toolz/itertoolz.py", "    if N < 2:", "    if N <= 2:", "toolz/tests"),
+    (  # (only a quoted string changes: a cut on its own ranks the edit after code edits)
+        "mit-grouper-fill",
+        "more-itertools-10.2.0",
+        "more_itertools/recipes.py",
+        "    if incomplete == 'fill':",
+        "    if incomplete == 'full':",
+        "tests",
+    ),
     (
         "packaging-prerelease",
         "packaging-24.0",
@@ -124,6 +132,14 @@ DIFF_CASES = (
         "    if n == 1:\n        yield tuple()",
     ),
     ("toolz-release", "toolz-0.12.0", "toolz-0.12.1", "toolz/itertoolz.py", "    if N < 2:", "    if N <= 2:"),
+    (
+        "more-itertools-grouper",
+        "more-itertools-10.1.0",
+        "more-itertools-10.2.0",
+        "more_itertools/recipes.py",
+        "    if incomplete == 'fill':",
+        "    if incomplete == 'full':",
+    ),
     (
         "packaging-release",
         "packaging-23.2",

@@ -259,3 +259,46 @@ def test_the_ci_failure_workflow_reads_the_run_and_never_runs_the_pull_request()
     assert ours["with"]["run"] == "${{ github.event.workflow_run.id }}"
     config = load_config(EXAMPLES / "configs/ci-failure.yaml")
     assert [s.source for s in config.artifacts] == ["github-run", "files", "git"]
+
+
+def _workflows() -> list[tuple[str, object]]:
+    """Every workflow the repository shows a user: the examples, action.yml and the README's and
+    docs' yaml snippets that have steps."""
+    found: list[tuple[str, object]] = [
+        (str(p.relative_to(ROOT)), yaml.safe_load(p.read_text()))
+        for p in sorted((EXAMPLES / "workflows").glob("*.yml"))
+    ]
+    found.append(("action.yml", yaml.safe_load((ROOT / "action.yml").read_text())))
+    for doc in (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))):
+        for k, block in enumerate(re.findall(r"```yaml\n(.*?)```", doc.read_text(), re.S)):
+            if "uses:" in block and "steps:" in block:
+                found.append((f"{doc.name} snippet {k}", yaml.safe_load(block)))
+    return found
+
+
+def _steps(node: object) -> list[dict]:  # type: ignore[type-arg]
+    if isinstance(node, dict):
+        own = [node] if "uses" in node else []
+        return own + [s for value in node.values() for s in _steps(value)]
+    if isinstance(node, list):
+        return [s for value in node for s in _steps(value)]
+    return []
+
+
+def test_every_workflow_a_user_copies_passes_the_rules_a_security_linter_checks() -> None:
+    """zizmor's `unpinned-uses` (every third-party action by full commit sha, its tag in a
+    comment) and `artipacked` (a checkout that does not push leaves no credentials behind)."""
+    workflows = _workflows()
+    assert len(workflows) >= 5
+    for name, workflow in workflows:
+        for step in _steps(workflow):
+            uses = step["uses"]
+            if uses.startswith("./"):
+                continue
+            assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses), (name, uses)
+            if uses.startswith("actions/checkout@"):
+                assert (step.get("with") or {}).get("persist-credentials") is False, (name, step)
+    texts = [p.read_text() for p in (EXAMPLES / "workflows").glob("*.yml")] + [(ROOT / "README.md").read_text()]
+    for text in texts:  # (the tag beside each sha, for a reader and for update tools)
+        for line in re.findall(r"uses: (?!ctxguard/)\S+@[0-9a-f]{40}.*", text):
+            assert re.search(r"# v\d", line), line

@@ -7,7 +7,6 @@ import contextlib
 import sys
 from collections.abc import Iterator, Sequence
 
-from ctxguard import __version__
 from ctxguard.errors import (
     EXIT_CRASH,
     EXIT_INTERRUPTED,
@@ -17,6 +16,18 @@ from ctxguard.errors import (
     Terminated,
     io_message,
 )
+
+
+class _Version(argparse.Action):
+    """`--version`: worked out only when asked (a build's stamp, or git in a checkout), never at
+    a hook's every run."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from ctxguard.version import described
+
+        print(f"ctxguard {described()}")
+        parser.exit()
+
 
 EXAMPLES = """\
 examples:
@@ -43,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"ctxguard {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version (and the commit) and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (compress, count, bundle, show, init, install, evaluate, mcp):
         module.add_parser(sub)

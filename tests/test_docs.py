@@ -3,6 +3,8 @@ names a commit that has what the snippet uses."""
 
 from __future__ import annotations
 
+import argparse
+import os
 import re
 import subprocess
 import sys
@@ -157,3 +159,49 @@ def test_there_is_a_license_and_the_metadata_names_it() -> None:
     assert "MIT License" in (ROOT / "LICENSE").read_text()
     pyproject = (ROOT / "pyproject.toml").read_text()
     assert 'license = "MIT"' in pyproject and 'license-files = ["LICENSE"]' in pyproject
+
+
+_COMMAND_LINE = re.compile(r"(?<![\w/.-])ctxguard ([a-z][a-z-]*)((?: +[^\s`|#;&)\]]+)*)")
+
+
+def _named_in_docs(subcommands: set[str]) -> dict[tuple[str, ...], set[str]]:
+    """Each subcommand the README and docs/*.md show a user (with its own subcommand, as in
+    `install alias`), with the flags they give it."""
+    named: dict[tuple[str, ...], set[str]] = {}
+    for doc in (ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))):
+        for sub, rest in _COMMAND_LINE.findall(doc.read_text()):
+            if sub in subcommands:
+                inner = re.match(r" +(alias|hook)\b", rest)  # (`install` and `uninstall` take what)
+                key = (sub, inner.group(1)) if inner else (sub,)
+                named.setdefault(key, set()).update(re.findall(r"(?<!\S)(--[a-z][a-z0-9-]*)", rest))
+    return named
+
+
+def test_every_subcommand_and_flag_the_docs_name_exists_at_the_pinned_commit(tmp_path: Path) -> None:
+    """The README pins a commit; what its docs tell a user to run must be there (read from the
+    git history: the pinned tree's own `--help`)."""
+    from ctxguard.main import build_parser
+
+    parser = build_parser()
+    actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]  # noqa: SLF001
+    named = _named_in_docs(set(actions[0].choices))
+    assert {("bundle",), ("check",), ("compress",), ("show",), ("mcp",), ("install", "alias")} <= set(named)
+    if not (ROOT / ".git").exists():
+        pytest.fail("the pins can only be checked in a git checkout")
+    (pin,) = {pin for path in PINNED for pin in _PIN.findall(path.read_text())}
+    tree = tmp_path / "pinned"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", pin, "ctxguard"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    for sub, flags in sorted(named.items()):
+        done = subprocess.run(
+            [sys.executable, "-m", "ctxguard", *sub, "--help"], capture_output=True, text=True, env=env, cwd=tmp_path
+        )
+        said = " ".join(sub)
+        assert done.returncode == 0, f"{pin} has no `ctxguard {said}`: {done.stderr.strip()[-300:]}"
+        missing = {flag for flag in flags if flag not in done.stdout}
+        assert not missing, f"the docs give `ctxguard {said}` {sorted(missing)}, which {pin[:7]} does not have"
+    extras = set(re.findall(r"ctxguard-review\[(\w+)\]", "".join(p.read_text() for p in (ROOT / "docs").glob("*.md"))))
+    pinned = _git_show(pin, "pyproject.toml")
+    assert all(re.search(rf"^{extra} = \[", pinned, re.M) for extra in extras), extras

@@ -18,7 +18,7 @@ are their diff's `focus` (ctxguard.options), which its plan takes before every o
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -72,16 +72,25 @@ class Linked:
         return (*(link.to_dict() for link in self.links), *none)
 
 
-def link(failures: Sequence[tuple[str, Failure]], changes: Sequence[tuple[int, str, Change]]) -> Linked:
-    """Each failure (with the artifact it was read in) linked to the hunks of the diffs
-    (`changes`: the diff's index, its name, a hunk) by its strongest evidence."""
+def link(
+    failures: Sequence[tuple[int, str, Failure]],
+    changes: Sequence[tuple[int, str, Change]],
+    lines: Callable[[int], Sequence[str]] = lambda _: (),
+) -> Linked:
+    """Each failure (with the index and name of the artifact it was read in) linked to the
+    hunks of the diffs (`changes`: the diff's index, its name, a hunk) by its strongest
+    evidence. A frame that links is a focus of its own artifact too: the raw lines (`lines`:
+    an artifact's, by index) that name it come first among their equals in its cut."""
     if not failures or not changes:
         return Linked()
     links: list[Link] = []
     unlinked: list[tuple[str, Failure]] = []
     focus: dict[int, set[int]] = {}
-    for artifact, failure in failures:
+    for at, artifact, failure in failures:
         found = _by_frames(failure, changes) or _by_names(failure, changes) or _by_files(failure, changes)
+        frames = {by.removeprefix("frame ") for _, by in found if by.startswith("frame ")}
+        if named := _naming(lines(at), frames) if frames else set():
+            focus.setdefault(at, set()).update(named)
         if not found:
             unlinked.append((artifact, failure))
             continue
@@ -98,6 +107,17 @@ def link(failures: Sequence[tuple[str, Failure]], changes: Sequence[tuple[int, s
 
 
 Found = list[tuple[tuple[int, str, Change], str]]
+
+
+def _naming(lines: Sequence[str], frames: set[str]) -> set[int]:
+    """The lines that name one of the frames: `path:line` as written, or a Python traceback's
+    `File "path", line N`."""
+    said = set(frames)
+    for frame in frames:
+        place = _PLACE.match(frame)
+        if place is not None:
+            said.add(f'"{place.group(1)}", line {place.group(2)}')
+    return {i for i, line in enumerate(lines) if any(s in line for s in said)}
 
 
 def _by_frames(failure: Failure, changes: Sequence[tuple[int, str, Change]]) -> Found:

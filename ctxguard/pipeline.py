@@ -149,8 +149,9 @@ def prepare(
     found = digest.facts([(artifacts[i].name, told[i]) for i in told])
     # The failures linked to the changed hunks they reach: each diff's cut takes those first.
     linked = links.link(
-        [(artifacts[i].name, failure) for i in told for failure in told[i].failures],
+        [(i, artifacts[i].name, failure) for i in told for failure in told[i].failures],
         [(i, artifacts[i].name, change) for i in told for change in told[i].changes],
+        lambda i: (artifacts[i].text or "").splitlines(),
     )
     for i, lines in linked.focus:
         artifacts[i] = replace(artifacts[i], options=replace(artifacts[i].options, focus=lines))

@@ -35,10 +35,10 @@ def test_a_frame_inside_a_hunk_links_it_wherever_the_runner_checked_the_file_out
         "C:\\a\\ledger\\src\\ledger\\parse.py:199",  # (Windows, a line just above the hunk)
         "./src/ledger/parse.py:217:5",  # (a column, two lines below)
     ):
-        found = link([("tests.log", Failure("ValueError: bad amount", frames=[frame], tests=["t::x"]))], HUNKS)
+        found = link([(1, "tests.log", Failure("ValueError: bad amount", frames=[frame], tests=["t::x"]))], HUNKS)
         assert [(x.place, x.by) for x in found.links] == [("src/ledger/parse.py:200-215", f"frame {frame}")], frame
         assert found.focus == ((0, frozenset({40, 41})),)
-    far = link([("tests.log", Failure("E", frames=["src/ledger/parse.py:230"], tests=["t::x"]))], HUNKS)
+    far = link([(1, "tests.log", Failure("E", frames=["src/ledger/parse.py:230"], tests=["t::x"]))], HUNKS)
     assert far.links == () and len(far.unlinked) == 1
 
 
@@ -47,20 +47,20 @@ def test_a_test_named_after_a_changed_definition_links_it() -> None:
         "tests/test_parse.py::test_parse_amount_rejects_garbage",
         "tests.test_parse.ParseAmountTest.test_commas",  # (JUnit's classname.name, camel case)
     ):
-        found = link([("r", Failure("AssertionError", tests=[test]))], HUNKS)
+        found = link([(1, "r", Failure("AssertionError", tests=[test]))], HUNKS)
         assert [(x.definition, x.by) for x in found.links] == [("parse_amount", "name")], test
     assert words("parseAmount") == words("parse_amount") == ["parse", "amount"]
     # A frame is stronger evidence: a failure with one links by it alone.
     both = Failure("E", frames=["src/ledger/report.py:31"], tests=["tests/test_parse.py::test_parse_amount"])
-    assert [x.by for x in link([("r", both)], HUNKS).links] == ["frame src/ledger/report.py:31"]
+    assert [x.by for x in link([(1, "r", both)], HUNKS).links] == ["frame src/ledger/report.py:31"]
 
 
 def test_a_test_file_named_after_a_changed_file_and_a_failure_that_reaches_nothing() -> None:
-    found = link([("r", Failure("E", tests=["tests/test_money.py::test_add"]))], HUNKS)
+    found = link([(1, "r", Failure("E", tests=["tests/test_money.py::test_add"]))], HUNKS)
     assert [(x.place, x.by) for x in found.links] == [("src/ledger/money.py:10-14", "file")]
-    lost = link([("r", Failure("ConnectionError: db down", tests=["tests/test_db.py::test_connect"]))], HUNKS)
+    lost = link([(1, "r", Failure("ConnectionError: db down", tests=["tests/test_db.py::test_connect"]))], HUNKS)
     assert lost.links == () and lost.unlinked[0][1].cause == "ConnectionError: db down" and lost.focus == ()
-    assert link([], HUNKS).links == () and link([("r", Failure("E", tests=["x"]))], []).unlinked == ()
+    assert link([], HUNKS).links == () and link([(1, "r", Failure("E", tests=["x"]))], []).unlinked == ()
 
 
 def test_same_file_reads_past_prefixes_but_not_other_files() -> None:
@@ -169,3 +169,39 @@ def test_a_failure_that_reaches_no_change_is_said_plainly(red: Repo) -> None:
     assert "Failures and the change (0 reach a changed hunk, 1 do not):" in bundle["digest"]
     assert "tests/test_db.py::test_connects (reports/tests.log) reaches no changed line" in bundle["digest"]
     assert [link["by"] for link in bundle["links"]] == [None]
+
+
+def _failure(name: str, place: str, error: str) -> str:
+    return (
+        f"{'_' * 30} {name} {'_' * 30}\n\n    def {name}():\n>       check()\n\n"
+        f"{place}: in check\n    raise {error.split(':')[0]}()\nE   {error}\n\n{place}: {error.split(':')[0]}\n"
+    )
+
+
+def test_a_logs_frame_into_the_change_comes_before_the_other_failures_places(red: Repo) -> None:
+    """Of two failures, the one whose traceback goes through a changed line is the one whose
+    place a tight log cut shows, wherever it stands in the log."""
+    noise = "".join(f"tests/test_misc.py::test_{k} PASSED\n" for k in range(200))
+    log = (
+        "=================================== FAILURES ===================================\n"
+        + "".join(_failure(f"test_other_{k}", f"app/other_{k}.py:5", f"ValueError: other {k}") for k in range(6))
+        + _failure("test_total", "app/sign.py:2", "AssertionError: wrong sign")
+        + noise
+        + "=========================== short test summary info ============================\n"
+        + "".join(f"FAILED tests/test_app.py::test_other_{k} - ValueError: other {k}\n" for k in range(6))
+        + "FAILED tests/test_app.py::test_total - AssertionError: wrong sign\n"
+        + "========================= 7 failed, 200 passed in 0.52s ==========================\n"
+    )
+    (red.path / "reports/tests.log").write_text(log)
+    config = (red.path / ".ctxguard.yaml").read_text().replace("budget: 400", "budget: 200")
+    (red.path / ".ctxguard.yaml").write_text(config)
+    assert main(["bundle", "--repo", str(red.path)]) == 0
+    bundle = json.loads((red.path / ".git/ctxguard/bundle.json").read_text())
+    tests = next(r for r in bundle["artifacts"] if r["artifact_name"] == "reports/tests.log")
+    assert tests["truncated"] and "app/sign.py:2: AssertionError" in tests["content"]
+    assert "by frame app/sign.py:2" in bundle["digest"]
+    (red.path / "app/sign.py").write_text(PARSE)  # (no change left in sign.py: nothing to reach)
+    assert main(["bundle", "--repo", str(red.path)]) == 0
+    bundle = json.loads((red.path / ".git/ctxguard/bundle.json").read_text())
+    tests = next(r for r in bundle["artifacts"] if r["artifact_name"] == "reports/tests.log")
+    assert "app/sign.py:2: AssertionError" not in tests["content"]

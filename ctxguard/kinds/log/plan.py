@@ -38,6 +38,7 @@ CONTEXT: Final = 2  # lines shown before the first occurrence of each error temp
 ENDS: Final = 0.0  # the last line, when it is an error or a summary line: how the run ended
 SUMMARY_LEVEL: Final = 0.5  # a run's summary (`5 failed, 623 passed`) …
 NAMED: Final = 0.8  # … a line naming a failed test (`FAILED tests/x.py::test_y - Error: …`) …
+FOCUSED: Final = 0.95  # a frame through which a failure reaches the change (ctxguard.links) …
 ERROR: Final = 1.0  # the first occurrence of an error template …
 GOES_ON: Final = 1.1  # … (pytest's `E` lines after a failure's first one)
 STAMPS_LEFT_OUT: Final = "CI timestamps left out of the lines shown (the full text has them)"
@@ -181,6 +182,7 @@ def plan(
         head = (i if head is None else head) if marked else None
         if marked and rank[i][0] > MARKED and read.kinds.get(i) not in ("start", "inside"):
             lift(i, MARKED, head)
+    _focused(focus, rank, must)
     edges = ends(lines, says)  # the last and the first line that say something
     _banner(read, quiet, rank, must, [lines[i].strip() for i in edges])
     for i in range(max(0, n - EDGE), n):  # its end: the summary, the short test summary
@@ -271,6 +273,14 @@ def _places(lines: Lines, rank: Ranks, anchors: dict[int, tuple[int, ...]]) -> N
                 if not unstamped(lines[k]).strip() and rank[j] < rank[k]:
                     rank[k] = rank[j]
                     anchors[k] = (i,)
+
+
+def _focused(focus: frozenset[int], rank: list[tuple[float, int]], must: list[bool]) -> None:
+    """The lines naming a frame through which a failure reaches the change (ctxguard.links):
+    after the failed tests' names, before the other errors."""
+    for i in focus:
+        if i < len(rank) and (FOCUSED, i) < rank[i]:
+            rank[i], must[i] = (FOCUSED, i), True
 
 
 def _first_level(lines: list[str], i: int, rule: str | None, seen: Counter[str], most: float) -> float:

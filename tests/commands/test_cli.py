@@ -126,3 +126,21 @@ def test_offline_budget_floor_is_64(
     assert main(["compress", str(sample.path("traceback.log")), "--budget", "64"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["encoding"] == "heuristic" and record["compacted_tokens"] <= 64
+
+
+def test_a_bug_is_exit_3_with_a_message_that_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The one place a bug becomes a message: exit 3, what went wrong in a line, the details to
+    report; never a bare traceback (and never for what the machine or the user said no to)."""
+    from ctxguard.commands import count
+
+    def broken(args: object) -> int:
+        raise KeyError("units")
+
+    monkeypatch.setattr(count, "run", broken)
+    (tmp_path / "a.txt").write_text("hello\n")
+    assert main(["count", str(tmp_path / "a.txt")]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("ctxguard: unexpected error: KeyError: 'units'\nThis is a bug in ctxguard; please report it")
+    assert "Traceback (most recent call last)" in err  # (the details to report, after the message)

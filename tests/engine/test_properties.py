@@ -51,16 +51,23 @@ JSON = st.recursive(
 )
 
 
-@FAST
-@given(value=JSON)
-def test_json_compress_output_parses_at_tier2(value: object) -> None:
-    text = json.dumps(value, indent=2)
-    tokenizer = get_tokenizer()
-    raw = tokenizer.count(text)
-    budget = max(32, int(raw / 1.2))
-    record = compress(text, budget, tokenizer=tokenizer, name="x.json")
-    if record.tier == 2:
-        json.loads(record.content)
+def test_json_compress_output_parses_at_tier2() -> None:
+    parsed: list[int] = []  # (the branch must run: a property that never reaches tier 2 checks nothing)
+
+    @FAST
+    @given(value=JSON)
+    def parses(value: object) -> None:
+        text = json.dumps(value, indent=2)
+        tokenizer = get_tokenizer()
+        raw = tokenizer.count(text)
+        budget = max(32, int(raw / 1.2))
+        record = compress(text, budget, tokenizer=tokenizer, name="x.json")
+        if record.tier == 2:
+            json.loads(record.content)
+            parsed.append(1)
+
+    parses()
+    assert parsed, "no example reached tier 2"
 
 
 from tests.fuzz import REGRESSIONS, check, endings  # noqa: E402
@@ -201,20 +208,27 @@ QUIET_LOG = st.tuples(
 ).map(lambda drawn: "".join((_LOUD[k] if u < drawn[0] else _QUIET).format(n=n) for u, k, n in drawn[1]))
 
 
-@FAST
-@given(text=QUIET_LOG, share=st.floats(0.67, 0.99))
-def test_tier2_of_a_log_keeps_every_error_and_warning_line_or_is_tier3(text: str, share: float) -> None:
+def test_tier2_of_a_log_keeps_every_error_and_warning_line_or_is_tier3() -> None:
     from ctxguard.kinds.log.lines import is_important
 
-    tokenizer = get_tokenizer()
-    budget = max(32, int(tokenizer.count(text) * share))  # (over budget, within 1.5x: tier 2 if it can be)
-    record = compress(text, budget, tokenizer=tokenizer, name="x.log", artifact_type="log")
-    event(f"tier {record.tier}")
-    if record.tier == 2:
-        lines = set(record.content.splitlines())
-        wanted = [line for line in text.splitlines() if is_important(line)]
-        # (the first of a repeated template carries its count after it)
-        assert all(line in lines or any(s.startswith(line + "  (") for s in lines) for line in wanted)
+    kept: list[int] = []  # (the branch must run: a property that never reaches tier 2 checks nothing)
+
+    @FAST
+    @given(text=QUIET_LOG, share=st.floats(0.67, 0.99))
+    def keeps(text: str, share: float) -> None:
+        tokenizer = get_tokenizer()
+        budget = max(32, int(tokenizer.count(text) * share))  # (over budget, within 1.5x: tier 2 if it can be)
+        record = compress(text, budget, tokenizer=tokenizer, name="x.log", artifact_type="log")
+        event(f"tier {record.tier}")
+        if record.tier == 2:
+            lines = set(record.content.splitlines())
+            wanted = [line for line in text.splitlines() if is_important(line)]
+            # (the first of a repeated template carries its count after it)
+            assert all(line in lines or any(s.startswith(line + "  (") for s in lines) for line in wanted)
+            kept.append(1)
+
+    keeps()
+    assert kept, "no example reached tier 2"
 
 
 DIFF_LINE = st.sampled_from(

@@ -6,7 +6,7 @@ For each type and size, times `compress` at `ratio` of the raw tokens and one
 `encode_ordinary` of the same text (median of --repeat, caches emptied before each run), and
 prints seconds per MB and their ratio. Target: time per MB at the largest size within 1.5x of
 that at the smallest, for every type (linear growth), and compress within 3x one encode at 8 MB.
-The garbage collector is tuned as the command line tunes it (`ctxguard.main.tune_gc`);
+The garbage collector is tuned as the command line tunes it (`ctxguard.tuning.tune_gc`);
 --library-gc keeps CPython's defaults, as a program importing ctxguard has them.
 The texts are deterministic (seeded) and look like real artifacts: many files of Python code
 in a diff, a service log with errors and tracebacks, a JSON array of records with nested
@@ -177,7 +177,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if not args.library_gc:
-        from ctxguard.main import tune_gc
+        from ctxguard.tuning import tune_gc
 
         tune_gc()
     tokenizer = get_tokenizer("o200k_base")

@@ -120,7 +120,7 @@ def main() -> None:
         versus(args.vs, args.generated, args.repeat, args.rounds)
         return
     if args.stages and args.generated:
-        from ctxguard.main import tune_gc
+        from ctxguard.tuning import tune_gc
 
         tune_gc()
         sizes = [float(size) for size in args.generated.split(",")]

@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # measure this checkout
 
 from ctxguard.api import compress_file_record  # noqa: E402
-from ctxguard.main import tune_gc  # noqa: E402
 from ctxguard.options import Options  # noqa: E402
+from ctxguard.tuning import tune_gc  # noqa: E402
 from ctxguard.words import mentions, task_words  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -15,6 +15,7 @@ from ctxguard.record import Record, error_record
 from ctxguard.secrets.redact import notes
 from ctxguard.secrets.redact import redact as redact_secrets
 from ctxguard.tokens.load import get_tokenizer
+from ctxguard.tuning import collecting_less
 
 
 def compress_file_record(
@@ -108,14 +109,15 @@ def compress_file(
     redact: bool = True,
 ) -> dict[str, Any]:
     """Compress one file to at most budget tokens; returns the artifact record as a dict."""
-    return compress_file_record(
-        path,
-        budget,
-        artifact_type=artifact_type,
-        encoding=encoding,
-        options=Options(task=task, tier3=tier3, missed=missed),
-        redact=redact,
-    ).to_dict()
+    with collecting_less():
+        return compress_file_record(
+            path,
+            budget,
+            artifact_type=artifact_type,
+            encoding=encoding,
+            options=Options(task=task, tier3=tier3, missed=missed),
+            redact=redact,
+        ).to_dict()
 
 
 def compress_text(
@@ -131,15 +133,16 @@ def compress_text(
     redact: bool = True,
 ) -> dict[str, Any]:
     """Compress a text to at most budget tokens; returns the artifact record as a dict."""
-    return compress_loaded(
-        Loaded(text),
-        name,
-        budget,
-        artifact_type=artifact_type,
-        encoding=encoding,
-        options=Options(task=task, tier3=tier3, missed=missed),
-        redact=redact,
-    ).to_dict()
+    with collecting_less():
+        return compress_loaded(
+            Loaded(text),
+            name,
+            budget,
+            artifact_type=artifact_type,
+            encoding=encoding,
+            options=Options(task=task, tier3=tier3, missed=missed),
+            redact=redact,
+        ).to_dict()
 
 
 def count_tokens(text: str, encoding: str | None = None) -> int:

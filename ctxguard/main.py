@@ -61,19 +61,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def tune_gc() -> None:
-    """Collect less often: a run makes millions of objects that live to its end (units, token
-    arrays, a JSON document's values) and few cycles, and CPython's default (the youngest
-    generation every 700 allocations) spent a third of a JSON run collecting them (mypy's
-    command line sets the same thresholds for the same reason). The command line's choice; the
-    library leaves the process's settings alone."""
-    import gc
-    import platform
-
-    if platform.python_implementation() == "CPython":
-        gc.set_threshold(200_000, 30, 30)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     parser = build_parser()
@@ -81,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    from ctxguard.tuning import tune_gc
+
     tune_gc()
     received: list[int] = []
     try:

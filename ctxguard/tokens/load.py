@@ -24,12 +24,16 @@ _ENV_LOCK = threading.Lock()
 def _load(name: str) -> TiktokenTokenizer | HeuristicTokenizer:
     """Load an encoding once per process: from TIKTOKEN_CACHE_DIR (or tiktoken's download) when
     that is set, else, or when that fails, from the files shipped with ctxguard; when none can be
-    loaded, warn once and estimate."""
+    loaded, warn once and estimate. A file either folder holds is read through the ranks cache
+    (ctxguard.tokens.ranks_cache): a second process loads its ranks, not the file again."""
     import tiktoken
 
     problems = []
-    if os.environ.get("TIKTOKEN_CACHE_DIR"):
+    if folder := os.environ.get("TIKTOKEN_CACHE_DIR"):
         try:
+            file = Path(folder) / _BUNDLED_FILES.get(name, "")
+            if name in _BUNDLED_FILES and file.is_file():  # (its ranks cached as the shipped files' are)
+                return TiktokenTokenizer(name, ranks_cache.load(name, file, lambda: tiktoken.get_encoding(name)))
             return TiktokenTokenizer(name, tiktoken.get_encoding(name))
         except Exception as exc:  # network, corrupt cache, missing plugin: all mean "not there"
             problems.append(_reason(exc))

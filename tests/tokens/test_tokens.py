@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import os
 import random
 import subprocess
@@ -364,3 +365,26 @@ def test_a_segments_tokens_held_compactly_are_its_tokens(encoding: str) -> None:
         text = "".join(rnd.choice(words) for _ in range(rnd.randint(0, 60)))
         compact = tokenizer._tokens(text)  # type: ignore[attr-defined]
         assert isinstance(compact, array) and list(compact) == tokenizer._encode(text)  # type: ignore[attr-defined]
+
+
+def test_a_tiktoken_cache_dir_is_read_through_the_ranks_cache_too(tmp_path: Path) -> None:
+    """TIKTOKEN_CACHE_DIR set (as CI sets it): the encoding file there is read once, and a second
+    process loads its cached ranks instead; the counts are tiktoken's."""
+    import shutil
+    import subprocess
+    import sys
+
+    from ctxguard.tokens.load import BUNDLED
+
+    folder = tmp_path / "tiktoken"
+    folder.mkdir()
+    shutil.copy(BUNDLED / "fb374d419588a4632f3f557e76b4b70aebbca790", folder)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(folder), "CTXGUARD_CACHE_DIR": str(cache)}
+    text = "def f(x):\n    return x + 1  # ünïcode, 数字 12345\n" * 50
+    (tmp_path / "a.py").write_text(text)
+    command = [sys.executable, "-m", "ctxguard", "count", str(tmp_path / "a.py")]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    assert [p.name.split("-")[0] for p in cache.iterdir()] == ["o200k_base"]  # (the ranks kept)
+    second = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    assert first.stdout == second.stdout and json.loads(second.stdout)["input_tokens"] == independent_count(text)

@@ -246,15 +246,7 @@ def _incremental(
 def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifact]:
     """The files an entry names; nothing under the git directory is ever an artifact (its
     config, hooks and logs, with committers' e-mails)."""
-    common: dict[str, Any] = dict(
-        entry=spec.name,
-        type=spec.type,
-        task=spec.task,
-        priority=spec.priority,
-        max_raw_tokens=spec.max_raw_tokens,
-        shares=spec.share_surplus,
-        line_numbers=spec.line_numbers,
-    )
+    common = _entry_fields(spec, spec.type)
     matches: list[Path] = []
     problems: list[str] = []
     gone: list[Path] = []  # configured paths that do not exist
@@ -310,22 +302,32 @@ def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifa
         if spec.reference:  # described by the pipeline, never read here
             out.append(Artifact(name=rel, budget=share, text=None, reference=path, notes=tuple(problems), **common))
             continue
-        kind = streamable(path, rel, spec.type)
-        if kind is not None:
-            out.append(
-                Artifact(
-                    name=rel, budget=share, text=None, stream=path, notes=tuple(problems), **{**common, "type": kind}
-                )
-            )
-            continue
-        loaded = read_artifact(path)
-        error = loaded.error.replace(str(path), rel) if loaded.error else None
-        out.append(
-            Artifact(
-                name=rel, budget=share, text=loaded.text, error=error, notes=loaded.notes + tuple(problems), **common
-            )
-        )
+        out.append(_read(path, rel, share, tuple(problems), common))
     return out
+
+
+def _entry_fields(spec: ArtifactSpec, kind: str | None) -> dict[str, Any]:
+    """What every artifact of an entry carries from it."""
+    return dict(
+        entry=spec.name,
+        type=kind,
+        task=spec.task,
+        priority=spec.priority,
+        max_raw_tokens=spec.max_raw_tokens,
+        shares=spec.share_surplus,
+        line_numbers=spec.line_numbers,
+    )
+
+
+def _read(path: Path, name: str, budget: int, notes: tuple[str, ...], common: dict[str, Any]) -> Artifact:
+    """A file as the artifact `name`: streamed when big (its kind's one pass), else read whole;
+    a failure to read it is said by its name, not by where it lies."""
+    kind = streamable(path, name, common["type"])
+    if kind is not None:
+        return Artifact(name=name, budget=budget, text=None, stream=path, notes=notes, **{**common, "type": kind})
+    loaded = read_artifact(path)
+    error = loaded.error.replace(str(path), name) if loaded.error else None
+    return Artifact(name=name, budget=budget, text=loaded.text, error=error, notes=loaded.notes + notes, **common)
 
 
 def _run_artifacts(spec: ArtifactSpec, repo: Any, env: dict[str, str] | None = None) -> list[Artifact]:
@@ -338,14 +340,7 @@ def _run_artifacts(spec: ArtifactSpec, repo: Any, env: dict[str, str] | None = N
     from ctxguard.github.run import RunError, job_logs, repository, run_id
 
     env = dict(os.environ) if env is None else env
-    common: dict[str, Any] = dict(
-        entry=spec.name,
-        type=spec.type or "log",
-        task=spec.task,
-        priority=spec.priority,
-        max_raw_tokens=spec.max_raw_tokens,
-        shares=spec.share_surplus,
-    )
+    common = _entry_fields(spec, spec.type or "log")
     try:
         remote = next((r.url for r in repo.remotes if r.name == "origin"), None)
     except (ValueError, OSError, AttributeError):
@@ -370,15 +365,7 @@ def _run_artifacts(spec: ArtifactSpec, repo: Any, env: dict[str, str] | None = N
                 )
             )
             continue
-        if streamable(log.path, log.name, common["type"]) is not None:
-            out.append(Artifact(log.name, budget=share, text=None, stream=log.path, notes=log.notes, **common))
-            continue
-        loaded = read_artifact(log.path)
-        out.append(
-            Artifact(
-                log.name, budget=share, text=loaded.text, error=loaded.error, notes=loaded.notes + log.notes, **common
-            )
-        )
+        out.append(_read(log.path, log.name, share, log.notes, common))
     return out
 
 

@@ -102,9 +102,9 @@ class Client:
             found = _NEXT.search(link)
             url = found.group(1) if found and origin(found.group(1)) == origin(self.base) else None
 
-    def download(self, path: str, into: Path, limit: int = MAX_DOWNLOAD) -> Fetched:
-        """A file the API answers with a redirect to (a job's log), written to `into`; the
-        redirect is followed with the token only when it stays on the API's origin."""
+    def download(self, path: str, into: Path, limit: int = MAX_DOWNLOAD, prefix: bytes = b"") -> Fetched:
+        """A file the API answers with a redirect to (a job's log), written to `into` after
+        `prefix`; the redirect is followed with the token only when it stays on the API's origin."""
         url = self._url(path)
         for _hop in range(5):
             with self._open(url, follow=True) as answer:
@@ -114,7 +114,7 @@ class Client:
                         raise ApiError(f"GitHub answered {answer.status} to {path} without a Location", answer.status)
                     url = urllib.parse.urljoin(url, location)
                     continue
-                return _save(answer, into, limit)
+                return _save(answer, into, limit, prefix)
         raise ApiError(f"too many redirects fetching {path}")
 
     # -- the requests -------------------------------------------------------------------------
@@ -216,9 +216,10 @@ def _retry_in(status: int, headers: Message, attempt: int) -> float | None:
     return None if wait > LONGEST_WAIT else max(0.0, wait)
 
 
-def _save(answer: BinaryIO, into: Path, limit: int) -> Fetched:
+def _save(answer: BinaryIO, into: Path, limit: int, prefix: bytes) -> Fetched:
     size, cut = 0, False
     with into.open("wb") as out:
+        out.write(prefix)
         while chunk := answer.read(CHUNK):
             if size + len(chunk) > limit:
                 out.write(chunk[: limit - size])

@@ -126,14 +126,9 @@ def _fetch(client: Client, repo: str, run: int, jobs: str) -> list[JobLog]:
             )
             continue
         path = _folder() / f"{run}-{job.get('id')}.log"
-        head = _heading(label, job)
-        try:
-            part = path.with_suffix(".part")
-            fetched = client.download(f"repos/{repo}/actions/jobs/{job['id']}/logs", part)
-            with path.open("wb") as log, part.open("rb") as body:
-                log.write(head.encode())
-                shutil.copyfileobj(body, log, 1 << 20)
-            part.unlink()
+        try:  # (the log written once, after its first line)
+            logs = f"repos/{repo}/actions/jobs/{job['id']}/logs"
+            fetched = client.download(logs, path, prefix=_heading(label, job).encode())
         except ApiError as exc:
             out.append(JobLog(label, error=f"cannot read the log of job {name}: {exc}", missing=True))
             continue

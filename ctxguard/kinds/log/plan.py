@@ -139,7 +139,7 @@ def plan(
 
     firsts: dict[str, int] = {}
     counts: dict[str, int] = {}
-    rules = {i: rule_of(unstamped(lines[i])) for i, kind in read.kinds.items() if kind == "error"}
+    rules = {i: rule_of(bare[i]) for i, kind in read.kinds.items() if kind == "error"}
     seen = Counter(rule for rule in rules.values() if rule is not None)
     most = math.log(max(seen.values())) if seen else 0.0  # (the commonest rule's count, as a log)
     trace: list[int] = []
@@ -172,7 +172,7 @@ def plan(
         shown[i] = occurrences(shown[i], counts[key])
     _named_once(lines, firsts.values(), rank, must)  # a test named twice: once among the first
     _names_and_cause(lines, firsts, rank)
-    _places(lines, rank, anchors)
+    _places(bare, rank, anchors)
     head = None  # stack frames, sections and task lines: each run shown with its first line
     for i in read.marked:  # the failing statement: kept like the errors, before the banner
         if FAILURE_DETAIL.match(lines[i]):
@@ -200,7 +200,7 @@ def plan(
         anchors[i] = (j, *anchors.get(i, ()))
     # Tier 2 keeps every error and warning line and the first EDGE lines too (tier 3 need not).
     tier2 = [m or e or i < EDGE for i, (m, e) in enumerate(zip(must, every))]
-    lines, shown, rank, must, tier2, anchors = _names_apart(lines, shown, rank, must, tier2, anchors)
+    lines, shown, rank, must, tier2, anchors = _names_apart(lines, bare, shown, rank, must, tier2, anchors)
     costs = _costs(shown, encoded, tokenizer) if stamped else None
     return Plan(
         units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer, costs),
@@ -223,19 +223,25 @@ def _costs(shown: Lines, encoded: Encoded, tokenizer: Tokenizer) -> list[int]:
 
 
 def _names_apart(
-    lines: Lines, shown: Lines, rank: Ranks, must: list[bool], tier2: list[bool], anchors: dict[int, tuple[int, ...]]
+    lines: Lines,
+    bare: Lines,
+    shown: Lines,
+    rank: Ranks,
+    must: list[bool],
+    tier2: list[bool],
+    anchors: dict[int, tuple[int, ...]],
 ) -> tuple[Lines, Lines, Ranks, list[bool], list[bool], dict[int, tuple[int, ...]]]:
     """Each line naming a failed test with what it says (pytest's `FAILED id - message`) as two
     units: its name, then ` - message` on the same line, taken at NAMED_SAYS and never without
     its name. A tight cut names more failed tests (`FAILED id (…)`): pytest clips the message on
-    that line, and the failure's `E` line says it whole. The other lists follow the lines."""
+    that line, and the failure's `E` line says it whole. The other lists follow the lines
+    (`bare`: the lines without a CI runner's timestamp)."""
     cuts: dict[int, tuple[int, int]] = {}  # line -> where its line and its shown line are cut
     for i, line in enumerate(lines):
-        bare = unstamped(line)
-        if rank[i][0] == NAMED and shown[i] == bare:
-            at = message_at(bare)
+        if rank[i][0] == NAMED and shown[i] == bare[i]:
+            at = message_at(bare[i])
             if at is not None:  # (after the space before the dash)
-                cuts[i] = (len(line) - len(bare) + at + 1, at + 1)
+                cuts[i] = (len(line) - len(bare[i]) + at + 1, at + 1)
     if not cuts:
         return lines, shown, rank, must, tier2, anchors
     where: list[int] = []  # per line, its first unit
@@ -254,23 +260,24 @@ def _names_apart(
     return out[0], out[1], out[2], out[3], out[4], moved
 
 
-def _places(lines: Lines, rank: Ranks, anchors: dict[int, tuple[int, ...]]) -> None:
+def _places(bare: Lines, rank: Ranks, anchors: dict[int, tuple[int, ...]]) -> None:
     """A pytest failure's place (`more.py:846: ValueError`, below its `E` lines and a blank
-    line) taken at its first `E` line's turn, right after it, with the blank line between."""
-    for i, line in enumerate(lines):
-        if not PYTEST_AT.match(unstamped(line).rstrip("\r\n")):
+    line) taken at its first `E` line's turn, right after it, with the blank line between.
+    (`bare`: the lines without a CI runner's timestamp.)"""
+    for i, line in enumerate(bare):
+        if not PYTEST_AT.match(line.rstrip("\r\n")):
             continue
         j = i - 1
-        while j >= 0 and not unstamped(lines[j]).strip():
+        while j >= 0 and not bare[j].strip():
             j -= 1
-        if j < 0 or not PYTEST_E.match(unstamped(lines[j])):
+        if j < 0 or not PYTEST_E.match(bare[j]):
             continue
-        while j > 0 and PYTEST_E.match(unstamped(lines[j - 1])):
+        while j > 0 and PYTEST_E.match(bare[j - 1]):
             j -= 1
         if rank[j] < rank[i]:
             rank[i] = rank[j]
             for k in range(i - 1, j, -1):
-                if not unstamped(lines[k]).strip() and rank[j] < rank[k]:
+                if not bare[k].strip() and rank[j] < rank[k]:
                     rank[k] = rank[j]
                     anchors[k] = (i,)
 

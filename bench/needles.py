@@ -558,10 +558,10 @@ def _ceiling(needles: list[str], budget: int, count: Callable[[str], int]) -> in
 def measure(cases: Path, ratios: list[float], show: int, ceiling: bool = False) -> None:
     """Needle recall per family and ratio, for ctxguard, a head cut and a tail cut."""
     from ctxguard.api import compress_text
-    from ctxguard.tokens.load import get_tokenizer
+    from ctxguard.tokens.load import get_tokenizer, tiktoken_encoding
 
     tokenizer = get_tokenizer("o200k_base")
-    encoding = tokenizer._encoding  # type: ignore[attr-defined]
+    encoding = tiktoken_encoding("o200k_base")  # (tiktoken's own, for the head and tail cuts)
     found: dict[tuple[str, float, str], list[int]] = defaultdict(lambda: [0, 0])
     misses: dict[tuple[str, float], list[str]] = defaultdict(list)
     for meta in sorted(cases.glob("*.needles.json")):

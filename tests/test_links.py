@@ -178,18 +178,22 @@ def _failure(name: str, place: str, error: str) -> str:
     )
 
 
+_OTHERS = ("KeyError: no such key", "TypeError: bad operand", "IndexError: out of range", "OSError: disk full",
+           "RuntimeError: loop closed", "LookupError: not found")  # fmt: skip
+
+
 def test_a_logs_frame_into_the_change_comes_before_the_other_failures_places(red: Repo) -> None:
     """Of two failures, the one whose traceback goes through a changed line is the one whose
     place a tight log cut shows, wherever it stands in the log."""
     noise = "".join(f"tests/test_misc.py::test_{k} PASSED\n" for k in range(200))
     log = (
         "=================================== FAILURES ===================================\n"
-        + "".join(_failure(f"test_other_{k}", f"app/other_{k}.py:5", f"ValueError: other {k}") for k in range(6))
+        + "".join(_failure(f"test_other_{k}", f"app/other_{k}.py:5", error) for k, error in enumerate(_OTHERS))
         + _failure("test_total", "app/sign.py:2", "AssertionError: wrong sign")
         + noise
         + "=========================== short test summary info ============================\n"
-        + "".join(f"FAILED tests/test_app.py::test_other_{k} - ValueError: other {k}\n" for k in range(6))
-        + "FAILED tests/test_app.py::test_total - AssertionError: wrong sign\n"
+        + "FAILED tests/test_app.py::test_total - AssertionError: wrong sign\n"  # (the farthest from the end)
+        + "".join(f"FAILED tests/test_app.py::test_other_{k} - {error}\n" for k, error in enumerate(_OTHERS))
         + "========================= 7 failed, 200 passed in 0.52s ==========================\n"
     )
     (red.path / "reports/tests.log").write_text(log)

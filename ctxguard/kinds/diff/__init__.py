@@ -59,13 +59,15 @@ KIND = KindOf(
     numbered=numbered,
     first=(
         "at tier 3 the list of changed files first; a line of source code whose edit flips an operator, a "
-        "number or a keyword of logic (`if n == 0` → `if n == 1`), with the removed line; in `git log -p` "
-        "and `git format-patch` output, each commit's subject with its `commit <sha>` line; with a task, "
+        "number or a keyword of logic (`if n == 0` → `if n == 1`), or a quoted value the code compares "
+        '(`if sign == "-"` → `"+"`, `case \'fill\':`), with the removed line; in `git log -p` and '
+        "`git format-patch` output, each commit's subject with its `commit <sha>` line (the id shown to 12 "
+        "hex digits, as `git log --abbrev=12` writes it: the full id costs as much as a subject); with a task, "
         "the changed lines and definitions that name its words (first among their equals, with their "
         "file, hunk and definition; the other changed lines wait for them); added or "
         "removed definitions and error lines, by turns across files (each file's first, then each file's "
         "second, …; one moved or re-indented after the edits); a line of source code edited in place "
-        "otherwise, before one where only a quoted string changed (a version, a date); each change under "
+        "otherwise, before one where only a quoted string changed (a version, a date, a message); each change under "
         "its file and hunk header and its unchanged enclosing `def`/`class`; source files' other changed "
         "code"
     ),

@@ -51,6 +51,14 @@ TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^
 # cut takes them before any file's header.
 COMMIT_LINE = re.compile(r"^(?:commit [0-9a-f]{7,64}\b|From [0-9a-f]{40} )")
 COMMIT: Final = 0.97  # after a flipped condition (0.95), before the changed definitions (1)
+_FULL_SHA = re.compile(r"^(commit |From )([0-9a-f]{12})[0-9a-f]{28,52}\b")
+
+
+def short_commit(line: str) -> str:
+    """A commit's line as a cut shows it: its id abbreviated to 12 hex digits, as `git log
+    --abbrev=12` does (still a name git resolves; the full id is ~25 tokens, the subject's
+    cost again)."""
+    return _FULL_SHA.sub(r"\1\2", line, count=1) if line.startswith(("commit ", "From ")) else line
 
 
 class DiffReader:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from ctxguard.kinds.definitions import is_comment_or_blank
-from ctxguard.kinds.diff.lines import DiffReader
+from ctxguard.kinds.diff.lines import DiffReader, short_commit
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
 from ctxguard.plan import Plan, ended, units
 from ctxguard.tokens.base import Encoded, Tokenizer
@@ -153,7 +153,8 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             keep = source and i in edited  # a line of code edited in place: the behaviour changed there
             body[i] = EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset
             if keep and i in quoted:
-                body[i] = EDITED_QUOTED
+                other = lines[edited[i][0]][1:] if edited[i] else ""
+                body[i] = FLIPPED if _compared(line[1:], other) else EDITED_QUOTED  # (a value compared: logic)
             elif keep and edited[i] and flipped(lines[edited[i][0]][1:], line[1:]):
                 body[i] = FLIPPED
             needs = (*hunk, *enclosing, *(edited.get(i, ())))
@@ -190,6 +191,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     for i in _moved(lines, reader_kind):  # a definition or error line moved or re-indented: after the edits
         rank[i] = (MOVED + rank[i][0] - 1, i)
     _each_files_turn(rank, reader_kind)
+    shown = [short_commit(line) if kind == "commit" else line for line, kind in zip(lines, reader_kind)]
     stats = doc.files
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
     # Every header is kept (tier 2 and 3), after the changed definitions and the lines edited in
@@ -200,7 +202,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         if stats and must[i] and kind in ("file", "header", "hunk"):
             rank[i] = (rank[i][0] + HEADERS_AFTER_EDITS, i)
     return Plan(
-        units(lines, lines, rank, must, anchors.__getitem__, encoded, tokenizer),
+        units(lines, shown, rank, must, anchors.__getitem__, encoded, tokenizer),
         encoded.count,
         listing=lambda room: file_listing(stats, tokenizer, room),
         notes=notes,
@@ -311,6 +313,17 @@ def _in_quotes(line: str, other: str) -> bool:
     version or a date bumped, a message reworded), not in its code."""
     before = os.path.commonprefix((line, other))
     return any(before.count(q) % 2 == 1 for q in ("'", '"', "`"))
+
+
+_COMPARES = re.compile(r"(?:==|!=|<=|>=|<|>|\bin|\bis|\bcase|\bwhen)\s*$")
+
+
+def _compared(line: str, other: str) -> bool:
+    """Whether the quoted string two lines differ in is a value the code compares
+    (`if sign == "-"` -> `if sign == "+"`, `case 'fill':`): logic, not a message or a version."""
+    before = os.path.commonprefix((line, other))
+    opening = max(before.rfind(q) for q in ("'", '"', "`"))
+    return opening > 0 and _COMPARES.search(line[:opening].rstrip(" ([{,")) is not None
 
 
 def _distance(i: int, keys: list[int]) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.definitions import definition_name
-from ctxguard.kinds.diff.lines import DiffReader, error_message
+from ctxguard.kinds.diff.lines import DiffReader, error_message, short_commit
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.diff.plan import ASKED, TURN, file_listing, turn_of
 from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, Sink, offer
@@ -87,6 +87,7 @@ class DiffSink(Sink):
         needs, rank, sure = self.hunk, None, kind in ("file", "hunk", "header", "commit", "subject")
         if kind in ("commit", "subject"):
             needs = self._commit(kind, number)
+            line = short_commit(line) if kind == "commit" else line
         elif kind == "file":
             self.close()
             self.stat, self.changed, self.turns = _Count(self.reader.path), 0, {}

@@ -360,6 +360,30 @@ def test_a_quoted_string_edited_goes_after_code_edited_and_a_flipped_condition_f
 
 
 @pytest.mark.parametrize(
+    ("old", "new", "compared"),
+    [
+        ("    if incomplete == 'fill':", "    if incomplete == 'full':", True),
+        ('    if sign == "-":', '    if sign == "+":', True),
+        ("    case 'strict':", "    case 'strict2':", True),
+        ("  } else if (mode !== `a`) {", "  } else if (mode !== `b`) {", True),
+        ("    hint = 'n must be >= 0'", "    hint = 'n must be >= 1'", False),
+        ("version = '1.2.0'", "version = '1.3.0'", False),
+        ('    if x: log("helo")', '    if x: log("hello")', False),
+    ],
+)
+def test_a_quoted_value_the_code_compares_is_a_flip(old: str, new: str, compared: bool) -> None:
+    """`if sign == "-"` -> `"+"` is logic, ranked with the flipped conditions; a message, a
+    version or a log line reworded stays a quoted edit."""
+    from ctxguard.kinds.diff.plan import EDITED_QUOTED, FLIPPED, plan
+    from ctxguard.tokens.load import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    text = f"diff --git a/pkg/b.py b/pkg/b.py\n--- a/pkg/b.py\n+++ b/pkg/b.py\n@@ -1,3 +1,3 @@\n def f(n):\n-{old}\n+{new}\n"
+    level = {u.text: u.priority[0] for u in plan(read(text), tokenizer.encode(text), tokenizer).units}
+    assert level[f"+{new}\n"] == (FLIPPED if compared else EDITED_QUOTED)
+
+
+@pytest.mark.parametrize(
     ("old", "new", "flips"),
     [
         ("if n == 0:", "if n == 1:", True),
@@ -600,7 +624,7 @@ def test_a_git_log_keeps_each_commits_subject_with_its_line(sample, share: float
         assert len(shown) == 3  # (every commit's line and subject: tier 2 keeps them)
     for subject in shown:
         sha = text.split(f"    {subject}\n")[0].rsplit("commit ", 1)[1].split("\n")[0]
-        assert f"commit {sha}\n" in content
+        assert len(sha) == 40 and f"commit {sha[:12]}\n" in content  # (its id as `--abbrev=12` writes it)
     assert "+    if amount <= 0:" in content  # (the flipped condition: first of all)
     assert content.count("\ncommit ") + content.startswith("commit ") == len(shown)  # (partners)
     if share >= 0.6:

@@ -328,6 +328,7 @@ def finish(
         retention=kept.to_dict(options.missed),
         redacted=tuple(state.redacted.items()),
         files=sink.files(),
+        task=options.task,
     )
 
 

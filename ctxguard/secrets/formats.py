@@ -1,19 +1,21 @@
 """Vendors' token formats (ctxguard.secrets.vendors), each found from a literal anchor in one
 scan of the text.
 
-One regular expression finds every format's anchor literals, and the hint words that send a line
-to the assignment readers, in a single pass (`ANCHORS`); only there is a format's full pattern
-tried (`BY_ANCHOR`).
+One scan finds every format's anchor literals, and the hint words that send a line to the
+assignment readers (`find_anchors`: an Aho-Corasick automaton, or one regular expression with
+the same matches); only there is a format's full pattern tried (`BY_ANCHOR`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from functools import cache
 
 from ctxguard.secrets.vendors import FORMATS, Format
 
 __all__ = [
-    "ANCHORS",
+    "ANCHOR_WORDS",
     "BY_ANCHOR",
     "FORMATS",
     "HINTS",
@@ -22,6 +24,7 @@ __all__ = [
     "PROGRAMS",
     "SHORT_SPELLINGS",
     "Format",
+    "find_anchors",
     "word_at",
 ]
 
@@ -67,9 +70,46 @@ _INSENSITIVE = [a.lower() for f in FORMATS if f.ignore_case for a in f.anchors] 
 # in `dbToken`) instead of with (?i): literals let the scan skip every position whose character
 # starts none of them, which makes it three times faster.
 _SPELLINGS = [v for w in _INSENSITIVE for v in dict.fromkeys((w, w.upper(), w.title()))]
-# One alternation (named groups around its halves would cost the skipping): what an anchor is
-# comes from the tables below.
-ANCHORS = re.compile(_alternation(_SENSITIVE + _SPELLINGS))
+ANCHOR_WORDS: tuple[str, ...] = tuple(sorted(set(_SENSITIVE + _SPELLINGS)))
+
+
+def find_anchors(text: str) -> Iterator[tuple[int, str]]:
+    """Every anchor in the text, in order: where it starts and which it is (at each place the
+    longest, none overlapping another). Through an Aho-Corasick automaton (`ahocorasick_rs`, a
+    compiled wheel: about a fifth of the regular expression's time on real artifacts, where
+    that scan cost 0.7-1.2x of an encode), else through regex_anchors: the same matches."""
+    return _scanner()(text)
+
+
+def regex_anchors(text: str) -> Iterator[tuple[int, str]]:
+    """find_anchors with one regular expression (when the automaton's wheel is not installed)."""
+    for match in _pattern().finditer(text):
+        yield match.start(), match.group()
+
+
+@cache
+def _pattern() -> re.Pattern[str]:
+    # One alternation (named groups around its halves would cost the skipping): what an anchor
+    # is comes from the tables below.
+    return re.compile(_alternation(list(ANCHOR_WORDS)))
+
+
+@cache
+def _scanner() -> Callable[[str], Iterator[tuple[int, str]]]:
+    """The automaton's scan, built once (well under a millisecond), or regex_anchors."""
+    try:
+        import ahocorasick_rs
+    except ImportError:  # (a platform without its wheel)
+        return regex_anchors
+    automaton = ahocorasick_rs.AhoCorasick(ANCHOR_WORDS, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+
+    def scan(text: str) -> Iterator[tuple[int, str]]:
+        for word, start, _ in automaton.find_matches_as_indexes(text):
+            yield start, ANCHOR_WORDS[word]
+
+    return scan
+
+
 BY_ANCHOR: dict[str, tuple[Format, ...]] = {}
 for _format in FORMATS:
     for _anchor in _format.anchors:

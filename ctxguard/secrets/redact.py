@@ -17,13 +17,13 @@ from dataclasses import dataclass
 
 from ctxguard.secrets import assign
 from ctxguard.secrets.formats import (
-    ANCHORS,
     BY_ANCHOR,
     PEM_BEGIN,
     PEM_END,
     PROGRAMS,
     SHORT_SPELLINGS,
     Format,
+    find_anchors,
     word_at,
 )
 from ctxguard.secrets.values import filler, placeholder
@@ -77,9 +77,7 @@ def redact(text: str) -> Redacted:
     found: list[tuple[int, int, str]] = []
     lines: dict[int, int] = {}  # start -> end of each line with a hint word or an anchor
     start = end = -1
-    for match in ANCHORS.finditer(text):
-        pos = match.start()
-        anchor = match.group()
+    for pos, anchor in find_anchors(text):
         if anchor in SHORT_SPELLINGS and not word_at(text, pos, anchor):
             continue
         if pos > end:  # anchors come in order: a line's bounds are found once

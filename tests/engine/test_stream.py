@@ -57,6 +57,15 @@ def test_stream_counts_exactly_and_keeps_what_matters(small_stream: None, tmp_pa
     assert record["retention"]["kept"] == record["retention"]["probes"]
 
 
+def test_a_streamed_record_keeps_its_task(small_stream: None, tmp_path: Path) -> None:
+    """The task a streamed artifact was cut for is in its record, as in a record read whole."""
+    path, _ = _log(tmp_path)
+    record = compress_file(path, 600, task="db connection lost")
+    assert any(note.startswith("streamed:") for note in record["notes"])
+    assert record["task"] == "db connection lost"
+    assert "task" not in compress_file(path, 600)  # (no task: no field)
+
+
 def test_stream_head_mode_and_small_files(small_stream: None, tmp_path: Path) -> None:
     path, text = _log(tmp_path)
     record = compress_file(path, 300, tier3="head")

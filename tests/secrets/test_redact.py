@@ -227,3 +227,51 @@ def test_what_an_allow_marker_kept_is_said_in_the_records_notes() -> None:
     said = " ".join(record["notes"])
     assert "redacted 1 secret value (1 password)" in said
     assert "kept 1 secret-looking value on lines marked `ctxguard: allow`" in said
+
+
+# --- the anchor scan: the automaton and the regular expression find the same ----------------
+
+
+def _scanned_texts() -> list[str]:
+    """The secret vectors, every sample artifact, the fake secrets in ordinary lines, and text
+    outside ASCII (the automaton's places must be characters, not bytes)."""
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(SAMPLES.rglob("*")) if p.is_file()]
+    texts += [f"const token = '{value}'; // PAT pat Pat path compat\n" for value in FAKE.values()]
+    texts.append("naïve café — ключ token=ÄÖÜ xoxb-1 ghp_ ∑ AKIA Secret SECRET secret\n" * 3)
+    return texts
+
+
+def test_the_anchor_automaton_finds_what_the_regular_expression_finds() -> None:
+    from ctxguard.secrets import formats
+
+    assert formats._scanner() is not formats.regex_anchors  # (ahocorasick-rs is a dependency: installed)
+    texts = _scanned_texts()
+    assert len(texts) > 40
+    for text in texts:
+        assert list(formats.find_anchors(text)) == list(formats.regex_anchors(text))
+    assert sum(len(list(formats.find_anchors(text))) for text in texts) > 1000  # (they found things)
+
+
+def test_without_the_automaton_the_scan_and_its_redactions_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    from ctxguard.secrets import formats
+
+    texts = _scanned_texts()
+    with_automaton = [redact(text) for text in texts]
+    real_import = builtins.__import__
+
+    def no_wheel(name: str, *args: object, **kwargs: object) -> object:
+        if name == "ahocorasick_rs":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_wheel)
+    formats._scanner.cache_clear()
+    try:
+        assert formats._scanner() is formats.regex_anchors
+        assert [redact(text) for text in texts] == with_automaton
+    finally:
+        monkeypatch.undo()
+        formats._scanner.cache_clear()
+    assert formats._scanner() is not formats.regex_anchors

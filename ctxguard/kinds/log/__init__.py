@@ -83,6 +83,9 @@ KIND = KindOf(
         "naming a failed test (`FAILED id - message`, `● Suite › test`, `--- FAIL: TestX`, `FAIL: test "
         "(module.Class)`), those nearest the run's summary first (one block with it, no gap line "
         "between), a test named twice (a `-v` line and the summary) once, by the line that says why; then "
+        'an error that marks a fresh mistake (a typo: `did you mean ‘delta’?`, `maybe "join"?`; a name '
+        "that does not resolve: `F821 Undefined name`, `is not defined`; among a compiler's errors, read "
+        "in order, only one that names a rule); then "
         "every error line (pytest's `E` lines that go on from the one before them after the others), then "
         "the last line otherwise, warnings, failing statements, the first line (a line that says "
         "something on its own: never a compiler's source gutter `  12 |   ^~~` or an attached `note:`); "

@@ -29,6 +29,7 @@ from ctxguard.kinds.log.lines import (
     unstamped,
 )
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
+from ctxguard.kinds.mistakes import fresh
 from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import clip
@@ -39,6 +40,7 @@ ENDS: Final = 0.0  # the last line, when it is an error or a summary line: how t
 SUMMARY_LEVEL: Final = 0.5  # a run's summary (`5 failed, 623 passed`) …
 NAMED: Final = 0.8  # … a line naming a failed test (`FAILED tests/x.py::test_y - Error: …`) …
 FOCUSED: Final = 0.95  # a frame through which a failure reaches the change (ctxguard.links) …
+FRESH: Final = 0.97  # a report's error that marks a fresh mistake (a typo, a name that does not resolve) …
 ERROR: Final = 1.0  # the first occurrence of an error template …
 GOES_ON: Final = 1.1  # … (pytest's `E` lines after a failure's first one)
 STAMPS_LEFT_OUT: Final = "CI timestamps left out of the lines shown (the full text has them)"
@@ -62,8 +64,10 @@ COMMON_RULE: Final = 0.09
 
 def template_level(line: str, goes_on: bool = False) -> float:
     """How early the first line of an error or warning template is taken: a run's summary, then
-    the lines naming a failed test, then the other error lines (pytest's `E` lines that go on
-    from the one before them after the rest), then warnings."""
+    the lines naming a failed test, then an error that marks a fresh mistake (ctxguard.kinds.
+    mistakes: a typo, a name that does not resolve; among a compiler's errors, which are read in
+    order, only one that names a rule), then the other error lines (pytest's `E` lines that go
+    on from the one before them after the rest), then warnings."""
     line = unstamped(line)
     if SUMMARY.search(line):
         return SUMMARY_LEVEL
@@ -72,7 +76,10 @@ def template_level(line: str, goes_on: bool = False) -> float:
     lowered = line.lower()
     if "warn" in lowered and "error" not in lowered:
         return WARNING
-    return GOES_ON if goes_on else ERROR
+    if goes_on:
+        return GOES_ON
+    in_order = DIAGNOSTIC.match(line) is not None and rule_of(line) is None  # (a compiler's error)
+    return FRESH if not in_order and fresh(line) else ERROR
 
 
 def goes_on(line: str, before: str | None) -> bool:

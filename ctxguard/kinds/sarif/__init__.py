@@ -69,7 +69,9 @@ KIND = KindOf(
     facts=facts,
     left_out=left_out,
     first=(
-        "every result as `level rule uri:line:column: message`, a rule with few results before one the "
+        "every result as `level rule uri:line:column: message`, those whose message marks a fresh mistake "
+        "first (a name that does not resolve, a typo: `undefined name 'x'`, `did you mean`), whatever "
+        "their level; then a rule with few results before one the "
         "log names often (a project's standing noise), among rules as rare `error` before `warning` "
         "before `note`, then in the log's order; the tools and the results' counts by level"
     ),

@@ -1,4 +1,6 @@
-"""A SARIF log as its reader wants it: results first, each as `level rule place: message`, a rare
+"""A SARIF log as its reader wants it: results first, each as `level rule place: message`; those
+whose message marks a fresh mistake first (ctxguard.kinds.mistakes: a typo, a name that does not
+resolve, whatever level the tool gave it), then a rare
 rule's results before a rule the log names often (a project's standing noise: a result the
 change adds is most often of a rule with few results), and among rules as rare `error` before
 `warning` before `note` (a level weighs a quarter of the way from a rule of one result to the
@@ -14,6 +16,7 @@ from typing import Final
 from ctxguard.kinds import rendered
 from ctxguard.kinds.json.model import read as json_read
 from ctxguard.kinds.json.plan import plan as json_plan
+from ctxguard.kinds.mistakes import fresh
 from ctxguard.kinds.rendered import Row, shorten
 from ctxguard.kinds.sarif.model import LEVELS, Run, SarifDoc
 from ctxguard.plan import Plan
@@ -25,6 +28,7 @@ RESULT: Final = 1.0  # a result: 1 …
 COMMON_RULE: Final = 1.0  # … plus up to this much for a rule with many results (the log's most: 1) …
 LEVEL_STEP: Final = 0.25  # … plus this much a level below error (warning 0.25, note 0.5, none 0.75)
 ASKED: Final = 0.9  # a result that names the task's words (plus its level's step)
+FRESH: Final = 0.95  # a result whose message marks a fresh mistake (ctxguard.kinds.mistakes), whatever its level
 RULES: Final = 6.0  # a rule's short description
 MESSAGE_CHARS: Final = 600
 
@@ -52,6 +56,8 @@ def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
             text = line(result.level, result.rule, result.place, result.message)
             step = LEVEL_STEP * LEVELS.index(result.level)
             level = RESULT + step + COMMON_RULE * math.log(rules[(run.tool, result.rule)]) / most
+            if fresh(result.message):  # (a typo, a name that does not resolve: it cannot run)
+                level = FRESH
             if task_words and mentions(text, task_words):
                 level = min(level, ASKED + step)
             found.append(Row(text, level, item=True, tier2=result.level == "error"))

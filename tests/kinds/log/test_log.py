@@ -650,3 +650,51 @@ def test_a_failures_place_comes_with_its_first_error_line() -> None:
     text = _pytest_run(failures=1, goes_on=0)
     plain = compress_text(text, 110, name="pytest.log")["content"]
     assert "E       AssertionError: Lists differ: [0] != [0, 1]\n\ntests/test_case.py:10: AssertionError\n" in plain
+
+
+def test_an_error_that_names_a_near_name_comes_before_the_other_errors() -> None:
+    """A diagnostic that suggests the name it may have meant (`did you mean "factory"?`, `maybe
+    "join"?`) is a typo, the likeliest fresh mistake among a report's standing errors: a tight
+    cut shows it before the other errors, rare rules included; an error that only says `maybe`
+    is not one."""
+    from ctxguard.kinds.mistakes import SUGGESTS
+
+    rules = ("misc", "index", "override", "no-redef", "comparison-overlap", "return-value", "assignment",
+             "arg-type", "union-attr", "valid-type", "has-type", "list-item", "dict-item", "type-var",
+             "func-returns-value", "abstract", "empty-body", "safe-super")  # fmt: skip
+    standing = "".join(
+        f"pkg/{rule}.py:3: error: Something about {rule.replace('-', ' ')} is off  [{rule}]\n" for rule in rules
+    )
+    standing += "".join(
+        f"pkg/util.py:{k}: error: Call to untyped function in typed context  [no-untyped-call]\n" for k in range(200)
+    )
+    typo = 'pkg/core.py:67: error: Name "factroy" is not defined; did you mean "factory"?  [name-defined]\n'
+    attribute = 'pkg/text.py:12: error: "str" has no attribute "joins"; maybe "join"?  [attr-defined]\n'
+    lines = standing.splitlines(keepends=True)
+    summary = "Found 242 errors in 43 files (checked 50 source files)\n"
+    text = "".join([*lines[:60], attribute, *lines[60:], typo, summary])
+    cut = compress_text(text, 120, name="mypy.log")
+    assert cut["tier"] == 3 and typo in cut["content"] and attribute in cut["content"]
+    assert sum(f"[{rule}]" in cut["content"] for rule in rules) < len(rules)  # (not all of them fit)
+    gcc = "x.c:132:56: error: ‘delt’ undeclared (first use in this function); did you mean ‘delta’?"
+    python = "NameError: name 'factroy' is not defined. Did you mean: 'factory'?"
+    for line in (gcc, python, typo, attribute):
+        assert SUGGESTS.search(line), line
+    for line in ("error: connection refused, maybe a network problem", "ERROR maybe-later job failed"):
+        assert not SUGGESTS.search(line), line
+
+
+def test_a_linters_undefined_name_comes_before_its_rare_style_rules() -> None:
+    """ruff's `F821 Undefined name` among a project's standing findings, most of them rules with
+    one result: the name that does not resolve is taken first (it cannot run); `F403 … unable to
+    detect undefined names` is not one."""
+    rules = [f"X{k:03d}" for k in range(40)]
+    standing = "".join(
+        f"pkg/m{k}.py:{k + 1}:1: {rule} Some style finding about thing {k}\n" for k, rule in enumerate(rules)
+    )
+    star = "pkg/__init__.py:1:1: F403 `from .x import *` used; unable to detect undefined names\n"
+    undefined = "pkg/core.py:67:14: F821 Undefined name `factroy`\n"
+    lines = standing.splitlines(keepends=True)
+    text = "".join([*lines[:5], star, *lines[5:], undefined, "Found 42 errors.\n"])  # (not the first line: always kept)
+    content = compress_text(text, 80, name="ruff.log")["content"]
+    assert undefined in content and star not in content

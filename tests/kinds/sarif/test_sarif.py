@@ -147,3 +147,50 @@ def test_a_tier_2_cut_keeps_every_error_result() -> None:
     record = compress(text, int(raw / 1.4), tokenizer=tokenizer, name="x.sarif")
     assert record.tier == 2 and not record.truncated
     assert sum(line.startswith("error ") for line in record.content.splitlines()) == 23
+
+
+def test_a_name_that_does_not_resolve_comes_before_rarer_rules_whatever_its_level() -> None:
+    """flake8's SARIF calls pyflakes' `undefined name` a warning and pycodestyle's findings
+    errors; a result whose message marks a fresh mistake (a name that does not resolve, a typo)
+    is taken first all the same, before rules with fewer results; `unable to detect undefined
+    names` (a star import) is not one."""
+    rare = [_result(f"X{i}", f"style finding number {i}", f"src/s{i}.py", 3) for i in range(30)]
+    star = [_result("F403", "'from .x import *' used; unable to detect undefined names", "src/__init__.py", 1)]
+    undefined = [
+        _result("F821", "undefined name 'factroy'", "src/factory.py", 67, level="warning"),
+        _result("F821", "undefined name 'sequence'", "src/seq.py", 765, level="warning"),
+    ]
+    log = {
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "flake8"}}, "results": rare + star + undefined}],
+    }
+    text = json.dumps(log, indent=2)
+    content = compress_text(text, 90, name="flake8.sarif")["content"]
+    assert "warning F821 src/factory.py:67:5: undefined name 'factroy'\n" in content
+    assert "warning F821 src/seq.py:765:5: undefined name 'sequence'\n" in content
+    assert content.index("F821") < content.index("X0") if "X0" in content else True
+    assert "F403" not in content
+
+
+@pytest.mark.parametrize(
+    ("message", "is_fresh"),
+    [
+        ("undefined name 'factroy'", True),  # flake8
+        ("Undefined name `sequence`", True),  # ruff
+        ('Name "factroy" is not defined; did you mean "factory"?', True),  # mypy
+        ('"str" has no attribute "joins"; maybe "join"?', True),  # mypy, a typo
+        ("‘delt’ undeclared (first use in this function); did you mean ‘delta’?", True),  # gcc
+        ("cannot find value `x` in this scope", True),  # rustc
+        ("Cannot find name 'foo'.", True),  # tsc
+        ("undefined: parseAmount", True),  # go
+        ("'from .x import *' used; unable to detect undefined names", False),  # a star import
+        ("'compose' may be undefined, or defined from star imports", False),
+        ("Line too long (131 > 120)", False),
+        ("Function is missing a return type annotation", False),
+        ("connection refused, maybe a network problem", False),
+    ],
+)
+def test_what_marks_a_fresh_mistake(message: str, is_fresh: bool) -> None:
+    from ctxguard.kinds.mistakes import fresh
+
+    assert fresh(message) is is_fresh

@@ -129,7 +129,8 @@ KIND = KindOf(
         "every key path; items of an array (of four or more) that differ from their siblings (a rare "
         "`status`/`outcome`/`state`/`level` value, a filled `error`/`crash`/`longrepr`/`failureMessages` "
         "field) with their messages' first lines, the failing ones before those that differ without "
-        "failing (`skipped`, `subtests passed`)"
+        "failing (`skipped`, `subtests passed`); inside them, what names each and why it differs first "
+        "for all of them, their durations, line numbers, tags, passed phases and long tracebacks after"
     ),
     last=(
         "maps keyed by numbers or ids (a coverage report's statement maps and counts: their keys are kept "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import json
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -178,8 +179,15 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 # A map keyed by numbers or ids is bulky uniform data (a coverage report's
                 # statement maps and counts, a lookup table): after the items that stand out.
                 inner = max(stage, MAP) if not salient and is_map(value) else stage
+                later = math.floor(stage) + DETAIL  # (inside an item that differs: what does not tell)
                 entries = [
-                    (item, f'"{_quoted(name)}"{colon}', inner, f"{path}.{name}" if path else str(name), salient)
+                    (
+                        item,
+                        f'"{_quoted(name)}"{colon}',
+                        inner if not salient or _telling(name, item) else later,
+                        f"{path}.{name}" if path else str(name),
+                        salient,
+                    )
                     for name, item in value.items()
                 ]
             else:
@@ -212,7 +220,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
         elif (kind is str or kind is _Clipped) and len(value) > _STAGES[0][3]:
             ends = _string_ends(len(value))
             head = '"' + _quoted(value[: ends[0]])
-            if parent in records:
+            if parent in records and stage <= rows[parent][5]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
             add((_LEAF, key, head, parent, _length(value), stage, depth, key + head))
             for n, (a, b) in enumerate(zip(ends, ends[1:])):
@@ -235,7 +243,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             end[i] = len(rows) - 1
         else:
             written = _scalar(value) if kind is not dict and kind is not list else ("{}" if kind is dict else "[]")
-            if parent in records:
+            if parent in records and stage <= rows[parent][5]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
             add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
     return _Units(rows, end, records, paths, deepest, gaps, heads, items)
@@ -343,6 +351,39 @@ def _fails(name: str, value: Any) -> bool:
         return value if name == "failed" else not value  # `failed: true`; `passed`, `success`, `ok`: false
     if type(value) is int:
         return value > 0 if name.endswith("errorcount") else name == "severity" and value >= 2
+    return False
+
+
+# Inside an item that differs from its siblings, the members that say which it is and why it
+# differs come first for every such item; its other members (durations, line numbers, tags, the
+# phases that passed, a long traceback beside its short message) this much later, still before
+# the items that do not differ.
+DETAIL = 0.5
+_NAMES = frozenset(
+    """
+    nodeid name id title fullname testname test classname file filename filepath path location uri
+    ruleid rule message code
+    """.split()
+)
+_LONG = frozenset("longrepr traceback stack stacktrace stderr stdout".split())  # (the short message first)
+
+
+def _telling(name: str, value: Any) -> bool:
+    """Whether a member of an item that differs from its siblings says which item it is or why
+    it differs: a name, a status, a filled error-like field (not a long one: a traceback, a
+    longrepr), or an object holding an error-like field or a failing status (pytest's `call`,
+    not its `setup` that passed)."""
+    lowered = name.lower()
+    if lowered in _LONG:
+        return False
+    if lowered in _NAMES or lowered in _STATUS or lowered in _ERRORS:
+        return True
+    if type(value) is not dict:
+        return False
+    for key, inner in value.items():
+        key = key.lower()
+        if key in _ERRORS and key not in _LONG and inner or key in _STATUS and _fails(key, inner):
+            return True
     return False
 
 

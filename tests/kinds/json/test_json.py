@@ -301,6 +301,47 @@ def test_items_that_differ_from_their_siblings() -> None:
     assert outliers(spread) == {7: True}
 
 
+def test_every_failing_items_name_and_message_come_before_any_failing_items_details() -> None:
+    """A pytest-json-report of 24 failures among 600 tests: a tight cut names every failed test
+    and gives its crash message before it spends a token on any failure's durations, line number,
+    keywords, the phases that passed or its long traceback (each said as keys left out)."""
+
+    def test(i: int, failed: bool) -> dict[str, Any]:
+        phase = {"duration": 0.000123456789, "outcome": "passed"}
+        call: dict[str, Any] = {"duration": 0.000198765432, "outcome": "failed" if failed else "passed"}
+        if failed:
+            call["crash"] = {
+                "path": f"/home/ci/work/pkg/mod_{i}.py",
+                "lineno": 800 + i,
+                "message": f"ValueError: bad {i}",
+            }
+            call["traceback"] = [{"path": "tests/test_m.py", "lineno": 10 + k, "message": ""} for k in range(6)]
+            call["longrepr"] = "self = <tests.test_m.Case testMethod=test>\n" + "    code line\n" * 60
+        return {
+            "nodeid": f"tests/test_m.py::Case::test_number_{i}",
+            "lineno": 100 + i,
+            "outcome": "failed" if failed else "passed",
+            "keywords": [f"test_number_{i}", "Case", "test_m.py", "tests", ""],
+            "setup": phase,
+            "call": call,
+            "teardown": phase,
+        }
+
+    tests = [test(i, i % 25 == 3) for i in range(600)]
+    failing = [t["nodeid"] for t in tests if t["outcome"] == "failed"]
+    text = json.dumps({"summary": {"passed": 576, "failed": 24, "total": 600}, "tests": tests}, indent=2)
+    total = compress_text(text, 1_000_000, name="report.json")["raw_tokens"]
+    for share, messages in ((50, False), (40, True)):  # (2 % and 2.5 % of raw)
+        kept = json.loads(compress_text(text, total // share, name="report.json")["content"])
+        shown = [t for t in kept["tests"] if isinstance(t, dict) and t.get("outcome") == "failed"]
+        assert [t["nodeid"] for t in shown] == failing, share
+        said = [t for t in shown if "crash" in t.get("call", {}) and "message" in t["call"]["crash"]]
+        assert all(t["call"]["crash"]["message"].startswith("ValueError: ") for t in said)
+        assert len(said) == len(failing) if messages else len(said) > 0
+        if not messages:  # (a failure's details wait for every failure's name and message)
+            assert not any("duration" in t or "lineno" in t or "setup" in t for t in shown)
+
+
 def test_a_failing_item_comes_before_a_rare_one_that_fails_nothing() -> None:
     """A pytest-json-report with subtests: 45 `subtests passed` among 577 `passed` are rare
     too, but a tight cut shows the failed tests first."""

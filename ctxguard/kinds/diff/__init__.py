@@ -60,7 +60,8 @@ KIND = KindOf(
     first=(
         "at tier 3 the list of changed files first; a line of source code whose edit flips an operator, a "
         "number or a keyword of logic (`if n == 0` → `if n == 1`), or a quoted value the code compares "
-        '(`if sign == "-"` → `"+"`, `case \'fill\':`), with the removed line; in `git log -p` and '
+        '(`if sign == "-"` → `"+"`, `case \'fill\':`), with the removed line (a line of a Python docstring '
+        "is prose: `3.12` → `3.13` there flips nothing); in `git log -p` and "
         "`git format-patch` output, each commit's subject with its `commit <sha>` line (the id shown to 12 "
         "hex digits, as `git log --abbrev=12` writes it: the full id costs as much as a subject); with a task, "
         "the changed lines and definitions that name its words (first among their equals, with their "

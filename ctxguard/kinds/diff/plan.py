@@ -150,7 +150,9 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         elif kind == "change":
             code = not comment
             source = code and offset == 0 and reader.language is not None
-            keep = source and i in edited  # a line of code edited in place: the behaviour changed there
+            # A line of code edited in place: the behaviour changed there (a docstring's line is
+            # prose: `On Python 3.12` -> `3.13` flips no condition).
+            keep = source and i in edited and not (reader.language == "python" and _in_docstring(lines, i))
             body[i] = EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset
             if keep and i in quoted:
                 other = lines[edited[i][0]][1:] if edited[i] else ""
@@ -324,6 +326,40 @@ def _compared(line: str, other: str) -> bool:
     before = os.path.commonprefix((line, other))
     opening = max(before.rfind(q) for q in ("'", '"', "`"))
     return opening > 0 and _COMPARES.search(line[:opening].rstrip(" ([{,")) is not None
+
+
+def _in_docstring(lines: Sequence[str], i: int) -> bool:
+    """Whether changed line i of a Python hunk is inside a triple-quoted string (a docstring:
+    prose), read from its hunk's new side: the nearest triple quote below it closes one (a lone
+    triple quote, or text ending with one) and the nearest above opens one (one starting with
+    it, not closed on its line) or there is none (the hunk starts inside it)."""
+    below = _nearest_quote(lines, i, 1)
+    if below is None or not _closes(below):
+        return False
+    above = _nearest_quote(lines, i, -1)
+    return above is None or _opens(above)
+
+
+_TRIPLE = ('"""', "'''")
+
+
+def _nearest_quote(lines: Sequence[str], i: int, step: int) -> str | None:
+    """The nearest line of the hunk above or below line i (new side) holding a triple quote."""
+    j = i + step
+    while 0 <= j < len(lines) and lines[j][:1] in (" ", "+", "-"):
+        if lines[j][0] != "-" and any(q in lines[j] for q in _TRIPLE):
+            return lines[j][1:].strip()
+        j += step
+    return None
+
+
+def _closes(text: str) -> bool:
+    return text in _TRIPLE or text.endswith(_TRIPLE) and not text.startswith(_TRIPLE)
+
+
+def _opens(text: str) -> bool:
+    body = text.lstrip("rbuRBUfF")
+    return body in _TRIPLE or body.startswith(_TRIPLE) and not (len(body) > 3 and body.endswith(_TRIPLE))
 
 
 def _distance(i: int, keys: list[int]) -> int:

@@ -359,6 +359,31 @@ def test_a_quoted_string_edited_goes_after_code_edited_and_a_flipped_condition_f
     assert FLIPPED < 1.0 < EDITED < EDITED_QUOTED
 
 
+def test_a_number_edited_in_a_docstring_is_prose_not_a_flip() -> None:
+    """`On Python 3.12 and above` -> `3.13` inside a docstring flips no condition: it is not
+    ranked with the flipped conditions (nor kept as code edited in place); the same edit in
+    code is, and so is one below a docstring that closed above it in the hunk."""
+    from ctxguard.kinds.diff.plan import EDITED, FLIPPED, plan
+    from ctxguard.tokens.load import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    text = (
+        "diff --git a/pkg/b.py b/pkg/b.py\n--- a/pkg/b.py\n+++ b/pkg/b.py\n@@ -1,12 +1,12 @@\n"
+        ' def batched(iterable, n):\n     """Batch data into tuples of length n.\n \n'
+        "-    On Python 3.12 and above, this is an alias for itertools.batched.\n"
+        "+    On Python 3.13 and above, this is an alias for itertools.batched.\n"
+        '     """\n-    if n < 1:\n+    if n <= 1:\n         raise ValueError(n)\n'
+        "@@ -40,4 +40,4 @@ def window(seq):\n"
+        '     """\n-    if step == 0:\n+    if step == 1:\n         return\n'
+    )
+    units = {u.text: u for u in plan(read(text), tokenizer.encode(text), tokenizer).units}
+    level = {text: u.priority[0] for text, u in units.items()}
+    prose = units["+    On Python 3.13 and above, this is an alias for itertools.batched.\n"]
+    assert prose.priority[0] not in (FLIPPED, EDITED) and not prose.must
+    assert level["+    if n <= 1:\n"] == FLIPPED
+    assert level["+    if step == 1:\n"] == FLIPPED  # (the hunk starts on a docstring's closing quote)
+
+
 @pytest.mark.parametrize(
     ("old", "new", "compared"),
     [

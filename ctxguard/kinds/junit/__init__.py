@@ -72,7 +72,8 @@ KIND = KindOf(
     first=(
         "each failing or erroring testcase on a line of its own (`classname.name`, its `file:line` where "
         "the dialect gives one, its reruns) with its type and message, one class's in a row under one "
-        "line, every name before any message; the run's totals (`302 tests in 1 suite: 2 failed, "
+        "line, every name before any message, every message's first 100 characters before the rest of "
+        "any; the run's totals (`302 tests in 1 suite: 2 failed, "
         "299 passed`); then each failure's "
         "whole message and the first lines of its text, each suite's counts"
     ),

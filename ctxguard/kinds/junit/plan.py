@@ -23,6 +23,7 @@ FAILING: Final = 1.0  # … of a failing or erroring testcase, in the report's o
 SAYS: Final = 0.3  # where it is and what it says: this much after its name's level
 MORE: Final = 1.4  # what each further failure of a testcase says (pytest's subtests)
 TOTALS: Final = 1.5  # the run's counts
+MESSAGE_TAIL: Final = 1.6  # the rest of a message on a testcase's row, past its first MESSAGE_HEAD characters
 DETAILS: Final = 1.9  # the line that names a failure's text, with its whole message …
 FIRST_LINES: Final = 2.0  # … the first TEXT_HEAD lines of the text
 SUITES: Final = 3.0  # each suite's counts
@@ -35,7 +36,8 @@ TEXT_LINES: Final = 40
 OUTPUT_LINES: Final = 20
 LINE_CHARS: Final = 400
 MESSAGE_CHARS: Final = 1000
-SHORT_MESSAGE: Final = 320  # of a message on its testcase's row
+SHORT_MESSAGE: Final = 320  # of a message on its testcase's row …
+MESSAGE_HEAD: Final = 100  # … of which a tight cut shows this many first, for every failing testcase
 
 
 def totals(report: Report) -> str:
@@ -96,7 +98,10 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
             out.append(first._replace(text=first.text + "\n"))
         else:
             out.append(first._replace(text=first.text + (" " if lead else ": ")))
-            out.append(Row(f"{rest}\n", level + SAYS, must=True, anchor=at[k]))
+            head, tail = _head(rest)
+            out.append(Row(head if tail else f"{rest}\n", level + SAYS, must=True, anchor=at[k]))
+            if tail:  # (the rest of a long message: after every failing testcase's head of it)
+                out.append(Row(f"{tail}\n", MESSAGE_TAIL, must=True, anchor=len(out) - 1))
         for more in dict.fromkeys(case.more):
             if more not in said:
                 said.add(more)
@@ -119,6 +124,16 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
             why = f": {shorten(' '.join(case.message.split()), LINE_CHARS)}" if case.message else ""
             out.append(Row(f"SKIPPED {case.identity}{why}\n", SKIPPED))
     return out
+
+
+def _head(rest: str) -> tuple[str, str]:
+    """A row's place and message as its head (about MESSAGE_HEAD characters, ending with a space
+    at a word's end) and the rest, or the whole and "" when it is short."""
+    if len(rest) <= MESSAGE_HEAD + 20:
+        return rest, ""
+    cut = rest.rfind(" ", MESSAGE_HEAD // 2, MESSAGE_HEAD)
+    cut = cut if cut > 0 else MESSAGE_HEAD
+    return rest[:cut].rstrip() + " ", rest[cut:].lstrip()
 
 
 def _same_class(case: Case, other: Case) -> bool:

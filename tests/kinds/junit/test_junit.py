@@ -200,6 +200,27 @@ def test_tier_2_keeps_every_failing_testcase_and_a_tight_cut_names_them_before_a
     assert {0, 2} <= seen  # (one name alone never fits: its gap line says as much as the other)
 
 
+def test_a_tight_cut_gives_every_long_message_its_head_before_any_its_tail() -> None:
+    """Six doctest failures, each with a message of a few hundred characters (its own text run
+    into one line): a tight cut names all six with the first hundred characters of each message
+    (what says which doctest failed) before it shows the rest of any, each cut in place."""
+    cases = "".join(
+        f'<testcase classname="pkg.mod" name="{name}" file="pkg/mod.py" line="{10 * k}">'
+        f'<failure message="Failed doctest test for pkg.mod.{name} File &quot;/home/ci/work/pkg/mod.py&quot;, '
+        f"line {10 * k}, in {name} {'-' * 70} File &quot;/home/ci/work/pkg/mod.py&quot;, line {10 * k + 7}, "
+        f'in pkg.mod.{name} Failed example: list({name}([1, 2, 3])) Expected: [1, 2] Got: [2, 3]" '
+        f'type="AssertionError">traceback</failure></testcase>'
+        for k, name in enumerate(("adjacent", "circular_shifts", "locate", "replace", "rlocate", "windowed"))
+    )
+    passing = "".join(f'<testcase classname="pkg.mod" name="ok_{k}"/>' for k in range(140))
+    report = f'<testsuite name="doctest" tests="146" failures="6">{cases}{passing}</testsuite>'
+    record = compress_text(report, 260, name="TEST-doctest.xml")
+    assert record["truncated"] and record["type"] == "junit"
+    for name in ("adjacent", "circular_shifts", "locate", "replace", "rlocate", "windowed"):
+        assert f"Failed doctest test for pkg.mod.{name} " in record["content"], name
+    assert record["content"].count("(…)") >= 4  # (the messages' rest left out in place)
+
+
 @pytest.mark.parametrize(
     ("name", "head", "kind"),
     [

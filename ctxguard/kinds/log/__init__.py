@@ -82,7 +82,8 @@ KIND = KindOf(
         "last diagnostic: a compiler's errors go in order, the first the likeliest cause); the lines "
         "naming a failed test (`FAILED id - message`, `● Suite › test`, `--- FAIL: TestX`, `FAIL: test "
         "(module.Class)`), those nearest the run's summary first (one block with it, no gap line "
-        "between), a test named twice (a `-v` line and the summary) once, by the line that says why; then "
+        "between), a test named twice (a `-v` line and the summary) once, by the line that says why (the "
+        "summary's when neither does); then "
         'an error that marks a fresh mistake (a typo: `did you mean ‘delta’?`, `maybe "join"?`; a name '
         "that does not resolve: `F821 Undefined name`, `is not defined`; among a compiler's errors, read "
         "in order, only one that names a rule); then "

@@ -368,11 +368,12 @@ def _named_once(lines: list[str], firsts: Iterable[int], rank: list[tuple[float,
 
 def named_again(found: Iterable[tuple[int, str]]) -> set[int]:
     """Of the lines naming one failed test (a `-v` line and the summary's `FAILED id -
-    message`, a subtest's lines), all but the one that says why (or the first): they go with
-    the repeats. `found`: (line number, line), for the plan and the streaming sink alike."""
+    message`, a subtest's lines), all but the one that says why (or, when none does, the last:
+    the summary's, which stands with the other names): they go with the repeats. `found`:
+    (line number, line), for the plan and the streaming sink alike."""
     by_test: dict[str, list[tuple[bool, int]]] = {}
     for i, line in found:
         named = named_test(unstamped(line).rstrip("\r\n"))
         if named is not None:
-            by_test.setdefault(named[0], []).append((not named[1], i))
-    return {i for named in by_test.values() for _, i in sorted(named)[1:]}
+            by_test.setdefault(named[0], []).append((not named[1], -i))
+    return {-i for named in by_test.values() for _, i in sorted(named)[1:]}

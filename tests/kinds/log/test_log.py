@@ -698,3 +698,25 @@ def test_a_linters_undefined_name_comes_before_its_rare_style_rules() -> None:
     text = "".join([*lines[:5], star, *lines[5:], undefined, "Found 42 errors.\n"])  # (not the first line: always kept)
     content = compress_text(text, 80, name="ruff.log")["content"]
     assert undefined in content and star not in content
+
+
+def test_a_test_named_twice_without_a_message_is_named_by_the_summarys_line() -> None:
+    """A `-v` line (`id FAILED [ 45%]`) and the summary's bare `FAILED id` (pytest leaves the
+    message out when the id fills the terminal) name one test and neither says why: the
+    summary's is kept among the names (it stands with the others, no gap between), the `-v`
+    line goes with the repeats."""
+    from ctxguard.kinds.log.plan import named_again
+
+    test = "tests/test_more.py::CircularShiftsTests::test_simple_circular_shifts"
+    verbose = f"{test} FAILED{' ' * 20}[ 45%]"
+    said = "FAILED tests/test_more.py::ReplaceTests::test_basic - TypeError: boom"
+    assert named_again([(3, verbose), (90, f"FAILED {test}"), (91, said)]) == {3}
+    assert named_again([(3, "tests/test_more.py::ReplaceTests::test_basic FAILED [ 50%]"), (91, said)]) == {3}
+    passing = "".join(f"tests/test_b.py::test_{k} PASSED{' ' * 30}[ {k % 100:2d}%]\n" for k in range(300))
+    summary = "".join(f"FAILED tests/test_a.py::test_{k} - AssertionError: no {k}\n" for k in range(5))
+    text = (
+        f"{verbose}\n{passing}=========================== short test summary info ===\n{summary}"
+        f"FAILED {test}\n=== 6 failed, 300 passed in 1.00s ===\n"
+    )
+    content = compress_text(text, 160, name="run.log")["content"]
+    assert f"FAILED {test}\n=== 6 failed" in content and verbose not in content

@@ -17,14 +17,14 @@ extracted from the raw output by fixed rules, the same for every project:
 | markdown | specifications (SemVer, CloudEvents) | every sentence with an upper-case RFC 2119 word |
 | typecheck | `mypy --strict` of an untyped project (about 1,200 errors before the faults), plain and `--pretty --show-column-numbers`, with four injected faults (two undefined names, a call with too many arguments, a missing attribute) | every `error:` line the faults add (not in the run on the pristine tree) |
 | lint | `ruff check --select ALL` of the same project with the same faults, `--output-format concise` and `full` | every violation the faults add: its concise line; in the full form its `CODE message` line and its `--> path:line:col` line |
-| junit | the pytest-log runs' `--junitxml` reports, in pytest's two dialects (`xunit1` in the verbose run, with each testcase's `file` and `line`; the default `xunit2` in the `--tb=short` run), and more-itertools' unittest suites run by xmlrunner (a report per class with failures) and by nose2's junitxml plugin | each failing or erroring testcase's `name` and the first line of its failure's `message` (else of its text) |
+| junit | the pytest-log runs' `--junitxml` reports, in pytest's two dialects (`xunit1` in the verbose run, with each testcase's `file` and `line`; the default `xunit2` in the `--tb=short` run), and more-itertools' unittest suites run by xmlrunner (a report per class with failures), by nose2's junitxml plugin and by green (`--junit-report`: an `<error>` with its traceback and no message) | each failing or erroring testcase's `name` and the first line of its failure's `message` (else of its text) |
 | sarif | `ruff check --select ALL --output-format sarif` and `flake8 --format=sarif` (flake8-sarif) of the typecheck project with the same faults | each result the faults add: its `message.text` and its `path:line` (the uri without a `file://` scheme) |
 
 The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1, packaging 23.2/24.0 (a
 src layout, 26,852 tests), simplejson 3.19.2 and MarkupSafe 2.1.5 sdists from PyPI (`pip
 download`), pytest-json-report 1.5.0 for the JSON reports (and pretend 1.0.9, which packaging's
 tests import), flake8 7.1.1 with flake8-sarif 1.0.15 for the second SARIF tool,
-unittest-xml-reporting 4.0.0 and nose2 0.16.0 for two more JUnit XML writers, mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
+unittest-xml-reporting 4.0.0, nose2 0.16.0 and green 4.0.2 for three more JUnit XML writers, mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
 0.12.1 for the typecheck and lint reports, and two git checkouts given by path (semver/semver at f99d548, cloudevents/spec
 at c2845a4), read at those commits. None of them is in the dev corpus.
 
@@ -71,8 +71,9 @@ REPORT_PLUGIN = (
     "flake8-sarif==1.0.15",
     "unittest-xml-reporting==4.0.0",
     "nose2==0.16.0",
+    "green==4.0.2",
 )  # (pretend: packaging's tests; flake8 and its SARIF formatter: the second SARIF tool;
-# xmlrunner and nose2: two more JUnit XML writers, for the unittest suites)
+# xmlrunner, nose2 and green: three more JUnit XML writers, for the unittest suites)
 # The run that also writes a JUnit XML report, and in which dialect: pytest's xunit1 (with each
 # testcase's file and line) in the verbose run, its default xunit2 in the --tb=short run.
 JUNIT_RUNS = {"-verbose": "xunit1", "-short": "xunit2"}
@@ -345,8 +346,9 @@ def _pytest_cases(out: Path, work: Path, only: frozenset[str] | None) -> None:
 
 
 def _unittest_reports(out: Path, tree: Path, case: str, tests: str) -> None:
-    """The same suite run by xmlrunner (unittest-xml-reporting) and by nose2's junitxml plugin:
-    two more dialects of JUnit XML (xmlrunner's suite per class, nose2's one suite)."""
+    """The same suite run by xmlrunner (unittest-xml-reporting), by nose2's junitxml plugin and
+    by green (`--junit-report`): three more dialects of JUnit XML (xmlrunner's suite per class,
+    nose2's one suite, green's suite per test module)."""
     folder = tree / "xmlrunner-out"
     _run([sys.executable, "-m", "xmlrunner", "discover", "-s", tests, "-t", ".", "-o", str(folder)], cwd=tree)
     for k, path in enumerate(sorted(folder.glob("*.xml"))):
@@ -359,6 +361,11 @@ def _unittest_reports(out: Path, tree: Path, case: str, tests: str) -> None:
     if xml.exists():
         raw = xml.read_text(encoding="utf-8")
         _write(out, f"{case}-nose2.xml", raw, junit_needles(raw), "junit")
+    xml = tree / "green-junit.xml"
+    _run([sys.executable, "-m", "green", "--junit-report", str(xml), tests], cwd=tree)
+    if xml.exists():
+        raw = xml.read_text(encoding="utf-8")
+        _write(out, f"{case}-green.xml", raw, junit_needles(raw), "junit")
 
 
 def _history(out: Path, repo: Path, git: list[str], case: str, newer: str, needles: list[str]) -> None:

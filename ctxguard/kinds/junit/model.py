@@ -66,11 +66,20 @@ class Case:
         return _says(self.kind, self.message, self.text)
 
 
+_TRACEBACK = "Traceback (most recent call last):"
+_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt|Warning)\b")  # (unindented)
+
+
 def _says(kind: str | None, message: str | None, text: str) -> str:
-    """A failure's type and message, else its text's first line."""
+    """A failure's type and message, else its text's first line; of a Python traceback (green's
+    `<error>` has no message), the exception it ends with (`ValueError: step must be >= 1`), not
+    its `Traceback (most recent call last):`."""
     said = " ".join((message or "").split())
     if not said:
-        said = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        said = lines[0] if lines else ""
+        if said == _TRACEBACK and (ends := [line for line in text.splitlines() if _EXCEPTION.match(line)]):
+            said = ends[-1].strip()
     if kind and kind not in said:
         return f"{kind}: {said}" if said else kind
     return said

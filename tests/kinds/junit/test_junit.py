@@ -118,6 +118,28 @@ Failed asserting that 15.0 matches expected 1.5.
 </testsuites>
 """
 
+# green 4.0.2's `--junit-report` (a suite per test class, the class without its module as the
+# classname, an `<error>` with its traceback and no message), trimmed from a real run.
+GREEN = """<?xml version='1.0' encoding='utf-8'?>
+<testsuites time="1.36">
+  <testsuite name="tests.test_more.AdjacentTests" tests="2" failures="0" errors="1" skipped="0" time="0.01">
+    <testcase name="test_negative_distance" classname="AdjacentTests" time="0.0002"/>
+    <testcase name="test_call_once" classname="AdjacentTests" time="0.008">
+      <error>Traceback (most recent call last):
+
+  File "/work/tree/tests/test_more.py", line 2387, in test_call_once
+    actual = list(mi.adjacent(predicate, iterable))
+
+  File "/work/tree/more_itertools/more.py", line 846, in windowed
+    raise ValueError('step must be &gt;= 1')
+
+ValueError: step must be &gt;= 1
+</error>
+    </testcase>
+  </testsuite>
+</testsuites>
+"""
+
 
 @pytest.mark.parametrize(
     ("report", "failing", "says", "totals"),
@@ -132,6 +154,7 @@ Failed asserting that 15.0 matches expected 1.5.
             "2 tests",
         ),
         (PHPUNIT, "App.Tests.LedgerTest.testRound", "ExpectationFailedException", "2 tests in 2 suites: 1 failed"),
+        (GREEN, "AdjacentTests.test_call_once", "ValueError: step must be >= 1", "2 tests in 1 suite: 1 errors"),
     ],
 )
 def test_every_dialect_names_its_failing_testcase_with_what_it_says(
@@ -142,7 +165,8 @@ def test_every_dialect_names_its_failing_testcase_with_what_it_says(
     wide = compress_text(report + " " * 0, 2000, name="report.xml", artifact_type="junit")
     assert wide["tier"] == 1 and wide["content"] == report  # (it fits: kept as it is)
     shown = compress_text(report, max(32, wide["raw_tokens"] // 2), name="report.xml")["content"]
-    assert f"FAILED {failing}" in shown and says in shown and totals in shown
+    head = "ERROR" if 'errors="1"' in report else "FAILED"  # (an `<error>`: an erroring testcase)
+    assert f"{head} {failing}" in shown and says in shown and totals in shown
 
 
 def test_a_flaky_rerun_and_a_skip_and_a_place_are_said() -> None:

@@ -30,7 +30,6 @@ class Artifact:
     text: str | None
     error: str | None = None
     type: str | None = None
-    task: str | None = None
     priority: str = "normal"
     max_raw_tokens: int | None = None
     shares: bool = False  # share_surplus: may take other entries' unused budget
@@ -147,7 +146,6 @@ def _git_artifacts(
         excluded_files=tuple(excluded),
         entry=spec.name,
         type="diff",
-        task=spec.task,
         priority=spec.priority,
         max_raw_tokens=spec.max_raw_tokens,
         shares=spec.share_surplus,
@@ -311,7 +309,6 @@ def _entry_fields(spec: ArtifactSpec, kind: str | None) -> dict[str, Any]:
     return dict(
         entry=spec.name,
         type=kind,
-        task=spec.task,
         priority=spec.priority,
         max_raw_tokens=spec.max_raw_tokens,
         shares=spec.share_surplus,

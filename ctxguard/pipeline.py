@@ -66,13 +66,13 @@ class Run:
 
     def records(self, budgets: list[int], listed: int | None) -> list[Record]:
         """Every artifact's record at its budget (`listed`: files a diff record lists, at most)."""
-        config, tokenizer = self.config, self.tokenizer
+        tokenizer = self.tokenizer
         records = [
-            make.streamed(config, a, kind, b, self.streams[i], tokenizer)
+            make.streamed(a, kind, b, self.streams[i], tokenizer)
             if i in self.streams
             else make.referenced(a, self.refs[i], kind, b, tokenizer)
             if i in self.refs
-            else make.compressed(config, a, kind, b, e, tokenizer, self.docs.get(i), listed)
+            else make.compressed(a, kind, b, e, tokenizer, self.docs.get(i), listed)
             for i, (a, kind, b, e) in enumerate(zip(self.artifacts, self.kinds, budgets, self.encoded))
         ]
         if self.offloads is not None:

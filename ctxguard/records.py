@@ -12,7 +12,6 @@ from typing import Any
 
 from ctxguard import reference
 from ctxguard.collect import Artifact
-from ctxguard.config.model import Config
 from ctxguard.engine import preview, stream
 from ctxguard.engine.tiers import compress, min_budget
 from ctxguard.kinds.registry import KINDS
@@ -36,7 +35,6 @@ def offloaded(
 
 
 def streamed(
-    config: Config,
     artifact: Artifact,
     kind: str,
     budget: int,
@@ -50,7 +48,7 @@ def streamed(
         whole = redacted(replace(artifact, text=loaded.text, stream=None))
         encoded = tokenizer.encode(whole.text) if whole.text is not None else None
         doc = KINDS[kind].read(whole.text, whole.name) if whole.text is not None else None
-        return compressed(config, whole, kind, budget, encoded, tokenizer, doc)
+        return compressed(whole, kind, budget, encoded, tokenizer, doc)
     record = attach(record, artifact)
     if record.files is None:
         return record
@@ -92,7 +90,6 @@ def redacted(artifact: Artifact) -> Artifact:
 
 
 def compressed(
-    config: Config,
     artifact: Artifact,
     kind: str,
     budget: int,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import accumulate
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from ctxguard.tokens.base import Encoded, Tokenizer
 
@@ -158,13 +158,17 @@ def units(
 _ANY = 1 << 62  # a room any list fits in
 
 
+LISTING_AFTER: Final = 120  # tokens of room the units keep before a list takes any (a diff's first change)
+
+
 def listing_room(listing: Callable[[int], str], room: int, count: Callable[[str], int]) -> int:
     """The tokens of room a tier-3 cut gives its list (a cut diff's file list): a third, or what
-    the whole list costs if less; while a third holds not one row, what room has beyond the least
-    room that holds one, up to that least room. Both this share and the rest of the room grow
-    with the room, never by a jump, so a bigger room never lists fewer rows, nor leaves the
-    units less."""
-    third = room // 3
+    the whole list costs if less, but never more than half of what room has beyond LISTING_AFTER
+    (in a tight room the first change with its headers comes before the list's rows); while that
+    share holds not one row, what room has beyond the least room that holds one, up to that least
+    room. Both this share and the rest of the room grow with the room, never by a jump, so a
+    bigger room never lists fewer rows, nor leaves the units less."""
+    third = min(room // 3, max(0, room - LISTING_AFTER) // 2)
     if listing(third):
         return min(third, count(listing(_ANY)))
     if not listing(room):

@@ -341,6 +341,23 @@ def test_a_cut_that_lists_the_files_shows_the_behaviour_change_before_other_head
     assert tier2["tier"] == 2 and tier2["content"].count("diff --git ") == 4
 
 
+def test_in_a_tight_room_the_first_change_comes_before_the_file_lists_rows() -> None:
+    """A release of 23 files at 2 % of its raw: the file list takes at most half of what
+    the room has beyond 120 tokens, so the flipped condition with its file and hunk headers is
+    shown; a room a little bigger lists rows too."""
+    from ctxguard.plan import LISTING_AFTER
+
+    docs = "".join(_file_diff(f"docs/page_{k}.md", [f"+line {j} of page {k}" for j in range(30)]) for k in range(19))
+    text = _VERSION_BUMP + docs + _RELEASE
+    for budget in (150, 170):
+        content = compress_text(text, budget, name="release.diff")["content"]
+        assert "-    if n == 0:\n+    if n == 1:\n" in content, budget
+        assert "diff --git a/pkg/window.py b/pkg/window.py\n" in content
+    wide = compress_text(text, 600, name="release.diff")["content"]
+    assert wide.startswith("Changed files (23):\n  pkg/_version.py") and "docs/page_12.md" in wide.split("\n\n")[0]
+    assert LISTING_AFTER == 120
+
+
 def test_a_quoted_string_edited_goes_after_code_edited_and_a_flipped_condition_first() -> None:
     from ctxguard.kinds.diff.plan import EDITED, EDITED_QUOTED, FLIPPED, plan
     from ctxguard.tokens.load import get_tokenizer

@@ -25,3 +25,13 @@ def frame_of(line: str) -> str | None:
 def frames_in(text: str) -> list[str]:
     """Every place a failure's text names, in order, each once."""
     return list(dict.fromkeys(place for line in text.splitlines() if (place := frame_of(line))))
+
+
+# The line a Python traceback ends with, unindented: the exception (`ValueError: step must be >= 1`).
+PYTHON_EXCEPTION = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt)|AssertionError)\b")
+
+
+def raised(text: str) -> str | None:
+    """The exception a Python traceback's text ends with (its last such line), or None."""
+    found = [line for line in text.splitlines() if PYTHON_EXCEPTION.match(line)]
+    return found[-1].strip() if found else None

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 from xml.parsers import expat
 
+from ctxguard.kinds.frames import raised
+
 MAX_DEPTH: Final = 64  # elements open at once
 MAX_TEXT: Final = 65_536  # characters of one failure's text (or output) kept; the rest counted
 
@@ -67,7 +69,6 @@ class Case:
 
 
 _TRACEBACK = "Traceback (most recent call last):"
-_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt|Warning)\b")  # (unindented)
 
 
 def _says(kind: str | None, message: str | None, text: str) -> str:
@@ -78,8 +79,8 @@ def _says(kind: str | None, message: str | None, text: str) -> str:
     if not said:
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         said = lines[0] if lines else ""
-        if said == _TRACEBACK and (ends := [line for line in text.splitlines() if _EXCEPTION.match(line)]):
-            said = ends[-1].strip()
+        if said == _TRACEBACK:
+            said = raised(text) or said
     if kind and kind not in said:
         return f"{kind}: {said}" if said else kind
     return said

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ctxguard.kinds.base import Failure as Failure  # (the digest's words for a root cause)
-from ctxguard.kinds.frames import frame_of
+from ctxguard.kinds.frames import PYTHON_EXCEPTION, frame_of
 from ctxguard.kinds.log.lines import strip_ansi, template, unstamped
 
 # A failing test named, with the message its runner gives on that line, if any.
@@ -39,7 +39,6 @@ _PYTEST_E = re.compile(r"^E\s+(\S.*)$")
 PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
 _PYTEST_FRAME = re.compile(r"^(\S+?:\d+): in \S+$")  # `--tb=short`: a frame, the innermost last
 _PY_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
-_PY_FINAL = re.compile(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception|Failure|Exit|Interrupt)|AssertionError)\b.*$")
 _AT_PAREN = re.compile(r"\(([^()\s]+:\d+)(?::\d+)?\)\s*$")
 _GO_LINE = re.compile(r"^\s+(\S+\.go:\d+): (.+)$")
 _JEST_SUITE = re.compile(r"^FAIL\s+\S+$")
@@ -189,7 +188,7 @@ def failures(lines: Sequence[str]) -> list[Failure]:  # noqa: C901 (a branch per
             block = name(f"{match.group(2)}.{match.group(1)}")
         elif block is not None and (match := _PY_FILE.match(line)):
             block.where = f"{match.group(1)}:{match.group(2)}"
-        elif block is not None and not line.startswith(" ") and _PY_FINAL.match(line) and not block.message:
+        elif block is not None and not line.startswith(" ") and PYTHON_EXCEPTION.match(line) and not block.message:
             block.message = stripped
         elif match := _JEST.match(line):
             block, want_message = name(match.group(1)), True

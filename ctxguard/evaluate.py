@@ -17,7 +17,7 @@ from ctxguard.engine import probes
 from ctxguard.engine.tiers import compress
 from ctxguard.kinds.classify import classify
 from ctxguard.kinds.registry import KINDS
-from ctxguard.options import MIN_BUDGET, Options, Tier3Mode
+from ctxguard.options import MIN_BUDGET, KindName, Options, Tier3Mode
 from ctxguard.read import read_artifact
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.tokens.load import tiktoken_encoding
@@ -29,7 +29,7 @@ Method = Callable[[str, str, str, int], str]  # (text, kind, name, budget) -> co
 @dataclass(frozen=True)
 class Artifact:
     name: str
-    kind: str
+    kind: KindName
     text: str
 
 

@@ -195,7 +195,7 @@ def _needs(
     streamed: dict[int, int],
     refs: dict[int, reference.Described],
     docs: dict[int, Any],
-    kinds: Sequence[str],
+    kinds: Sequence[KindName],
     tokenizer: Tokenizer,
 ) -> list[int]:
     """The tokens each artifact's record takes whole: its text (a streamed file's count), a

@@ -16,6 +16,7 @@ from ctxguard.engine import preview, stream
 from ctxguard.engine.tiers import compress, min_budget
 from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Sink
+from ctxguard.options import KindName
 from ctxguard.read import read_artifact
 from ctxguard.record import Listed, Offload, Record, error_record, offload_for
 from ctxguard.secrets.redact import notes, redact
@@ -36,7 +37,7 @@ def offloaded(
 
 def streamed(
     artifact: Artifact,
-    kind: str,
+    kind: KindName,
     budget: int,
     prepared: tuple[stream.Scan, Sink],
     tokenizer: Tokenizer,
@@ -56,7 +57,9 @@ def streamed(
     return replace(record, files=files, files_not_listed=record.files_not_listed + len(record.files) - len(files))
 
 
-def referenced(artifact: Artifact, found: reference.Described, kind: str, budget: int, tokenizer: Tokenizer) -> Record:
+def referenced(
+    artifact: Artifact, found: reference.Described, kind: KindName, budget: int, tokenizer: Tokenizer
+) -> Record:
     return attach(reference.record(found, budget, tokenizer, kind), artifact)
 
 
@@ -91,7 +94,7 @@ def redacted(artifact: Artifact) -> Artifact:
 
 def compressed(
     artifact: Artifact,
-    kind: str,
+    kind: KindName,
     budget: int,
     tokens: Encoded | None,
     tokenizer: Tokenizer,

@@ -25,6 +25,7 @@ from typing import Any
 from ctxguard.kinds.base import Probe as Probe  # (re-exported: probes are this module's subject)
 from ctxguard.kinds.base import ProbeSet
 from ctxguard.kinds.registry import KINDS
+from ctxguard.options import KindName
 
 _TABLE_ROW = re.compile(r"^\s*\|")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
@@ -61,7 +62,7 @@ class Retention:
         return out
 
 
-def extract(kind: str, text: str, name: str = "", doc: Any = None) -> Sequence[Probe]:
+def extract(kind: KindName, text: str, name: str = "", doc: Any = None) -> Sequence[Probe]:
     """The probes of a raw artifact, deduplicated, in the order they appear (JSON key paths:
     sorted). The name tells the language of a source file (see ctxguard.definitions); `doc` is
     the kind's reading of the text, when the caller has it (else it is read here)."""
@@ -82,7 +83,9 @@ def unique(found: Iterable[Probe]) -> list[Probe]:
     return out
 
 
-def measure(kind: str, raw: str, content: str, probes: Sequence[Probe] | None = None, doc: Any = None) -> Retention:
+def measure(
+    kind: KindName, raw: str, content: str, probes: Sequence[Probe] | None = None, doc: Any = None
+) -> Retention:
     """Which of raw's probes content keeps (`doc`: the kind's reading of raw, if at hand)."""
     probes = extract(kind, raw, doc=doc) if probes is None else probes
     if isinstance(probes, ProbeSet):  # by the thousand: checked together, as their kind does

@@ -33,7 +33,7 @@ from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.classify import classify
 from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Offered, Sink, Taker
-from ctxguard.options import Options
+from ctxguard.options import KindName, Options
 from ctxguard.plan import MAX_LINE, Plan, Unit, hole
 from ctxguard.read import NOT_TEXT_LIMIT, BinaryData, not_text_share
 from ctxguard.record import Listed, Record
@@ -199,7 +199,7 @@ def cut(
     return content if content is not None else marker(tokens)
 
 
-def streamable(path: Path, label: str, artifact_type: str | None) -> str | None:
+def streamable(path: Path, label: str, artifact_type: str | None) -> KindName | None:
     """The kind to stream this file as, or None when it is read whole (small, binary, other type)."""
 
     try:
@@ -218,7 +218,7 @@ def streamable(path: Path, label: str, artifact_type: str | None) -> str | None:
 def prepare(
     path: Path,
     tokenizer: Tokenizer,
-    kind: str,
+    kind: KindName,
     options: Options = Options(),
     secrets: bool = True,
     budget: int = 0,
@@ -288,7 +288,7 @@ def finish(
     name: str,
     budget: int,
     tokenizer: Tokenizer,
-    kind: str,
+    kind: KindName,
     options: Options = Options(),
 ) -> Record | None:
     """The Tier 3 record of a prepared file, or None when it fits its budget after all."""
@@ -337,7 +337,7 @@ def compress_stream(
     name: str,
     budget: int,
     tokenizer: Tokenizer,
-    kind: str,
+    kind: KindName,
     options: Options = Options(),
     secrets: bool = True,
 ) -> Record | None:

@@ -16,7 +16,7 @@ from ctxguard.engine import probes
 from ctxguard.engine.packer import pack
 from ctxguard.kinds.classify import classify
 from ctxguard.kinds.registry import KINDS
-from ctxguard.options import MIN_BUDGET, OFFLINE_MIN_BUDGET, Options
+from ctxguard.options import MIN_BUDGET, OFFLINE_MIN_BUDGET, KindName, Options
 from ctxguard.plan import Plan
 from ctxguard.record import Record, Tier
 from ctxguard.tokens.base import Encoded, Tokenizer, warning_line
@@ -110,7 +110,14 @@ def compress(
 
 
 def _packed(
-    plan: Plan, encoded: Encoded, room: int, tier2: bool, kind: str, tokenizer: Tokenizer, mode: str, notes: list[str]
+    plan: Plan,
+    encoded: Encoded,
+    room: int,
+    tier2: bool,
+    kind: KindName,
+    tokenizer: Tokenizer,
+    mode: str,
+    notes: list[str],
 ) -> tuple[Tier, str]:
     """Tier 2 (the plan packed, every must-keep unit in, no marker) when raw is within the
     tier 2 ratio and the must-keep units fit; else tier 3 (the same plan with the marker, or

@@ -8,8 +8,8 @@ from pathlib import PurePath
 from ctxguard.kinds.registry import FALLBACK, KINDS, SNIFFED
 from ctxguard.options import TYPES, KindName
 
-_BY_SUFFIX: dict[str, str] = {suffix: name for name, kind in KINDS.items() for suffix in kind.suffixes}
-_WITHIN: dict[str, list[str]] = {}
+_BY_SUFFIX: dict[str, KindName] = {suffix: name for name, kind in KINDS.items() for suffix in kind.suffixes}
+_WITHIN: dict[str, list[KindName]] = {}
 for _name, _kind in KINDS.items():
     for _suffix in _kind.within:
         _WITHIN.setdefault(_suffix, []).append(_name)

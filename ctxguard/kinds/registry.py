@@ -11,7 +11,7 @@ from ctxguard.kinds import diff, json, junit, log, markdown, sarif, text
 from ctxguard.kinds.base import Kind, KindOf, Probe
 from ctxguard.options import KindName
 
-KINDS: dict[str, KindOf] = {
+KINDS: dict[KindName, KindOf] = {
     "diff": diff.KIND,
     "json": json.KIND,
     "log": log.KIND,
@@ -23,7 +23,7 @@ KINDS: dict[str, KindOf] = {
 # The order in which a text's content is sniffed when its name does not tell (the first that
 # says yes; text when none does): a diff or JSON is told surely (a SARIF log before the JSON it
 # is), a log's lines only by share.
-SNIFFED: tuple[str, ...] = ("diff", "sarif", "json", "junit", "markdown", "log")
-FALLBACK = "text"
+SNIFFED: tuple[KindName, ...] = ("diff", "sarif", "json", "junit", "markdown", "log")
+FALLBACK: KindName = "text"
 
 __all__ = ["KINDS", "Kind", "KindName", "Probe"]

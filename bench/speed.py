@@ -1,6 +1,6 @@
 """Compress throughput against the floor of one encode_ordinary of the raw text.
 
-    python bench/speed.py --corpus DIR [--repeat 5] [--headroom VENV_PYTHON] [--stages]
+    python bench/speed.py --corpus DIR [--repeat 5] [--headroom VENV_PYTHON] [--stages [--sizes 1,8,32]]
 
 DIR is the dev corpus built by ../shared/corpus/build_dev_corpus.py. For every artifact and
 budgets of 80 %, 50 % and 20 % of its raw tokens, times `compress` (redaction included, as a
@@ -12,6 +12,11 @@ bundle runs it) and one `encode_ordinary` of the raw text in the same run (media
 as a ratio to the same encode (median over the type's artifacts): redaction, the tokenizer's
 encode of the redacted text, the kind's `read`, its `plan`, and the rest of `compress` given
 those (the packer, the probes, the record).
+
+--sizes 1,8,32: with --stages and --corpus, each type's corpus artifacts joined into one of each
+of those sizes in MB (diffs, logs and markdown one after another; JSON documents as the items of
+one array), each measured as one artifact: real text at the sizes the speed targets are set at,
+with the garbage collector tuned as the command line tunes it.
 
 --generated 1,8,32: with --stages, the artifacts are instead bench/scaling.py's generated ones
 of those sizes in MB (one per type and size; --corpus is not needed), the sizes the speed
@@ -109,6 +114,7 @@ def main() -> None:
     parser.add_argument("--headroom", type=Path, help="a Python with headroom-ai installed")
     parser.add_argument("--stages", action="store_true", help="time each stage at 50 %% instead")
     parser.add_argument("--generated", help="with --stages: generated artifacts of these sizes in MB (1,8,32)")
+    parser.add_argument("--sizes", help="with --stages --corpus: the corpus joined per type to these sizes in MB")
     parser.add_argument("--code", type=Path, help="the ctxguard checkout to measure (default: this one)")
     parser.add_argument("--vs", type=Path, help="with --stages --generated: another checkout, measured in turns")
     parser.add_argument("--rounds", type=int, default=3, help="with --vs: runs of each side")
@@ -128,6 +134,13 @@ def main() -> None:
         return
     if args.corpus is None:
         parser.error("--corpus is required (except with --stages --generated)")
+    if args.stages and args.sizes:
+        from ctxguard.tuning import tune_gc
+
+        tune_gc()
+        sizes = [float(size) for size in args.sizes.split(",")]
+        stages(_joined(args.corpus, sizes), args.repeat, by_size=True, as_json=args.json)
+        return
     if args.stages:
         stages(_corpus(args.corpus), args.repeat)
         return
@@ -190,6 +203,27 @@ def _corpus(corpus: Path) -> Iterator[tuple[str, str, str]]:
         text = read_artifact(path).text
         if text and kind in ("diff", "log", "json", "markdown"):
             yield kind, path.name, text
+
+
+def _joined(corpus: Path, sizes: list[float]) -> Iterator[tuple[str, str, str]]:
+    """The dev corpus's artifacts of each type joined into one of each size in MB, in turn as
+    often as it takes: (type, name, text). JSON documents are an array's items, each as the
+    corpus writes it (one document)."""
+    by_kind: dict[str, list[str]] = {}
+    for kind, _, text in _corpus(corpus):
+        by_kind.setdefault(kind, []).append(text.strip() if kind == "json" else text)  # (as written)
+    for kind in ("diff", "log", "json", "markdown"):
+        texts = by_kind.get(kind, [])
+        if not texts:
+            continue
+        for size in sizes:
+            want, parts, total, k = int(size * 1024 * 1024), [], 0, 0
+            while total < want:
+                part = texts[k % len(texts)]
+                parts.append(part if kind == "json" or part.endswith("\n") else part + "\n")
+                total, k = total + len(part) + 1, k + 1
+            text = "[" + ",\n".join(parts) + "]\n" if kind == "json" else "".join(parts)
+            yield kind, f"{size:g} MB", text
 
 
 def _generated(sizes: list[float]) -> Iterator[tuple[str, str, str]]:

@@ -48,12 +48,12 @@ def shingles(text: str) -> set[int]:
 
 
 def orphans(content: str) -> tuple[int, int]:
-    """Shown +/- lines not under their own file's `diff --git` line and a hunk header, of all
-    shown +/- lines."""
+    """Shown +/- lines not under their own file's header (its `diff --git` line or the `+++ b/path`
+    line naming it) and a hunk header, of all shown +/- lines."""
     lost = shown = 0
     header = hunk = False
     for line in content.splitlines():
-        if line.startswith("diff --git "):
+        if line.startswith(("diff --git ", "+++ ")):
             header, hunk = True, False
         elif line.startswith("@@"):
             hunk = header

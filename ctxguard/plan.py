@@ -161,13 +161,19 @@ _ANY = 1 << 62  # a room any list fits in
 LISTING_AFTER: Final = 120  # tokens of room the units keep before a list takes any (a diff's first change)
 
 
-def listing_room(listing: Callable[[int], str], room: int, count: Callable[[str], int]) -> int:
+def listing_room(
+    listing: Callable[[int], str], room: int, count: Callable[[str], int], first: int = 0, bare: int = 0
+) -> int:
     """The tokens of room a tier-3 cut gives its list (a cut diff's file list): a third, or what
     the whole list costs if less, but never more than half of what room has beyond LISTING_AFTER
     (in a tight room the first change with its headers comes before the list's rows); while that
-    share holds not one row, what room has beyond the least room that holds one, up to that least
-    room. Both this share and the rest of the room grow with the room, never by a jump, so a
-    bigger room never lists fewer rows, nor leaves the units less."""
+    share holds not one row, what room has beyond LISTING_AFTER, or beyond `first` (the content
+    showing the cut's first unit alone) if more, up to the least room that holds one. A room
+    under `first` shows no unit: there the list is what the cut shows, a row if it fits beside
+    `bare` (the content showing no unit; the list puts the first unit's file first). Otherwise
+    this share and the rest of
+    the room grow with the room, never by a jump, so a bigger room never leaves the units less,
+    nor lists fewer rows beyond `first`."""
     third = min(room // 3, max(0, room - LISTING_AFTER) // 2)
     if listing(third):
         return min(third, count(listing(_ANY)))
@@ -180,7 +186,9 @@ def listing_room(listing: Callable[[int], str], room: int, count: Callable[[str]
             high = middle
         else:
             low = middle + 1
-    return max(0, min(low, room - low))
+    if room < first:
+        return low if low + bare <= room else 0
+    return max(0, min(low, room - max(first, LISTING_AFTER)))
 
 
 def shown_listing(listing: Callable[[int], str], room: int, count: Callable[[str], int]) -> str:

@@ -72,9 +72,9 @@ def _tier3(
     share nor the first step depends on what the second takes, and both grow with the room, so
     a bigger room never keeps fewer must units, nor list rows, than a smaller one."""
     listing = plan.listing
-    listed = listing_room(listing, room, count) if listing is not None else 0
     plan = plan.but(listing=None)
     must = [u.must for u in plan.units]
+    listed = listing_room(listing, room, count, *_first(plan, order, must, gap, count, marker)) if listing else 0
     found = _longest_run(plan, order, must, gap, room - listed, count, marker)
     if found is None:
         return None
@@ -92,6 +92,21 @@ def _tier3(
     if not any(result.chosen) and order and listing is None:  # no unit fits: the first one's start
         return _clipped_first(plan, order[0], room, count, marker) or result.content
     return result.content
+
+
+def _first(
+    plan: Plan,
+    order: list[int],
+    must: Sequence[bool],
+    gap: int,
+    count: Callable[[str], int],
+    marker: Callable[[int], str],
+) -> tuple[int, int]:
+    """The tokens of the content showing the first must unit alone (with what it needs), and of
+    the content showing no unit."""
+    bare = count(render(plan, [False] * len(plan.units), marker))
+    found = choose(plan, order, must, gap, 0, fill=False, most=1)
+    return (count(render(plan, found[0], marker)) if found is not None and any(found[0]) else 0), bare
 
 
 def _longest_run(

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ctxguard.engine.packer import pack
 from ctxguard.engine.tiers import marker
-from ctxguard.plan import Plan, Unit, listing_room
+from ctxguard.plan import LISTING_AFTER, Plan, Unit, listing_room
 from ctxguard.tokens.load import get_tokenizer
 
 TOKENIZER = get_tokenizer()
@@ -186,6 +186,24 @@ def test_the_lists_share_and_the_rest_of_the_room_both_grow_with_the_room() -> N
     for room, (share, following) in enumerate(zip(shares, shares[1:])):
         assert share <= following and room - share <= room + 1 - following
         assert not share or TOKENIZER.count(listing(share)) <= share
+
+
+def test_under_the_first_units_room_the_list_is_shown_and_over_it_the_unit_comes_first() -> None:
+    rows = [f"  src/module_{i}.py (+{i} -0, modified)\n" for i in range(8)]
+
+    def listing(limit: int) -> str:
+        shown = [r for n, r in enumerate(rows) if TOKENIZER.count("".join(rows[: n + 1])) + 6 <= limit]
+        return f"Changed files ({len(rows)}):\n" + "".join(shown) + "\n" if shown else ""
+
+    least = next(room for room in range(400) if listing(room))
+    first = 90  # (the content showing the first unit alone)
+    assert least < first < LISTING_AFTER
+    assert listing_room(listing, first - 1, TOKENIZER.count, first) == least  # (no unit fits: the list)
+    assert listing_room(listing, first, TOKENIZER.count, first) == 0  # (the unit fits: it comes first)
+    shares = [listing_room(listing, room, TOKENIZER.count, first) for room in range(first, 400)]
+    for room, (share, following) in enumerate(zip(shares, shares[1:]), start=first):
+        assert share <= following and room - share <= room + 1 - following
+    assert shares[LISTING_AFTER - first] == 0 and shares[-1] > 0
 
 
 def test_a_first_unit_over_the_room_is_shown_clipped_not_left_out() -> None:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from ctxguard.git.paths import line_path
 from ctxguard.kinds.definitions import is_comment_or_blank
 from ctxguard.kinds.diff.lines import DiffReader, short_commit
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
@@ -40,8 +41,9 @@ def _each_files_turn(rank: list[tuple[float, int]], kinds: list[str]) -> None:
             rank[i] = (level, turn_of(seen, level, together) * TURN + i)
 
 
-def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) -> str:
-    """`Changed files (N):` and one line per file with its +/- counts, for a cut diff.
+def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int, total: int | None = None) -> str:
+    """`Changed files (N):` and one line per file with its +/- counts, for a cut diff, in the
+    order given (a plan's: the files of the changes a cut shows first, first).
 
     At most `limit` tokens: when every file does not fit, as many as do, and a count of the rest.
     """
@@ -51,7 +53,7 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
 
     def listing(n: int) -> str:
         more = f"  ... and {len(rows) - n} more files\n" if n < len(rows) else ""
-        return f"Changed files ({len(stats)}):\n" + "".join(rows[:n]) + more + "\n"
+        return f"Changed files ({total or len(stats)}):\n" + "".join(rows[:n]) + more + "\n"
 
     if tokenizer.count(listing(len(rows))) <= limit:
         return listing(len(rows))
@@ -63,6 +65,23 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
         else:
             high = mid - 1
     return listing(low) if low else ""
+
+
+def _files_by_first_unit(
+    rank: Sequence[tuple[float, int]], must: Sequence[bool], kinds: Sequence[str], stats: Sequence[FileStat]
+) -> list[FileStat]:
+    """The files in the order a cut takes their first must unit (a cut list's first row is the
+    file of the change shown first, at any room); the diff's order where the lines' files and
+    the parsed files differ in number."""
+    first: list[tuple[float, int]] = []
+    for i, kind in enumerate(kinds):
+        if kind == "file":
+            first.append((float("inf"), i))
+        elif first and must[i]:
+            first[-1] = min(first[-1], rank[i])
+    if len(first) != len(stats):
+        return list(stats)
+    return [stats[f] for f in sorted(range(len(stats)), key=first.__getitem__)]
 
 
 REACH: Final = 40  # lines: beyond this distance from a definition or error, body lines rank alike
@@ -96,7 +115,8 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     rank: list[tuple[float, int]] = []
     must: list[bool] = []
     anchors: list[tuple[int, ...]] = []
-    file: tuple[int, ...] = ()  # the current file's header line, which every line of it needs
+    file: tuple[int, ...] = ()  # the current file's `diff --git` line (its lines' group)
+    naming: tuple[int, ...] = ()  # the line naming the current file, which every line of it needs
     hunk: tuple[int, ...] = ()  # … and the current hunk's
     enclosing: tuple[int, ...] = ()  # … and the unchanged definition above a change in its hunk
     body: dict[int, float] = {}  # hunk lines ranked by distance: their level at distance 0
@@ -126,7 +146,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         # every other change, with its file, hunk and definition.
         linked = i in focus and kind in ("change", "definition", "error") and not comment
         if kind == "file":
-            file, hunk, needs = (i,), (), ()
+            file, naming, hunk, needs = (i,), (i,), (), ()
         elif kind == "commit":  # a commit of `git log -p`: its files are its own, its line is kept
             file, hunk, needs, enclosing, above, commit, keep = (), (), (), (), (), (i,), True
         elif kind == "subject":  # (and its commit's line never without it: partners)
@@ -136,8 +156,17 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         elif kind == "header":  # renames, modes, binary are the file header; ---/+++ and index repeat it
             keep = bool(file) and not line.startswith(("index ", "--- ", "+++ "))
             needs = file
+            if file and names_new_path(line) and not any(must[file[0] + 1 : i]):
+                # A file only modified: `+++ b/path` names it for its hunks at half the cost of
+                # `diff --git a/path b/path` (and next to the first hunk, without a gap line), and
+                # takes that line's place, which comes once none of its file's lines before it
+                # was left out, as its `index` and `---` lines (never as a tight cut's filler).
+                # (A rename, a mode, a new or deleted file: its `diff --git` line stays.)
+                naming, keep, needs, level, header = (i,), True, (), rank[file[0]][0], file[0]
+                rank[header], must[header], tier2[header] = (NAMED_AGAIN + reader.offset, header), False, False
+                waits[header:] = [file] * (i - header)
         elif kind == "hunk":
-            hunk, needs, enclosing, above = (*file, i), file, (), ()
+            hunk, needs, enclosing, above = (*naming, i), naming, (), ()
             keys[hunk] = [i]
         elif kind in ("definition", "error"):
             keys[hunk].append(i)
@@ -203,10 +232,11 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     for i, kind in enumerate(reader_kind):
         if stats and must[i] and kind in ("file", "header", "hunk"):
             rank[i] = (rank[i][0] + HEADERS_AFTER_EDITS, i)
+    listed = _files_by_first_unit(rank, must, reader_kind, stats)
     return Plan(
         units(lines, shown, rank, must, anchors.__getitem__, encoded, tokenizer),
         encoded.count,
-        listing=lambda room: file_listing(stats, tokenizer, room),
+        listing=lambda room: file_listing(listed, tokenizer, room, len(stats)),
         notes=notes,
         waits_for=waits,
         group=group,
@@ -228,6 +258,7 @@ EDITS: Final = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown
 ASKED: Final = 0.96  # a changed line or definition naming the task: after the flips, before the rest
 LINKED: Final = 0.9  # a changed line of a hunk the failing tests lead to: before every other change
 TASK_GROUP: Final = -1  # the group of the task's lines (a file's group is its header line's index)
+NAMED_AGAIN: Final = 2.8  # a `diff --git` line whose file a `+++ b/path` line names (as the `---` line)
 HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 
@@ -360,6 +391,11 @@ def _closes(text: str) -> bool:
 def _opens(text: str) -> bool:
     body = text.lstrip("rbuRBUfF")
     return body in _TRIPLE or body.startswith(_TRIPLE) and not (len(body) > 3 and body.endswith(_TRIPLE))
+
+
+def names_new_path(line: str) -> bool:
+    """A `+++ b/path` line of a file that is not deleted (`+++ /dev/null`)."""
+    return line.startswith("+++ ") and line_path(line, "+++ ").strip() != "/dev/null"
 
 
 def _distance(i: int, keys: list[int]) -> int:

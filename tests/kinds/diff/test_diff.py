@@ -22,7 +22,7 @@ def _tier2(text: str, name: str = "change.diff", task: str | None = None, factor
 
 def test_python_change_keeps_signatures_errors_and_hunk_headers(sample) -> None:  # type: ignore[no-untyped-def]
     content = _tier2(sample("python-change.diff"))["content"]
-    assert "diff --git a/src/payments/service.py b/src/payments/service.py\n" in content
+    assert "+++ b/src/payments/service.py\n@@ -10,10 +10,40 @@" in content  # (the file's header)
     assert "@@ -10,10 +10,40 @@ from payments.models import Invoice\n" in content
     for kept in (
         "+    def charge(self, invoice: Invoice, *, retries: int = 3) -> Receipt:",
@@ -60,10 +60,11 @@ def test_headers_for_mode_rename_and_binary_are_kept_as_is(sample) -> None:  # t
 
 
 def _orphans(content: str) -> list[str]:
-    """Shown +/- lines without their file's `diff --git` line and a hunk header above them."""
+    """Shown +/- lines without their file's header (`diff --git`, or `+++ b/path`) and a hunk
+    header above them."""
     orphans, header, hunk = [], False, False
     for line in content.splitlines():
-        if line.startswith("diff --git "):
+        if line.startswith(("diff --git ", "+++ ")):
             header, hunk = True, False
         elif line.startswith("@@"):
             hunk = header
@@ -333,12 +334,12 @@ def test_a_cut_that_lists_the_files_shows_the_behaviour_change_before_other_head
     content = compress_text(text, budget, name="release.diff")["content"]
     assert content.startswith("Changed files (4):\n")
     assert "-    if n == 0:\n+    if n == 1:\n" in content  # the behaviour change, with its headers
-    assert "diff --git a/pkg/window.py b/pkg/window.py\n" in content
-    # The other files are named by the list; their headers come after the behaviour's change.
-    assert "diff --git a/CHANGES.md" not in content and "diff --git a/tests/test_window.py" not in content
-    # Tier 2 still keeps every header.
+    assert "+++ b/pkg/window.py\n@@ -1,5 +1,5 @@\n" in content  # (the file's header: its `+++` line)
+    # The changelog is named by the list; its header comes after the behaviour's changes.
+    assert "diff --git a/CHANGES.md" not in content and "+++ b/CHANGES.md" not in content
+    # Tier 2 still keeps every file's header.
     tier2 = compress_text(text, int(independent_count(text) / 1.45), name="release.diff")
-    assert tier2["tier"] == 2 and tier2["content"].count("diff --git ") == 4
+    assert tier2["tier"] == 2 and tier2["content"].count("\n+++ b/") == 4
 
 
 def test_in_a_tight_room_the_first_change_comes_before_the_file_lists_rows() -> None:
@@ -349,13 +350,31 @@ def test_in_a_tight_room_the_first_change_comes_before_the_file_lists_rows() -> 
 
     docs = "".join(_file_diff(f"docs/page_{k}.md", [f"+line {j} of page {k}" for j in range(30)]) for k in range(19))
     text = _VERSION_BUMP + docs + _RELEASE
-    for budget in (150, 170):
+    for budget in (80, 150, 170):
         content = compress_text(text, budget, name="release.diff")["content"]
         assert "-    if n == 0:\n+    if n == 1:\n" in content, budget
-        assert "diff --git a/pkg/window.py b/pkg/window.py\n" in content
+        assert "+++ b/pkg/window.py\n" in content
+    # A room the change does not fit in shows the list, the change's file first.
+    tiny = compress_text(text, 64, name="release.diff")["content"]
+    assert tiny.startswith("Changed files (23):\n  pkg/window.py (+1 -1, modified)\n  ... and 22 more files\n")
     wide = compress_text(text, 600, name="release.diff")["content"]
-    assert wide.startswith("Changed files (23):\n  pkg/_version.py") and "docs/page_12.md" in wide.split("\n\n")[0]
+    # (the list's first row: the file of the change shown first)
+    listing = wide.split("\n\n")[0]
+    assert wide.startswith("Changed files (23):\n  pkg/window.py") and listing.count("\n  docs/page_") >= 2
     assert LISTING_AFTER == 120
+
+
+def test_a_modified_files_plus_line_names_it_and_a_renamed_or_mode_changed_file_keeps_its_git_line(sample) -> None:  # type: ignore[no-untyped-def]
+    """`+++ b/path` names a file only modified, at half the cost of its `diff --git` line (and
+    next to its first hunk): a tight cut shows that, not the `diff --git` line; a file whose
+    mode changed keeps its `diff --git` line, which says so."""
+    text = sample("python-change.diff") + sample("mode-rename-binary.diff")
+    budget = independent_count(text) // 3
+    content = compress_text(text, budget, name="x.diff")["content"]
+    assert "+++ b/src/payments/service.py\n@@ -10,10 +10,40 @@" in content
+    assert "diff --git a/src/payments/service.py" not in content
+    assert "diff --git a/a.py b/a.py\n" in content and "+++ b/a.py" not in content
+    assert "diff --git a/a.py b/a.py\nold mode 100644\nnew mode 100755\n" in _tier2(text, factor=1.2)["content"]
 
 
 def test_a_quoted_string_edited_goes_after_code_edited_and_a_flipped_condition_first() -> None:

@@ -54,17 +54,20 @@ def compressed(files: list[Path], ratios: list[float]) -> bytes:
     return "\n".join(out).encode()
 
 
-def _stream_module() -> object:
-    for name in ("ctxguard.engine.stream", "ctxguard.stream"):
+def _threshold_module() -> object:
+    """The module whose STREAM_BYTES the streaming path reads (it moved between versions)."""
+    for name in ("ctxguard.read", "ctxguard.engine.stream", "ctxguard.stream"):
         try:
-            return importlib.import_module(name)
+            module = importlib.import_module(name)
         except ImportError:
             continue
-    raise SystemExit("no stream module")
+        if hasattr(module, "STREAM_BYTES"):
+            return module
+    raise SystemExit("no streaming threshold")
 
 
 def streamed(files: list[Path]) -> bytes:
-    module = _stream_module()
+    module = _threshold_module()
     before = module.STREAM_BYTES  # type: ignore[attr-defined]
     module.STREAM_BYTES = 20_000  # type: ignore[attr-defined]
     try:

@@ -1,5 +1,5 @@
 """Do streamed artifacts fill a big budget, and keep their task? Logs past the streaming
-threshold (ctxguard.engine.stream.STREAM_BYTES), cut at shares of their raw tokens.
+threshold (ctxguard.read.STREAM_BYTES), cut at shares of their raw tokens.
 
     python bench/stream_fill.py [--sizes 64,256] [--shares 0.05,0.3] [--types log,diff,json] [--task TEXT]
 

@@ -30,7 +30,7 @@ def compress_file_record(
 ) -> Record:
     """Read and compress one file; an unreadable file gives an [ERROR: …] record.
 
-    A log, text, diff or JSON file over stream.STREAM_BYTES is not read whole but streamed
+    A log, text, diff or JSON file over read.STREAM_BYTES is not read whole but streamed
     (bounded memory).
     """
     label = name if name is not None else str(path)

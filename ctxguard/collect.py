@@ -8,13 +8,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ctxguard.config.model import ArtifactSpec, Config
-from ctxguard.engine.stream import streamable
 from ctxguard.generated import GENERATED, is_excluded, matches_paths
 from ctxguard.git import repo as git
 from ctxguard.git.paths import header_path, line_path
 from ctxguard.git.ranges import incremental, since_default
 from ctxguard.options import MIN_BUDGET, Options
-from ctxguard.read import read_artifact
+from ctxguard.read import big, read_artifact
 from ctxguard.words import plural
 
 NO_CHANGES = "[NO CHANGES]"
@@ -38,7 +37,7 @@ class Artifact:
     diff: str | None = None  # a git entry's diff mode
     excluded_files: tuple[str, ...] = ()  # left out of the diff (generated or lock files)
     redacted: tuple[tuple[str, int], ...] = ()  # secrets replaced, by kind
-    stream: Path | None = None  # a big file read in one pass instead of whole (ctxguard.stream)
+    stream: Path | None = None  # a big file, read in one pass if its kind can (ctxguard.pipeline)
     reference: Path | None = None  # a file described, not included (ctxguard.reference)
     missing: bool = False  # a configured path that does not exist, or a glob that matched nothing
     options: Options = Options()  # how it is cut: its entry's, attached once here (see collect)
@@ -317,14 +316,23 @@ def _entry_fields(spec: ArtifactSpec, kind: str | None) -> dict[str, Any]:
 
 
 def _read(path: Path, name: str, budget: int, notes: tuple[str, ...], common: dict[str, Any]) -> Artifact:
-    """A file as the artifact `name`: streamed when big (its kind's one pass), else read whole;
-    a failure to read it is said by its name, not by where it lies."""
-    kind = streamable(path, name, common["type"])
+    """A file as the artifact `name`: read whole, or, when big, left for the pipeline to read
+    in one pass or whole as its kind can (see opened)."""
+    if big(path):
+        return Artifact(name=name, budget=budget, text=None, stream=path, notes=notes, **common)
+    return opened(Artifact(name=name, budget=budget, text=None, stream=path, notes=notes, **common))
+
+
+def opened(artifact: Artifact, kind: str | None = None) -> Artifact:
+    """A file's artifact (its path in `stream`) read whole, unless `kind` is the kind it is
+    read as in one pass; a failure to read it is said by its name, not by where it lies."""
+    path = artifact.stream
+    assert path is not None
     if kind is not None:
-        return Artifact(name=name, budget=budget, text=None, stream=path, notes=notes, **{**common, "type": kind})
+        return replace(artifact, type=kind)
     loaded = read_artifact(path)
-    error = loaded.error.replace(str(path), name) if loaded.error else None
-    return Artifact(name=name, budget=budget, text=loaded.text, error=error, notes=loaded.notes + notes, **common)
+    error = loaded.error.replace(str(path), artifact.name) if loaded.error else None
+    return replace(artifact, text=loaded.text, error=error, notes=loaded.notes + artifact.notes, stream=None)
 
 
 def _run_artifacts(spec: ArtifactSpec, repo: Any, env: dict[str, str] | None = None) -> list[Artifact]:

@@ -11,7 +11,7 @@ from typing import Any
 from ctxguard import digest, links, reference
 from ctxguard import records as make
 from ctxguard.budget import Request, capacity
-from ctxguard.collect import Artifact, Source, collect
+from ctxguard.collect import Artifact, Source, collect, opened
 from ctxguard.config.model import Config
 from ctxguard.engine import stream
 from ctxguard.engine.tiers import min_budget, overhead
@@ -118,6 +118,8 @@ def prepare(
     artifacts, source = (
         collected if collected is not None else collect(config, repo, diff_override, reason, missed, since)
     )
+    # A big file is read in one pass when its kind can (a log, a diff, JSON, text), else whole.
+    artifacts = [opened(a, stream.streamable(a.stream, a.name, a.type)) if a.stream else a for a in artifacts]
     if config.redact:  # before anything is counted, compressed, summarised or offloaded
         artifacts = [make.redacted(a) for a in artifacts]
     described = _described(artifacts, tokenizer, config.redact)

@@ -15,6 +15,7 @@ from typing import BinaryIO
 
 _SNIFF = 8192
 STDIN_LIMIT = 1 << 30  # standard input is spooled to a temporary file up to this many bytes
+STREAM_BYTES = 32 * 1024 * 1024  # a file larger than this is read in one pass, not whole (ctxguard.engine.stream)
 BINARY = "binary data (NUL bytes); not a text artifact"
 
 
@@ -158,3 +159,12 @@ def spool(stream: BinaryIO, folder: Path, limit: int = STDIN_LIMIT) -> Path | st
 
 
 _BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def big(path: Path) -> bool:
+    """A regular file over STREAM_BYTES: its kind decides whether it is read in one pass or
+    whole (ctxguard.pipeline); False when it cannot be asked (reading it says why)."""
+    try:
+        return path.is_file() and path.stat().st_size > STREAM_BYTES
+    except OSError:
+        return False

@@ -12,6 +12,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxguard import read
 from ctxguard.engine import stream
 from ctxguard.kinds.sink import Taker
 from ctxguard.read import decode, not_regular
@@ -54,7 +55,7 @@ def describe(path: Path, name: str, tokenizer: Tokenizer, secrets: bool = True) 
         with path.open("rb") as handle:
             sha256 = hashlib.file_digest(handle, "sha256").hexdigest()
         size = path.stat().st_size
-        if size > stream.STREAM_BYTES:  # counted in one pass, never read whole
+        if size > read.STREAM_BYTES:  # counted in one pass, never read whole
             first = _First()
             scan = stream.scan(path, tokenizer, first, secrets=secrets)
             notes = [f"{scan.replaced} invalid UTF-8 sequences replaced with U+FFFD"] if scan.replaced else []

@@ -11,9 +11,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from ctxguard import reference
+from ctxguard import read, reference
 from ctxguard.config.load import parse_config
-from ctxguard.engine import stream
 from ctxguard.errors import ConfigError
 from ctxguard.main import main
 from ctxguard.tokens.load import get_tokenizer
@@ -135,7 +134,7 @@ def test_reference_of_a_big_file_is_streamed_with_the_same_facts(
     path.write_text(log_of(2000), encoding="utf-8")
     tokenizer = get_tokenizer()
     whole = reference.describe(path, "big.log", tokenizer)
-    monkeypatch.setattr(stream, "STREAM_BYTES", 1024)
+    monkeypatch.setattr(read, "STREAM_BYTES", 1024)
     streamed = reference.describe(path, "big.log", tokenizer)
     assert isinstance(whole, reference.Described) and isinstance(streamed, reference.Described)
     assert streamed == whole

@@ -1,6 +1,6 @@
 """Big files in bounded memory: one streaming pass, then a salient (or head) Tier 3 cut.
 
-A log, text, diff or JSON file over STREAM_BYTES is never read whole. It is read in blocks of
+A log, text, diff or JSON file over read.STREAM_BYTES is never read whole. It is read in blocks of
 whole lines (a line longer than a block arrives in pieces and is shown clipped); each block is
 redacted and counted exactly: blocks end at a line break followed by a printable character
 (after spaces or tabs), where no token crosses, so the sum is the count of the whole file. One
@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ctxguard import read
 from ctxguard.engine import probes
 from ctxguard.engine.packer import pack
 from ctxguard.engine.tiers import marker
@@ -43,7 +44,6 @@ from ctxguard.tokens.base import Tokenizer, warning_line
 from ctxguard.tokens.exact import last_clean_break
 from ctxguard.words import cut_line
 
-STREAM_BYTES = 32 * 1024 * 1024  # files larger than this are streamed
 BLOCK = 1 << 20  # bytes read at a time
 
 
@@ -203,7 +203,7 @@ def streamable(path: Path, label: str, artifact_type: str | None) -> KindName | 
     """The kind to stream this file as, or None when it is read whole (small, binary, other type)."""
 
     try:
-        if not path.is_file() or path.stat().st_size <= STREAM_BYTES:
+        if not path.is_file() or path.stat().st_size <= read.STREAM_BYTES:
             return None
         with path.open("rb") as handle:
             head = handle.read(65536)
@@ -308,7 +308,7 @@ def finish(
     kept = probes.measure(kind, "", content, sink.probes())
     notes = [
         f"streamed: {path.stat().st_size} bytes in one pass; tier 2 is not attempted for "
-        f"artifacts over {STREAM_BYTES // (1024 * 1024)} MB"
+        f"artifacts over {read.STREAM_BYTES // (1024 * 1024)} MB"
     ]
     if state.replaced:
         notes.append(f"{state.replaced} invalid UTF-8 sequences replaced with U+FFFD")

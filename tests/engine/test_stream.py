@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from ctxguard import read
 from ctxguard.api import compress_file
 from ctxguard.engine import stream
 from ctxguard.secrets.redact import redact
@@ -21,7 +22,7 @@ MARKER = re.compile(r"\[TRUNCATED: content exceeds budget, remaining (\d+) token
 @pytest.fixture
 def small_stream(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stream anything over 20 kB, in blocks of 4 kB, so small test files take the big-file path."""
-    monkeypatch.setattr(stream, "STREAM_BYTES", 20_000)
+    monkeypatch.setattr(read, "STREAM_BYTES", 20_000)
     monkeypatch.setattr(stream, "BLOCK", 4096)
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ctxguard import read
 from ctxguard.config.load import parse_config
 from ctxguard.errors import ConfigError
 from ctxguard.github import api, run
@@ -198,7 +199,7 @@ def test_a_big_log_takes_the_streaming_path(
 ) -> None:
     from ctxguard.engine import stream
 
-    monkeypatch.setattr(stream, "STREAM_BYTES", 1 << 20)
+    monkeypatch.setattr(read, "STREAM_BYTES", 1 << 20)
     finished = []  # (a spy on the streaming path's last step: the real one runs)
     real = stream.finish
     monkeypatch.setattr(stream, "finish", lambda *a, **k: finished.append(a[2]) or real(*a, **k))

@@ -693,10 +693,11 @@ def test_a_git_log_keeps_each_commits_subject_with_its_line(sample, share: float
 
 
 def test_a_streamed_git_log_keeps_its_commits(sample, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ctxguard import read as reading
     from ctxguard.api import compress_file
     from ctxguard.engine import stream
 
-    monkeypatch.setattr(stream, "STREAM_BYTES", 1000)
+    monkeypatch.setattr(reading, "STREAM_BYTES", 1000)
     monkeypatch.setattr(stream, "BLOCK", 512)
     path = tmp_path / "history.diff"
     path.write_text(sample("git-log-p.diff"))

@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from ctxguard import read
 from ctxguard.api import compress_file
 from ctxguard.engine import stream
 from ctxguard.kinds.json import sink as json_sink
@@ -25,7 +26,7 @@ OMITTED = re.compile(r"^(\d+) (?:items?|lines?|omitted)")
 @pytest.fixture
 def small_stream(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stream anything over 20 kB, in blocks of 4 kB, keeping at least 16 kB of a document."""
-    monkeypatch.setattr(stream, "STREAM_BYTES", 20_000)
+    monkeypatch.setattr(read, "STREAM_BYTES", 20_000)
     monkeypatch.setattr(stream, "BLOCK", 4096)
     monkeypatch.setattr(json_sink, "LEAST_ROOM", 16_384)
 

@@ -51,6 +51,22 @@ TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^
 # cut takes them before any file's header.
 COMMIT_LINE = re.compile(r"^(?:commit [0-9a-f]{7,64}\b|From [0-9a-f]{40} )")
 COMMIT: Final = 0.97  # after a flipped condition (0.95), before the changed definitions (1)
+
+# The reader's levels (lower is taken first), each raised by its file's offset (file_offset).
+DEFINITION: Final = 1.0  # an added or removed line that declares something, or raises or logs an error
+FILE: Final = 1.6  # a file's `diff --git` line
+HEADER: Final = 1.7  # a rename's, a mode's, a new or deleted file's line, `Binary files … differ`
+HUNK: Final = 2.6  # a hunk's `@@` line
+PATH_AGAIN: Final = 2.8  # `---` and `+++`: they repeat the path
+CHANGE: Final = 4.0  # another changed line
+CONTEXT_DEFINITION: Final = 4.5  # an unchanged line that declares something
+PREAMBLE: Final = 5.0  # a commit's author, date and message lines before its first file (no offset)
+INDEX: Final = 6.0  # an `index` line
+CONTEXT: Final = 7.0  # another unchanged line (no offset)
+# How far a file's lines sink: lockfiles and generated files, docs and changelogs, tests, code.
+GENERATED_OFFSET: Final = 3.0
+DOCS_OFFSET: Final = 1.5
+TESTS_OFFSET: Final = 1.0
 _FULL_SHA = re.compile(r"^(commit |From )([0-9a-f]{12})[0-9a-f]{28,52}\b")
 
 
@@ -65,14 +81,15 @@ class DiffReader:
     """Reads a diff's lines in order and says what each is and how early a cut should take it,
     for the plan and the streaming pass alike.
 
-    Kinds and levels (lower is taken first; each is raised by file_offset of the file):
-    "definition" and "error" (added or removed lines that declare something or raise/log an
-    error) 1; "file" (`diff --git`) 1.6; "header" (renames, modes, new/deleted, binary) 1.7,
-    `---`/`+++` 2.8, `index` 6; "hunk" 2.6; "change" (other changed lines) 4; "context" 4.5 if
-    it declares something, else 7. A commit's line (`commit <sha>` in `git log -p`, `From <sha>`
-    in `git format-patch`) is "commit" and its subject "subject", at 1.5 (COMMIT; the subject
-    first, which is never shown without its commit's line); the other
-    lines before a commit's first file (its author, date, message) are "header" at 5. `index` is
+    Kinds and levels (the table above; lower is taken first; each is raised by file_offset of
+    the file): "definition" and "error" (added or removed lines that declare something or
+    raise/log an error) DEFINITION; "file" (`diff --git`) FILE; "header" (renames, modes,
+    new/deleted, binary) HEADER, `---`/`+++` PATH_AGAIN, `index` INDEX; "hunk" HUNK; "change"
+    (other changed lines) CHANGE; "context" CONTEXT_DEFINITION if it declares something, else
+    CONTEXT. A commit's line (`commit <sha>` in `git log -p`, `From <sha>` in `git
+    format-patch`) is "commit" and its subject "subject", at COMMIT (the subject first, which is
+    never shown without its commit's line); the other lines before a commit's first file (its
+    author, date, message) are "header" at PREAMBLE. `index` is
     the line's position within its file, the rank within a level.
     """
 
@@ -109,18 +126,18 @@ class DiffReader:
             self.language = language(self.path)
             self._said = self.said.get(self.language, {}) if self.said is not None else {}
             self.in_hunk, self.index = False, 0
-            return "file", 1.6 + self.offset
+            return "file", FILE + self.offset
         if line.startswith("@@"):
             self.in_hunk = True
-            return "hunk", 2.6 + self.offset
+            return "hunk", HUNK + self.offset
         if not self.in_hunk:
             if not self.path:
-                return "header", 5.0
+                return "header", PREAMBLE
             if line.startswith("index "):
-                return "header", 6.0 + self.offset
+                return "header", INDEX + self.offset
             if line.startswith(("--- ", "+++ ")):  # they repeat the path
-                return "header", 2.8 + self.offset
-            return "header", 1.7 + self.offset
+                return "header", PATH_AGAIN + self.offset
+            return "header", HEADER + self.offset
         body = line[1:]
         if line[:1] in ("+", "-"):
             bits = self._said.get(line)
@@ -130,23 +147,23 @@ class DiffReader:
                 defines = bits & DEFINES if bits is not None else is_definition(body, self.language)
                 errs = not defines and is_error_line(body)
             if defines:
-                return "definition", 1 + self.offset
+                return "definition", DEFINITION + self.offset
             if errs:
-                return "error", 1 + self.offset
-            return "change", 4 + self.offset
+                return "error", DEFINITION + self.offset
+            return "change", CHANGE + self.offset
         if self.context_definitions and is_definition(body, self.language):
-            return "context", 4.5 + self.offset
-        return "context", 7.0
+            return "context", CONTEXT_DEFINITION + self.offset
+        return "context", CONTEXT
 
 
 def file_offset(path: str) -> float:
     """How far a diff file's lines sink in a cut: lockfiles and generated files 3, docs and
     changelogs 1.5, tests 1, code 0."""
     if is_excluded(path, GENERATED):
-        return 3.0
+        return GENERATED_OFFSET
     if DOCS.search(path):
-        return 1.5
-    return 1.0 if TESTS_DOCS.search(path) else 0.0
+        return DOCS_OFFSET
+    return TESTS_OFFSET if TESTS_DOCS.search(path) else 0.0
 
 
 _QUOTED = re.compile(r"""(?:f|b|r)?("(?:[^"\\]|\\.){3,}"|'(?:[^'\\]|\\.){3,}'|`[^`]{3,}`)""")

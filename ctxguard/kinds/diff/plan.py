@@ -10,7 +10,7 @@ from typing import Final
 
 from ctxguard.git.paths import line_path
 from ctxguard.kinds.definitions import is_comment_or_blank
-from ctxguard.kinds.diff.lines import DiffReader, short_commit
+from ctxguard.kinds.diff.lines import CONTEXT, PATH_AGAIN, DiffReader, short_commit
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
 from ctxguard.plan import Plan, ended, units
 from ctxguard.tokens.base import Encoded, Tokenizer
@@ -173,7 +173,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             needs = (*hunk, *enclosing)
             above = (i,) if kind == "definition" else above
         elif line.startswith("\\"):  # "\ No newline at end of file": with the line before it
-            level, needs = 7.0, (*hunk, i - 1)
+            level, needs = NO_NEWLINE, (*hunk, i - 1)
         elif task:
             pass  # ranked by the task, not by distance
         elif kind == "change":
@@ -182,7 +182,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             # A line of code edited in place: the behaviour changed there (a docstring's line is
             # prose: `On Python 3.12` -> `3.13` flips no condition).
             keep = source and i in edited and not (reader.language == "python" and _in_docstring(lines, i))
-            body[i] = EDITED if keep else 1.2 if source else 3.5 if not code else 3.0 + offset
+            body[i] = EDITED if keep else SOURCE_CODE if source else PROSE if not code else OTHER_CODE + offset
             if keep and i in quoted:
                 other = lines[edited[i][0]][1:] if edited[i] else ""
                 body[i] = FLIPPED if _compared(line[1:], other) else EDITED_QUOTED  # (a value compared: logic)
@@ -190,11 +190,11 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
                 body[i] = FLIPPED
             needs = (*hunk, *enclosing, *(edited.get(i, ())))
         elif kind == "context":
-            body[i] = 3.3 + offset
-            if level < 7:  # an unchanged definition: the changes below it in the hunk are in it
+            body[i] = UNCHANGED + offset
+            if level < CONTEXT:  # an unchanged definition: the changes below it in the hunk are in it
                 enclosing = above = (i,)
         if task:
-            level = min(level, 1.15 + offset)  # before a source file's other changed code
+            level = min(level, TASK_LINE + offset)  # before a source file's other changed code
         tier2.append(keep)
         if asked or linked:
             body.pop(i, None)
@@ -216,8 +216,8 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             group.append(((file[0],) if file else ()) + ((TASK_GROUP,) if asked else ()))
             waits.append((TASK_GROUP,) if task_words and kind == "change" and not asked else ())
     for i, base in body.items():
-        span = 0.0 if base in EDITS else 0.3 if base < 1.5 else 2.0  # a source's changed code stays ahead
-        late = 0.001 if base in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
+        span = 0.0 if base in EDITS else SOURCE_SPAN if base == SOURCE_CODE else BODY_SPAN  # (source code stays ahead)
+        late = REMOVED_AFTER if base in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
         rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
     for i in _moved(lines, reader_kind):  # a definition or error line moved or re-indented: after the edits
         rank[i] = (MOVED + rank[i][0] - 1, i)
@@ -254,11 +254,21 @@ EDITED: Final = 1.65
 FLIPPED: Final = 0.95
 EDITED_QUOTED: Final = 1.7  # … where only a quoted string changed (a version, a date, a message): after those
 MOVED: Final = 1.75  # … a definition or error line removed and added again in its file (moved, re-indented)
+# The bodies' levels (raised with the distance from a definition or error, up to a span):
+SOURCE_CODE: Final = 1.2  # another changed line of code in a source file: before every other body line
+TASK_LINE: Final = 1.15  # a line naming the task that is not a change or definition (+ offset): before those
+OTHER_CODE: Final = 3.0  # a changed line of code in a file that is not source (+ offset)
+UNCHANGED: Final = 3.3  # an unchanged line of a hunk (+ offset)
+PROSE: Final = 3.5  # a changed comment or blank line
+NO_NEWLINE: Final = 7.0  # `\ No newline at end of file`: with the line before it
+SOURCE_SPAN: Final = 0.3  # a source's changed code, far from a definition, stays ahead of the other bodies
+BODY_SPAN: Final = 2.0  # the other bodies, far from a definition
+REMOVED_AFTER: Final = 0.001  # an edited line's removed line, just after its added line (which brings it)
 EDITS: Final = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown with its removed line
 ASKED: Final = 0.96  # a changed line or definition naming the task: after the flips, before the rest
 LINKED: Final = 0.9  # a changed line of a hunk the failing tests lead to: before every other change
 TASK_GROUP: Final = -1  # the group of the task's lines (a file's group is its header line's index)
-NAMED_AGAIN: Final = 2.8  # a `diff --git` line whose file a `+++ b/path` line names (as the `---` line)
+NAMED_AGAIN: Final = PATH_AGAIN  # a `diff --git` line whose file a `+++ b/path` line names (as the `---` line)
 HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 

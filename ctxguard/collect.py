@@ -14,6 +14,7 @@ from ctxguard.git.paths import header_path, line_path
 from ctxguard.git.ranges import incremental, since_default
 from ctxguard.options import MIN_BUDGET, Options
 from ctxguard.read import big, read_artifact
+from ctxguard.record import Empty
 from ctxguard.words import plural
 
 NO_CHANGES = "[NO CHANGES]"
@@ -40,6 +41,7 @@ class Artifact:
     stream: Path | None = None  # a big file, read in one pass if its kind can (ctxguard.pipeline)
     reference: Path | None = None  # a file described, not included (ctxguard.reference)
     missing: bool = False  # a configured path that does not exist, or a glob that matched nothing
+    empty: Empty | None = None  # why it has nothing to show (its text says it in words)
     options: Options = Options()  # how it is cut: its entry's, attached once here (see collect)
 
 
@@ -156,13 +158,13 @@ def _git_artifacts(
         said = f"no changed file matches paths {where}: the {mode} diff changes {plural(elsewhere, 'file')} elsewhere"
         common["notes"] = (*notes, said)
         text = f"[NO CHANGES UNDER {where}: {plural(elsewhere, 'changed file')} elsewhere]"
-        return [Artifact(name=spec.name, budget=spec.budget, text=text, **common)], result  # type: ignore[arg-type]
+        return [Artifact(name=spec.name, budget=spec.budget, text=text, empty="no changes", **common)], result  # type: ignore[arg-type]
     if not kept:
-        empty = NO_CHANGES
+        text, why = NO_CHANGES, "no changes"
         if "..." in mode:  # a range with nothing in it is worth a warning, not a quiet pass
-            empty = f"[EMPTY RANGE: {mode} has no changes{' (' + reason + ')' if reason else ''}]"
+            text, why = f"[EMPTY RANGE: {mode} has no changes{' (' + reason + ')' if reason else ''}]", "empty range"
             common["notes"] = (*notes, f"the range {mode} is empty: check that it is the one meant")
-        return [Artifact(name=spec.name, budget=spec.budget, text=empty, **common)], result  # type: ignore[arg-type]
+        return [Artifact(name=spec.name, budget=spec.budget, text=text, empty=why, **common)], result  # type: ignore[arg-type]
     if spec.split == "file":
         return _per_file(spec, kept, common), result
     if spec.split == "chunks":  # (the files are grouped into bundles later)
@@ -275,7 +277,15 @@ def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifa
     if not matches:
         text = f"[NO FILES MATCHED: {', '.join(spec.paths)}]"
         return [
-            Artifact(name=spec.name, budget=spec.budget, text=text, notes=("no file matched",), missing=True, **common)
+            Artifact(
+                name=spec.name,
+                budget=spec.budget,
+                text=text,
+                notes=("no file matched",),
+                missing=True,
+                empty="no files matched",
+                **common,
+            )
         ]
     share = max(MIN_BUDGET, spec.budget // len(matches))
     out = []

@@ -127,7 +127,7 @@ def _status(record: Record, worst: bool = False) -> str:
         state = f"ERROR ({_clip(record.error or '')})"
     elif name == "REFERENCE":
         state = _REFERENCE
-    elif record.content.startswith(_EMPTY):
+    elif record.empty is not None:
         state = f"empty {record.content.strip()}"
     elif name == "TRUNCATED":
         state = "TRUNCATED (cut)"
@@ -144,10 +144,9 @@ def _status(record: Record, worst: bool = False) -> str:
 
 def _quiet(record: Record) -> bool:
     """A record the digest has nothing to say about: complete (tier 1) or empty, and OK."""
-    return status(record) == "OK" and (record.tier == 1 or record.content.startswith(_EMPTY))
+    return status(record) == "OK" and (record.tier == 1 or record.empty is not None)
 
 
-_EMPTY = ("[NO CHANGES", "[NO FILES MATCHED", "[EMPTY RANGE")
 _WIDEST_COUNTED = "rules (MUST/SHOULD sentences)"  # (the longest of the kinds' left_out names)
 
 

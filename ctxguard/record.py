@@ -16,6 +16,21 @@ CONTRACT_FIELDS = ("artifact_name", "raw_tokens", "compacted_tokens", "truncated
 
 FILE_COLUMNS = ("path", "added", "removed", "status", "shown")  # a record's `files` rows
 
+# Why an artifact has nothing to show: a git entry with no changed file (under its paths, or at
+# all), a range with nothing in it, a files entry whose paths matched nothing. Its content says
+# so in words (`[NO CHANGES]` …); the field is what the digest and the report ask.
+Empty = Literal["no changes", "empty range", "no files matched"]
+_EMPTY_CONTENTS: dict[str, Empty] = {
+    "[NO CHANGES": "no changes",
+    "[EMPTY RANGE": "empty range",
+    "[NO FILES MATCHED": "no files matched",
+}
+
+
+def empty_of(content: str) -> Empty | None:
+    """Why a record read back from a bundle is empty, from the words its content starts with."""
+    return next((why for start, why in _EMPTY_CONTENTS.items() if content.startswith(start)), None)
+
 
 @dataclass(frozen=True)
 class Listed:
@@ -89,6 +104,7 @@ class Record:
     retention: dict[str, Any] | None = None  # {"probes": N, "kept": K[, "missed": [...]]}
     entry: str | None = None  # the config entry, when the record is one of its several
     missing: bool = False  # a configured file that does not exist, or a glob that matched nothing
+    empty: Empty | None = None  # why it has nothing to show (not in the bundle: its content says it)
     diff: str | None = None  # a git entry's diff mode
     excluded_files: tuple[str, ...] = ()  # left out of the diff (generated or lock files)
     redacted: tuple[tuple[str, int], ...] = ()  # secrets replaced, by kind
@@ -158,6 +174,7 @@ class Record:
             retention=data.get("retention"),
             entry=data.get("entry"),
             missing=bool(data.get("missing")),
+            empty=empty_of(data["content"]),
             diff=data.get("diff"),
             excluded_files=tuple(data.get("excluded_files", ())),
             redacted=tuple(data.get("redacted", {}).items()),

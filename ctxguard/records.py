@@ -66,12 +66,13 @@ def referenced(
 def attach(record: Record, artifact: Artifact) -> Record:
     """The record with what collection knew of its artifact: its notes first, its diff mode and
     excluded files, the secrets redacted, its entry when the record is one of several, whether
-    it is missing."""
+    it is missing, or empty and why."""
     return replace(
         record,
         notes=artifact.notes + record.notes,
         entry=artifact.entry if artifact.entry != artifact.name else None,
         missing=artifact.missing,
+        empty=artifact.empty,
         diff=artifact.diff,
         excluded_files=artifact.excluded_files,
         redacted=artifact.redacted or record.redacted,

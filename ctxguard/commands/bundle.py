@@ -283,7 +283,7 @@ def _bundle(args: argparse.Namespace) -> int:
         print(report.table(out.bundle), file=sys.stderr)
         print(report.written_line(args.format, config.total_budget, out.bundle), file=sys.stderr)
         for record in result.records:
-            if record.content.startswith(("[NO CHANGES", "[EMPTY RANGE")):
+            if record.empty in ("no changes", "empty range"):  # (a glob that matched nothing is missing)
                 print(
                     f"ctxguard: note: {record.artifact_name} has nothing to review: {record.content.strip()}",
                     file=sys.stderr,

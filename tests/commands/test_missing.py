@@ -12,6 +12,7 @@ import pytest
 from ctxguard.config.load import parse_config
 from ctxguard.errors import ConfigError
 from ctxguard.main import main
+from ctxguard.record import Record
 from tests.gitrepo import Repo, configured
 
 PLAN = "  - name: plan\n    paths: [docs/plan.md]\n    budget: 500\n"
@@ -64,6 +65,7 @@ def test_a_glob_that_matches_nothing_is_missing_too(tmp_path: Path) -> None:
     repo = _repo(tmp_path, entry="  - name: logs\n    paths: ['reports/*.log']\n    budget: 300\n    required: true\n")
     record = next(a for a in _bundle(repo)["artifacts"] if a["artifact_name"] == "logs")
     assert record["missing"] is True and record["content"] == "[NO FILES MATCHED: reports/*.log]"
+    assert Record.from_dict(record, "o200k_base").empty == "no files matched"
     assert main(["check", "--repo", str(repo.path)]) == 1
 
 

@@ -12,6 +12,7 @@ from ctxguard.errors import GitError
 from ctxguard.git import ranges
 from ctxguard.git import repo as git
 from ctxguard.main import main
+from ctxguard.record import Record
 from tests.gitrepo import Repo, configured
 
 CONFIG = "version: 1\nfail_on: never\nartifacts:\n  - name: diff\n    diff: staged\n    budget: 4000\n"
@@ -118,6 +119,10 @@ def test_an_empty_range_is_said_in_the_record_not_passed_quietly(
     assert record["content"].startswith("[EMPTY RANGE: origin/HEAD...HEAD has no changes (--diff auto: against")
     assert any("is empty: check that it is the one meant" in note for note in record["notes"])
     assert "has nothing to review: [EMPTY RANGE" in capsys.readouterr().err
+    # The digest says it is empty, and a record read back from the bundle knows why.
+    bundle = json.loads((pushed.path / ".git/ctxguard/bundle.json").read_text())
+    assert f"- {record['artifact_name']}: tier 1, empty [EMPTY RANGE" in bundle["digest"]
+    assert Record.from_dict(record, "o200k_base").empty == "empty range"
 
 
 def test_a_shallow_clone_says_how_to_get_the_history(pushed: Repo, tmp_path: Path) -> None:

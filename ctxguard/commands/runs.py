@@ -10,12 +10,6 @@ from typing import Any
 from ctxguard.commands.setup import diff_range, since_ref
 
 
-def _one_task(config: Any) -> str | None:
-    """The task every entry has, if they share one."""
-    tasks = {spec.task for spec in config.artifacts}
-    return tasks.pop() if len(tasks) == 1 else None
-
-
 def bundles(
     args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str, output: Path, stdout: bool = False
 ) -> list[tuple[Any, Any]]:
@@ -31,7 +25,7 @@ def bundles(
     chosen = diff_range(args, repo)
     mode, why = (chosen.mode, chosen.why) if chosen else (None, None)
     since = since_ref(args)
-    task = getattr(args, "task", None) or _one_task(config)
+    task = config.review_task()
 
     def assemble(result: pipeline.Result, chunk: Any) -> write.Written:
         return write.assemble(

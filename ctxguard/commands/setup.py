@@ -118,8 +118,8 @@ def prepare(args: argparse.Namespace) -> tuple[Any, Any, Any]:
         config = _with_run(config, args.run)
     if getattr(args, "line_numbers", False):
         config = replace(config, artifacts=tuple(replace(s, line_numbers=True) for s in config.artifacts))
-    task = _task(args)
+    task = _task(args)  # (decided here, once: every entry without its own takes it, and the bundle)
     if task:
-        config = replace(config, artifacts=tuple(replace(s, task=s.task or task) for s in config.artifacts))
+        config = replace(config, task=task, artifacts=tuple(replace(s, task=s.task or task) for s in config.artifacts))
     check_tokenizer(config.encoding, args.strict)
     return repo, config, get_tokenizer(config.encoding)

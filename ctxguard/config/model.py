@@ -61,10 +61,18 @@ class Config:
     min_retention: float | None = None
     redact: bool = True
     path: str | None = None
+    task: str | None = None  # the review's, from the command line (--task, --task-from-pr)
 
     def spec(self, name: str) -> ArtifactSpec | None:
         """The entry called name."""
         return next((s for s in self.artifacts if s.name == name), None)
+
+    def review_task(self) -> str | None:
+        """The bundle's task: the command line's, else the one every entry has, if they share one."""
+        if self.task:
+            return self.task
+        tasks = {spec.task for spec in self.artifacts}
+        return tasks.pop() if len(tasks) == 1 else None
 
 
 _TOP = {

@@ -126,3 +126,19 @@ def test_a_utf8_config_with_a_byte_order_mark_loads(tmp_path: Path) -> None:
     path = tmp_path / ".ctxguard.yaml"
     path.write_bytes(b"\xef\xbb\xbfversion: 1\nartifacts:\n  - name: diff\n    budget: 100\n")
     assert load_config(path).artifacts[0].name == "diff"
+
+
+def test_the_review_task_is_the_command_lines_else_the_one_every_entry_shares() -> None:
+    from dataclasses import replace
+
+    from ctxguard.config.model import ArtifactSpec, Config
+
+    plan = ArtifactSpec(name="plan", budget=500, source="files", paths=("PLAN.md",), task="check the plan")
+    change = ArtifactSpec(name="change", budget=500, source="git", diff="staged", task="check the plan")
+    shared = Config(artifacts=(plan, change))
+    assert shared.review_task() == "check the plan"
+    mixed = Config(artifacts=(plan, replace(change, task="review the handlers")))
+    assert mixed.review_task() is None  # (no one task: each record says its own)
+    # A task given on the command line (--task, or --task-from-pr's pull request) is the bundle's,
+    # whatever the entries say.
+    assert replace(mixed, task="fix the retry loop").review_task() == "fix the retry loop"

@@ -79,7 +79,7 @@ def compress_loaded(
     """Compress text already read (from a file or stdin), or record why there is none."""
     tokenizer = get_tokenizer(encoding)
     if loaded.text is None:
-        kind = artifact_type or classify(label, "")
+        kind = classify(label, "", artifact_type)
         return error_record(
             label,
             loaded.error or "unreadable",

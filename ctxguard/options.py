@@ -10,6 +10,8 @@ from typing import Literal, get_args
 
 KindName = Literal["diff", "json", "log", "markdown", "text", "junit", "sarif"]  # the artifact kinds (ctxguard.kinds)
 TYPES: tuple[KindName, ...] = get_args(KindName)
+Format = Literal["json", "markdown", "prompt"]  # the forms a bundle is written in (ctxguard.bundle)
+FORMATS: tuple[Format, ...] = get_args(Format)
 MIN_BUDGET = 32  # the least budget: room for the marker and some content
 OFFLINE_MIN_BUDGET = 64  # when tokens are estimated, the warning line must fit too
 

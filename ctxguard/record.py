@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ctxguard.options import KindName
 from ctxguard.plan import GAP_LINE
 
 CONTRACT_FIELDS = ("artifact_name", "raw_tokens", "compacted_tokens", "truncated", "content")
 
 
+Read = Literal["required", "reference"]  # read as it is, or a description of a file to read on demand
 FILE_COLUMNS = ("path", "added", "removed", "status", "shown")  # a record's `files` rows
 
 # Why an artifact has nothing to show: a git entry with no changed file (under its paths, or at
@@ -93,14 +95,14 @@ class Record:
     compacted_tokens: int
     truncated: bool
     content: str
-    type: str
+    type: KindName
     tier: Tier
     budget: int
     encoding: str
     task: str | None = None
     notes: tuple[str, ...] = ()
     error: str | None = None
-    read: str = "required"  # or "reference": the content only describes a file to read on demand
+    read: Read = "required"  # or "reference": the content only describes a file to read on demand
     retention: dict[str, Any] | None = None  # {"probes": N, "kept": K[, "missed": [...]]}
     entry: str | None = None  # the config entry, when the record is one of its several
     missing: bool = False  # a configured file that does not exist, or a glob that matched nothing
@@ -190,7 +192,7 @@ class Record:
         return self.entry or self.artifact_name
 
 
-def error_record(name: str, reason: str, *, artifact_type: str, budget: int, encoding: str) -> Record:
+def error_record(name: str, reason: str, *, artifact_type: KindName, budget: int, encoding: str) -> Record:
     """A record for an artifact that could not be read: same shape, clearly marked."""
     return Record(
         artifact_name=name,

@@ -15,6 +15,7 @@ from pathlib import Path
 from ctxguard import read
 from ctxguard.engine import stream
 from ctxguard.kinds.sink import Taker
+from ctxguard.options import KindName
 from ctxguard.read import decode, not_regular
 from ctxguard.record import Record, Referenced
 from ctxguard.secrets.redact import notes as redaction_notes
@@ -130,7 +131,7 @@ def need(found: Described, tokenizer: Tokenizer) -> int:
     return tokenizer.count(content(found, 1 << 30, tokenizer))
 
 
-def record(found: Described, budget: int, tokenizer: Tokenizer, artifact_type: str) -> Record:
+def record(found: Described, budget: int, tokenizer: Tokenizer, artifact_type: KindName) -> Record:
     """The reference record: the file described, its content within budget."""
     text = content(found, budget, tokenizer)
     return Record(

@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 from ctxguard import __version__
 from ctxguard.collect import Source
 from ctxguard.config.model import CONTEXT_WINDOW
+from ctxguard.options import FORMATS as FORMATS
 from ctxguard.record import Record
 
 SCHEMA: Final = "ctxguard.bundle/v2"
@@ -29,7 +30,6 @@ LEVELS: Final[tuple[tuple[float, Level, str], ...]] = (
 )
 CRITICAL: Final[Level] = "CRITICAL"
 CRITICAL_ACTION: Final = "too full to review well: split the review into chunks or lower total_budget"
-FORMATS: Final = ("json", "markdown", "prompt")
 
 
 def level(tokens: int, window: int, knob: str | None = None) -> tuple[Level, str]:

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 
 from ctxguard.bundle.model import Bundle
 from ctxguard.kinds.registry import KINDS
+from ctxguard.options import Format
 from ctxguard.record import Record
 from ctxguard.words import plural
 
@@ -29,7 +30,7 @@ NAMED = 30  # cut or omitted names listed in the coverage, the rest counted
 DEFAULT_TASK = "Review the change: say what is wrong, risky or missing, citing the artifacts."
 
 
-def render(bundle: Bundle, fmt: str) -> str:
+def render(bundle: Bundle, fmt: Format) -> str:
     """The bundle as markdown or prompt text."""
     if fmt == "prompt":
         top = [PROMPT_FRAME, "", "## Task", "", bundle.task or DEFAULT_TASK, *_tasks(bundle), ""]
@@ -49,7 +50,7 @@ def _tasks(bundle: Bundle) -> list[str]:
     return ["", *(f"- For `{name}`: {task}" for name, task in said)] if said else []
 
 
-def _about(bundle: Bundle, fmt: str) -> list[str]:
+def _about(bundle: Bundle, fmt: Format) -> list[str]:
     source, totals, usage = bundle.source, bundle.totals, bundle.usage
     where = f"Repository `{source.repository}`" + (f", diff `{source.diff}`" if source.diff else "")
     if source.head:

@@ -19,13 +19,14 @@ from ctxguard import digest
 from ctxguard.budget import allocate, too_small
 from ctxguard.bundle.model import Chunk
 from ctxguard.bundle.write import Written, assemble
+from ctxguard.options import Format
 from ctxguard.pipeline import Result, Run
 from ctxguard.record import Record
 
 TRIES = 16
 
 
-def sized(run: Run, *, fmt: str, task: str | None = None, chunk: Chunk | None = None) -> tuple[Result, Written]:
+def sized(run: Run, *, fmt: Format, task: str | None = None, chunk: Chunk | None = None) -> tuple[Result, Written]:
     """The records at the budgets whose bundle, written in fmt, keeps to total_budget (or the
     best that could be had), and that bundle as written."""
     config = run.config

@@ -10,12 +10,13 @@ from pathlib import Path
 from ctxguard.bundle import render
 from ctxguard.bundle.model import Bundle, Chunk, Usage, build, dumps, knob
 from ctxguard.config.model import CONTEXT_WINDOW
+from ctxguard.options import Format
 from ctxguard.pipeline import Result
 from ctxguard.record import Record
 from ctxguard.tokens.base import Tokenizer
 
 
-def written(bundle: Bundle, fmt: str, tokenizer: Tokenizer, knob: str | None = None) -> tuple[Bundle, str]:
+def written(bundle: Bundle, fmt: Format, tokenizer: Tokenizer, knob: str | None = None) -> tuple[Bundle, str]:
     """The bundle with its written size and usage (whose action names `knob`, what cut the
     records that were cut), and its text in fmt (json, markdown or prompt). The size is part of
     what it counts: settled in two passes, at most a few. When the count of N is N + 1 and that
@@ -63,7 +64,7 @@ class Written:
 def assemble(
     result: Result,
     *,
-    fmt: str,
+    fmt: Format,
     total_budget: int | None,
     tokenizer: Tokenizer,
     window: int = CONTEXT_WINDOW,

@@ -12,12 +12,11 @@ from ctxguard.commands.common import positive_int
 from ctxguard.commands.setup import prepare
 from ctxguard.config.model import FAIL_ON, parse_fail_on
 from ctxguard.errors import EXIT_OK, EXIT_POLICY
-from ctxguard.options import TIER3_MODES
+from ctxguard.options import FORMATS, TIER3_MODES, Format
 from ctxguard.tokens.base import ENCODINGS
 from ctxguard.words import plural
 
-FORMATS = ("json", "markdown", "prompt")
-_SUFFIX = {"json": "json", "markdown": "md", "prompt": "prompt.md"}
+_SUFFIX: dict[Format, str] = {"json": "json", "markdown": "md", "prompt": "prompt.md"}
 
 
 def _fail_on(value: str) -> tuple[str, ...]:
@@ -193,7 +192,7 @@ def _confined(top: Path, value: str) -> Path:
     return path
 
 
-def _output(args: argparse.Namespace, config: Any, repo: Any, fmt: str) -> Path:
+def _output(args: argparse.Namespace, config: Any, repo: Any, fmt: Format) -> Path:
     """Where the bundle goes: --output, else the config's output, else inside the git directory.
     A path in the work tree is refused unless git ignores it (the flag and the config alike)."""
     from ctxguard.git import repo as git
@@ -334,7 +333,9 @@ def _within_total(made: list[tuple[Any, Any]], config: Any, fits: Any) -> None:
     )
 
 
-def _fits(args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str, path: Path, stdout: bool) -> Any:
+def _fits(
+    args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: Format, path: Path, stdout: bool
+) -> Any:
     """Whether the bundles made under another total_budget keep to it."""
     from dataclasses import replace
 

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from ctxguard.commands.setup import diff_range, since_ref
+from ctxguard.options import Format
 
 
 def bundles(
-    args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: str, output: Path, stdout: bool = False
+    args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: Format, output: Path, stdout: bool = False
 ) -> list[tuple[Any, Any]]:
     """(pipeline result, written bundle) for each bundle to write, in order: total_budget bounds
     each as written in fmt. Cut records name their full text in the offload folder beside

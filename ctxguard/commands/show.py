@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ctxguard.errors import EXIT_OK, EXIT_POLICY, UsageError
+from ctxguard.options import FORMATS
 from ctxguard.record import Record
 
 
@@ -55,7 +56,7 @@ def add_parser(sub: Any) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("json", "markdown", "prompt"),
+        choices=FORMATS,
         default="markdown",
         help="the form to re-render the bundle in (default markdown); with ARTIFACT, json prints its record",
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ctxguard.bundle.model import Bundle
+from ctxguard.options import Format
 from ctxguard.record import status
 
 
@@ -31,7 +32,7 @@ def table(bundle: Bundle) -> str:
     return "\n".join(lines)
 
 
-def written_line(fmt: str, total: int | None, bundle: Bundle) -> str:
+def written_line(fmt: Format, total: int | None, bundle: Bundle) -> str:
     """The written file's size next to the content it carries, and the total it must keep to."""
     size = bundle.totals.bundle_tokens
     bound = "" if total is None else f" of total_budget {total}" + (" (OVER)" if size > total else "")

@@ -67,21 +67,23 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int, to
     return listing(low) if low else ""
 
 
-def _files_by_first_unit(
+def _first_units_file_first(
     rank: Sequence[tuple[float, int]], must: Sequence[bool], kinds: Sequence[str], stats: Sequence[FileStat]
 ) -> list[FileStat]:
-    """The files in the order a cut takes their first must unit (a cut list's first row is the
-    file of the change shown first, at any room); the diff's order where the lines' files and
-    the parsed files differ in number."""
+    """The files in the diff's order, but the file of the must unit a cut takes first at the
+    top: a list shown alone (a room the first change does not fit) names the file that change
+    is in, which a bigger room shows; the other rows name files the cut may not show. (The
+    diff's order where the lines' files and the parsed files differ in number.)"""
     first: list[tuple[float, int]] = []
     for i, kind in enumerate(kinds):
         if kind == "file":
             first.append((float("inf"), i))
         elif first and must[i]:
             first[-1] = min(first[-1], rank[i])
-    if len(first) != len(stats):
+    if len(first) != len(stats) or not stats:
         return list(stats)
-    return [stats[f] for f in sorted(range(len(stats)), key=first.__getitem__)]
+    top = min(range(len(stats)), key=first.__getitem__)
+    return [stats[top], *stats[:top], *stats[top + 1 :]]
 
 
 REACH: Final = 40  # lines: beyond this distance from a definition or error, body lines rank alike
@@ -232,7 +234,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     for i, kind in enumerate(reader_kind):
         if stats and must[i] and kind in ("file", "header", "hunk"):
             rank[i] = (rank[i][0] + HEADERS_AFTER_EDITS, i)
-    listed = _files_by_first_unit(rank, must, reader_kind, stats)
+    listed = _first_units_file_first(rank, must, reader_kind, stats)
     return Plan(
         units(lines, shown, rank, must, anchors.__getitem__, encoded, tokenizer),
         encoded.count,

@@ -2,7 +2,7 @@
 
 A plan is what a kind knows about its artifact (ctxguard.kinds); the packer
 (ctxguard.packer) knows only plans. Units are shown in their order; a run of whole lines left out
-is shown as one gap line the plan writes, a run inside a line as `(…)`, and the packer counts
+is shown as one gap line the plan writes, a run inside a line as `…`, and the packer counts
 their tokens.
 """
 

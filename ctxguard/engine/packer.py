@@ -230,7 +230,7 @@ def _fit(
 def _toward(fits: Fit, before: tuple[int, int] | None, room: int) -> int:
     """The next limit while every one tried fit: a token of limit per token of room left, or
     further when the sizes grow slower than the limits (gaps estimated as the widest gap line
-    and written as `(…)`): where the line through the fit before (limit, size) and this one
+    and written as `…`): where the line through the fit before (limit, size) and this one
     reaches halfway into the share of room not worth packing again for."""
     step = room - fits.size
     if before is not None and fits.limit > before[0] and fits.size > before[1]:
@@ -300,7 +300,7 @@ def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | No
     """The chosen units in order, each run left out marked, and the marker.
 
     A run of whole lines is the plan's gap line, given how many lines it stands for and the
-    first one's number in the raw text; a run inside a line (sentences of a paragraph) is `(…)`
+    first one's number in the raw text; a run inside a line (sentences of a paragraph) is `…`
     in place. A plan that writes its own syntax (JSON) is given the marker line. (A walk over
     the units shown, not all of them: the packer renders a plan several times.)
     """
@@ -318,13 +318,13 @@ def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | No
         nonlocal mid
         ends = starts[end] - starts[first]  # line ends among the run's units
         if mid and ends:
-            out.append("(…)\n")  # the rest of the line that was being shown
+            out.append("…\n")  # the rest of the line that was being shown
             mid, ends = False, ends - 1
         if ends:
             out.append(plan.gap(ends, starts[end] - ends + 1))
         last = units[end - 1].text
         if last and not last.endswith("\n"):
-            out.append("(…) ")  # the next unit shown starts inside a line, or goes on in one
+            out.append("… ")  # the next unit shown starts inside a line, or goes on in one
             mid = True
 
     after = 0  # the unit after the last one shown

@@ -35,13 +35,13 @@ def _lines(text: str) -> list[str]:
 
 
 def _shows(line: str, raw: str) -> bool:
-    """A content line shows its raw line: whole, or in pieces around `(…)`, or its start (a long
+    """A content line shows its raw line: whole, or in pieces around `…`, or its start (a long
     line cut), or with a repeat count after it."""
     line = re.sub(r"  \(\d+ occurrences\)$", "", line)
     cut = re.match(r"(.*)\.\.\. \(\d+ chars omitted\)$", line)
     if cut:
         return raw.startswith(cut.group(1))
-    pieces = [p.strip() for p in line.split("(…)")]
+    pieces = [p.strip() for p in line.split("…")]
     at = 0
     for piece in pieces:
         found = raw.find(piece, at)

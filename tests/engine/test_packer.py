@@ -277,7 +277,7 @@ def test_ends_finds_the_last_and_first_line_that_says_something_from_either_end(
 
 
 def test_prose_whose_gaps_are_written_short_is_packed_in_few_counts() -> None:
-    # Sentences left out of a paragraph are written `(…)`, not the gap line the choice
+    # Sentences left out of a paragraph are written `…`, not the gap line the choice
     # estimates, so the content grows slower than the limit: the next limit follows the line
     # through the two fits before it, and the cut is found in five counts (seven with a token
     # of limit per token of room left), filled within the 3 % not worth packing again for.

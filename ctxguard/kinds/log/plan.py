@@ -240,7 +240,7 @@ def _names_apart(
 ) -> tuple[Lines, Lines, Ranks, list[bool], list[bool], dict[int, tuple[int, ...]]]:
     """Each line naming a failed test with what it says (pytest's `FAILED id - message`) as two
     units: its name, then ` - message` on the same line, taken at NAMED_SAYS and never without
-    its name. A tight cut names more failed tests (`FAILED id (…)`): pytest clips the message on
+    its name. A tight cut names more failed tests (`FAILED id …`): pytest clips the message on
     that line, and the failure's `E` line says it whole. The other lists follow the lines
     (`bare`: the lines without a CI runner's timestamp)."""
     cuts: dict[int, tuple[int, int]] = {}  # line -> where its line and its shown line are cut

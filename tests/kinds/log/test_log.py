@@ -641,7 +641,7 @@ def test_a_tight_cut_names_each_failed_test_before_the_summarys_clipped_messages
     text = _pytest_run(failures=12, goes_on=2)
     cut = compress_text(text, 200, name="pytest.log")["content"]
     named = [k for k in range(12) if f"FAILED tests/test_case.py::test_case_{k} " in cut]
-    assert len(named) >= 8 and f"FAILED tests/test_case.py::test_case_{named[0]} (…)\n" in cut
+    assert len(named) >= 8 and f"FAILED tests/test_case.py::test_case_{named[0]} …\n" in cut
     wide = compress_text(text, 2000, name="pytest.log")["content"]  # (room: each line whole)
     assert all(f"test_case_{k} - AssertionError: Lists differ: [{k}]...\n" in wide for k in range(12))
 

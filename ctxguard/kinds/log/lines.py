@@ -120,6 +120,10 @@ DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (?:fatal )?error\b")
 _GUTTER = re.compile(r"^\s*\d*\s*\|")
 # … and a note or help that goes with the diagnostic before it (`x.c:3:1: note: …`, `= note:`).
 _ATTACHED = re.compile(r"^\S+:\d+(?::\d+)?: note: |^\s*= (?:note|help): ")
+# A CI runner's word that the step's command exited non-zero (GitHub Actions' `##[error]Process
+# completed with exit code 1.`, GitLab's `ERROR: Job failed: exit code 1`, Jenkins' `script
+# returned exit code 1`): every failed job ends with it, so it is not how this run ended.
+EXIT_STATUS = re.compile(r"(?:Process completed with|Job failed:|script returned) exit code \d+")
 
 
 # Where a diagnostic is, on the line under its message: ` --> src/main.rs:2:5` (rustc, ruff's
@@ -155,9 +159,14 @@ def gutter(line: str) -> bool:
 
 def says(line: str) -> bool:
     """A line that says something on its own: it has a word, and it is not a compiler's source
-    gutter or a note attached to a diagnostic (what a log's first and last line are, for its
-    cut and its probes)."""
-    return _WORD_CHAR.search(line) is not None and not _GUTTER.match(line) and not _ATTACHED.match(line)
+    gutter, a note attached to a diagnostic or a CI runner's exit status (what a log's first
+    and last line are, for its cut and its probes)."""
+    return (
+        _WORD_CHAR.search(line) is not None
+        and not _GUTTER.match(line)
+        and not _ATTACHED.match(line)
+        and not ("exit code" in line and EXIT_STATUS.search(line))
+    )
 
 
 def has_level(line: str) -> bool:

@@ -42,6 +42,33 @@ def test_github_actions_error_line(sample) -> None:  # type: ignore[no-untyped-d
     assert "##[error]Process completed with exit code 1." in content
 
 
+def test_a_runners_exit_status_is_not_how_the_run_ended() -> None:
+    """Every failed GitHub Actions job ends with `##[error]Process completed with exit code 1.`
+    (GitLab's and Jenkins' with their own words): the run's summary line is how it ended, and at
+    the 64-token floor the failed test is named before that line; tier 2 still keeps it (an
+    error line)."""
+    passing = "".join(f"tests/test_m{i}.py ........................................ [ {i}%]\n" for i in range(60))
+    failure = "E       TypeError: Too few sequences given (min 2 required)\n"
+    text = (
+        passing
+        + "=================================== FAILURES ===================================\n"
+        + "__________________________________ test_diff ___________________________________\n"
+        + failure
+        + "=========================== short test summary info ============================\n"
+        + "FAILED toolz/tests/test_itertoolz.py::test_diff - TypeError: Too few sequences given (min 2...\n"
+        + "======================== 1 failed, 179 passed in 1.43s =========================\n"
+    )
+    for status in (
+        "##[error]Process completed with exit code 1.\n",
+        "ERROR: Job failed: exit code 1\n",
+        "ERROR: script returned exit code 1\n",
+    ):
+        cut = compress_text(text + status, 64, name="job.log")["content"]
+        assert "FAILED toolz/tests/test_itertoolz.py::test_diff" in cut, status
+        assert "1 failed, 179 passed in 1.43s" in cut
+        assert status in _tier2(text + status, "job.log")
+
+
 def test_json_lines_log_with_level_field(sample) -> None:  # type: ignore[no-untyped-def]
     content = _tier2(sample("json-lines.log"), "service.log")
     assert "upstream timeout calling billing" in content

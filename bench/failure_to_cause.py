@@ -5,7 +5,8 @@ injected line kept in the diff's record (the cause), and the log's needles kept 
 (the symptom), beside head cuts of the same budgets.
 
     python bench/needles.py build --out DIR --only \
-        more-itertools-release,toolz-release,more-itertools-grouper,mit-empty-window,toolz-merge-sorted,mit-grouper-fill
+        more-itertools-release,toolz-release,more-itertools-grouper,mit-empty-window,toolz-merge-sorted,mit-grouper-fill,\
+        markupsafe-release,markupsafe-mul,simplejson-release,simplejson-true-key
     python bench/failure_to_cause.py --cases DIR [--ratios 0.3,0.1,0.05,0.03] [--ctxguard CHECKOUT]
 
 `--ctxguard` measures another checkout of ctxguard (a worktree of an older commit) with the
@@ -27,8 +28,10 @@ JOINT = (
     ("more-itertools-release.diff", "mit-empty-window"),
     ("toolz-release.diff", "toolz-merge-sorted"),
     ("more-itertools-grouper.diff", "mit-grouper-fill"),  # (a quoted string changed)
+    ("markupsafe-release.diff", "markupsafe-mul"),
+    ("simplejson-release.diff", "simplejson-true-key"),  # (run by unittest: its tests stop in the test)
 )
-SUFFIXES = ("", "-verbose", "-short", "-quiet", "-actions")
+SUFFIXES = ("", "-verbose", "-short", "-quiet", "-actions", "-unittest", "-unittest-verbose")
 
 
 def _bundle(code: Path, folder: Path, diff: Path, log: Path, ratio: float) -> dict:  # type: ignore[type-arg]

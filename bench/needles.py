@@ -18,10 +18,11 @@ extracted from the raw output by fixed rules, the same for every project:
 | typecheck | `mypy --strict` of an untyped project (about 1,200 errors before the faults), plain and `--pretty --show-column-numbers`, with four injected faults (two undefined names, a call with too many arguments, a missing attribute) | every `error:` line the faults add (not in the run on the pristine tree) |
 | lint | `ruff check --select ALL` of the same project with the same faults, `--output-format concise` and `full` | every violation the faults add: its concise line; in the full form its `CODE message` line and its `--> path:line:col` line |
 | junit | the pytest-log runs' `--junitxml` reports, in pytest's two dialects (`xunit1` in the verbose run, with each testcase's `file` and `line`; the default `xunit2` in the `--tb=short` run), and more-itertools' unittest suites run by xmlrunner (a report per class with failures), by nose2's junitxml plugin and by green (`--junit-report`: an `<error>` with its traceback and no message) | each failing or erroring testcase's `name` and the first line of its failure's `message` (else of its text) |
+| unittest-log | `python -m unittest discover` output (plain and `-v`) of a unittest suite with a flipped condition | each `FAIL:`/`ERROR:` header line, each traceback's last frame (`File "…", line N, in fn`) and its exception's first line, the verdict line (`FAILED (failures=2, …)`) |
 | sarif | `ruff check --select ALL --output-format sarif` and `flake8 --format=sarif` (flake8-sarif) of the typecheck project with the same faults | each result the faults add: its `message.text` and its `path:line` (the uri without a `file://` scheme) |
 
 The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1, packaging 23.2/24.0 (a
-src layout, 26,852 tests), simplejson 3.19.2 and MarkupSafe 2.1.5 sdists from PyPI (`pip
+src layout, 26,852 tests), simplejson 3.19.1/3.19.2 and MarkupSafe 2.1.4/2.1.5 sdists from PyPI (`pip
 download`), pytest-json-report 1.5.0 for the JSON reports (and pretend 1.0.9, which packaging's
 tests import), flake8 7.1.1 with flake8-sarif 1.0.15 for the second SARIF tool,
 unittest-xml-reporting 4.0.0, nose2 0.16.0 and green 4.0.2 for three more JUnit XML writers, mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
@@ -62,9 +63,11 @@ SDISTS = (
     "more-itertools==10.2.0",
     "toolz==0.12.0",
     "toolz==0.12.1",
+    "simplejson==3.19.1",
     "simplejson==3.19.2",
     "packaging==23.2",
     "packaging==24.0",
+    "markupsafe==2.1.4",
     "markupsafe==2.1.5",
 )
 REPORT_PLUGIN = (
@@ -117,6 +120,14 @@ PYTEST_CASES = (
         "    if incomplete == 'full':",
         "tests",
     ),
+    (  # (a src layout; the C speedups left unbuilt: the pure-Python methods run)
+        "markupsafe-mul",
+        "MarkupSafe-2.1.5",
+        "src/markupsafe/__init__.py",
+        "        if isinstance(num, int):\n            return self.__class__(super().__mul__(num))",
+        "        if not isinstance(num, int):\n            return self.__class__(super().__mul__(num))",
+        "tests",
+    ),
     (
         "packaging-prerelease",
         "packaging-24.0",
@@ -126,6 +137,19 @@ PYTEST_CASES = (
         "tests",
     ),
 )
+# (case, project folder, source file, old, new, test folder): a unittest suite, run by unittest
+# itself (`python -m unittest discover`, plain and `-v`), with its C speedups left unbuilt.
+UNITTEST_CASES = (
+    (
+        "simplejson-true-key",
+        "simplejson-3.19.2",
+        "simplejson/encoder.py",
+        "        elif key is True:\n            key = 'true'",
+        "        elif key is False:\n            key = 'true'",
+        "simplejson/tests",
+    ),
+)
+UNITTEST_MODES = (("-unittest", ()), ("-unittest-verbose", ("-v",)))
 # (case, older release, newer release, source file in the newer, old, new): a release diff.
 DIFF_CASES = (
     (
@@ -144,6 +168,22 @@ DIFF_CASES = (
         "more_itertools/recipes.py",
         "    if incomplete == 'fill':",
         "    if incomplete == 'full':",
+    ),
+    (
+        "markupsafe-release",
+        "MarkupSafe-2.1.4",
+        "MarkupSafe-2.1.5",
+        "src/markupsafe/__init__.py",
+        "        if isinstance(num, int):\n            return self.__class__(super().__mul__(num))",
+        "        if not isinstance(num, int):\n            return self.__class__(super().__mul__(num))",
+    ),
+    (
+        "simplejson-release",
+        "simplejson-3.19.1",
+        "simplejson-3.19.2",
+        "simplejson/encoder.py",
+        "        elif key is True:\n            key = 'true'",
+        "        elif key is False:\n            key = 'true'",
     ),
     (
         "packaging-release",
@@ -256,6 +296,7 @@ def build(
             with tarfile.open(archive) as tar:
                 tar.extractall(work, filter="data")
         _pytest_cases(out, work, only)
+        _unittest_cases(out, work, only)
         for case, older, newer, source, old, new in DIFF_CASES:
             if only is not None and case not in only:
                 continue
@@ -347,6 +388,20 @@ def _pytest_cases(out: Path, work: Path, only: frozenset[str] | None) -> None:
         _write(out, f"{case}-report.json", raw, pytest_json_needles(raw), "pytest-json")
         if "more-itertools" in project:  # (unittest suites: two more runners' reports)
             _unittest_reports(out, tree, case, tests)
+
+
+def _unittest_cases(out: Path, work: Path, only: frozenset[str] | None) -> None:
+    """The unittest cases: each suite with its fault, run by unittest in every mode (unittest-log)."""
+    for case, project, source, old, new, tests in UNITTEST_CASES:
+        if only is not None and case not in only:
+            continue
+        tree = work / f"{case}-tree"
+        shutil.copytree(work / project, tree)
+        _flip(tree / source, old, new)
+        for suffix, flags in UNITTEST_MODES:
+            done = _run([sys.executable, "-m", "unittest", "discover", *flags, "-s", tests, "-t", "."], cwd=tree)
+            log = done.stderr  # (unittest writes its report to standard error)
+            _write(out, f"{case}{suffix}.log", log, unittest_log_needles(log), "unittest-log")
 
 
 def _unittest_reports(out: Path, tree: Path, case: str, tests: str) -> None:
@@ -471,6 +526,29 @@ def pytest_log_needles(log: str) -> list[str]:
         elif in_failure and (m := _LOCATION.match(line)):
             needles.append(m.group(0))
     needles += [m.group(1) for line in lines if (m := _SUMMARY.match(line))]
+    return needles
+
+
+_UNITTEST_HEADER = re.compile(r"^(?:FAIL|ERROR): \S+ \(\S+\)")
+_FRAME = re.compile(r'^\s+File "[^"]+", line \d+, in \S+')
+
+
+def unittest_log_needles(log: str) -> list[str]:
+    """Each failing test's header line (`FAIL: test_x (pkg.mod.Class.test_x)`), each traceback's
+    last frame and its exception's first line, and the verdict (`FAILED (failures=2, …)`)."""
+    lines = log.splitlines()
+    needles = [line.rstrip() for line in lines if _UNITTEST_HEADER.match(line)]
+    frame = None
+    in_traceback = False
+    for line in lines:
+        if line.startswith("Traceback (most recent call last):"):
+            in_traceback, frame = True, None
+        elif in_traceback and _FRAME.match(line):
+            frame = line.strip()
+        elif in_traceback and line and not line[0].isspace():  # the exception: the traceback's end
+            needles += [frame, line.rstrip()] if frame else [line.rstrip()]
+            in_traceback = False
+    needles += [line.rstrip() for line in lines if line.startswith("FAILED (")]
     return needles
 
 

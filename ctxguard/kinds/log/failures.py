@@ -24,12 +24,20 @@ from ctxguard.kinds.log.lines import strip_ansi, template, unstamped
 _PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR|SUBFAILED|SUBERROR)(\([^)]*\))? (\S+?::\S+?|\S+?\.py)(?: - (.+))?$")
 _PYTEST_VERBOSE = re.compile(r"^(\S+::\S+?) (?:FAILED|ERROR)\b")
 _UNITTEST = re.compile(r"^(?:FAIL|ERROR): (\w+) \(([\w.]+)\)")
+_UNITTEST_VERBOSE = re.compile(r"^(\w+) \(([\w.]+)\) \.\.\. (?:FAIL|ERROR)$")  # (`-v`: before the `FAIL:` block)
 _JEST = re.compile(r"^\s*● (.+?)\s*$")
 _GO = re.compile(r"^\s*--- FAIL: (\S+)")
 _CARGO = re.compile(r"^---- (\S+) stdout ----$")
 _LIBTEST = re.compile(r"^test (\S+) \.\.\. FAILED$")
 # The other lines naming a failed test, with the groups that make its id.
-_NAMERS = ((_PYTEST_VERBOSE, (1,)), (_UNITTEST, (2, 1)), (_JEST, (1,)), (_GO, (1,)), (_LIBTEST, (1,)))
+_NAMERS = (
+    (_PYTEST_VERBOSE, (1,)),
+    (_UNITTEST, (2, 1)),
+    (_UNITTEST_VERBOSE, (2, 1)),
+    (_JEST, (1,)),
+    (_GO, (1,)),
+    (_LIBTEST, (1,)),
+)
 # A line naming a failed test, whichever runner wrote it (what a log's cut takes right after
 # the run's summary).
 NAMES_FAILURE = re.compile("|".join(f"(?:{p.pattern})" for p in (_PYTEST_SUMMARY, *(p for p, _ in _NAMERS))))

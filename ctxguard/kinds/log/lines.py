@@ -49,7 +49,7 @@ def unstamped(line: str) -> str:
 # A passing test or a progress line: never an error line, whatever words its title holds
 # (`✓ when unknown option then error`, `test_error_path PASSED [ 42%]`, `--- PASS:`, `... ok`).
 PASSING = re.compile(
-    r"^\s*(?:[✓✔√]\s|PASS\s|--- PASS:|ok\s+\S+\s+[\d.]+s|test \S+ \.\.\. ok$)"
+    r"^\s*(?:[✓✔√]\s|PASS\s|--- PASS:|ok\s+\S+\s+[\d.]+s|test \S+ \.\.\. ok$|\w+ \([\w.]+\) \.\.\. ok$)"
     r"|\sPASSED(?:\s+\[\s*\d+%\])?\s*$|\s(?:XFAIL|XPASS|SKIPPED)(?:\s+\[\s*\d+%\])?\s*$"
 )
 # A test runner's progress line: `tests/test_x.py ....F..s [ 42%]`, `........ [100%]` (pytest).
@@ -63,8 +63,9 @@ def passing(line: str) -> bool:
     if not hinted and "ok" not in line:
         return False  # (most lines: no pattern tried)
     line = unstamped(line)
-    # Only two forms hold `ok` and none of the hints: go's `ok  pkg 0.1s` at the line's start
-    # and `test name ... ok`; `ok` inside a word (`token`, `lookup`) is neither.
+    # Only three forms hold `ok` and none of the hints: go's `ok  pkg 0.1s` at the line's start,
+    # libtest's `test name ... ok` and unittest's `name (module.Class.name) ... ok`; `ok` inside
+    # a word (`token`, `lookup`) is none of them.
     if not hinted and not (line.lstrip().startswith("ok") or "... ok" in line):
         return False
     return PASSING.search(line) is not None or _PROGRESS.match(line) is not None

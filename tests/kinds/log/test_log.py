@@ -69,6 +69,37 @@ def test_a_runners_exit_status_is_not_how_the_run_ended() -> None:
         assert status in _tier2(text + status, "job.log")
 
 
+def test_a_unittest_verbose_run_names_each_failure_once_and_never_shows_its_passing_tests() -> None:
+    """`python -m unittest -v`: a failed test is named by its `-v` line and by its `FAIL:` block;
+    a tight cut names it by the block (where its traceback and exception are) and gives its
+    exception, and the passing tests' `... ok` lines are never shown as the failures' context."""
+    passing = [f"test_case_{i} (pkg.tests.test_m.TestM.test_case_{i}) ... ok\n" for i in range(300)]
+    text = (
+        "".join(passing[:150])
+        + "test_keys (pkg.tests.test_m.TestM.test_keys) ... FAIL\n"
+        + "".join(passing[150:])
+        + "\n"
+        + "=" * 70
+        + "\n"
+        + "FAIL: test_keys (pkg.tests.test_m.TestM.test_keys)\n"
+        + "-" * 70
+        + "\n"
+        + "Traceback (most recent call last):\n"
+        + '  File "/work/pkg/tests/test_m.py", line 46, in test_keys\n'
+        + "    self.assertEqual(\n"
+        + "AssertionError: {'1': 'true'} != {'true': 'true'}\n\n"
+        + "-" * 70
+        + "\n"
+        + "Ran 301 tests in 0.473s\n\n"
+        + "FAILED (failures=1)\n"
+    )
+    cut = compress_text(text, 110, name="unittest.log")["content"]
+    assert "FAIL: test_keys (pkg.tests.test_m.TestM.test_keys)\n" in cut
+    assert "AssertionError: {'1': 'true'} != {'true': 'true'}\n" in cut
+    assert "FAILED (failures=1)" in cut
+    assert "... ok" not in cut and "test_keys (pkg.tests.test_m.TestM.test_keys) ... FAIL" not in cut
+
+
 def test_json_lines_log_with_level_field(sample) -> None:  # type: ignore[no-untyped-def]
     content = _tier2(sample("json-lines.log"), "service.log")
     assert "upstream timeout calling billing" in content

@@ -41,9 +41,9 @@ def _each_files_turn(rank: list[tuple[float, int]], kinds: list[str]) -> None:
             rank[i] = (level, turn_of(seen, level, together) * TURN + i)
 
 
-def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int, total: int | None = None) -> str:
+def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) -> str:
     """`Changed files (N):` and one line per file with its +/- counts, for a cut diff, in the
-    order given (a plan's: the files of the changes a cut shows first, first).
+    order given (a plan's: the diff's, the file of the change a cut takes first at the top).
 
     At most `limit` tokens: when every file does not fit, as many as do, and a count of the rest.
     """
@@ -53,7 +53,7 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int, to
 
     def listing(n: int) -> str:
         more = f"  ... and {len(rows) - n} more files\n" if n < len(rows) else ""
-        return f"Changed files ({total or len(stats)}):\n" + "".join(rows[:n]) + more + "\n"
+        return f"Changed files ({len(stats)}):\n" + "".join(rows[:n]) + more + "\n"
 
     if tokenizer.count(listing(len(rows))) <= limit:
         return listing(len(rows))
@@ -150,7 +150,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         if kind == "file":
             file, naming, hunk, needs = (i,), (i,), (), ()
         elif kind == "commit":  # a commit of `git log -p`: its files are its own, its line is kept
-            file, hunk, needs, enclosing, above, commit, keep = (), (), (), (), (), (i,), True
+            file, naming, hunk, needs, enclosing, above, commit, keep = (), (), (), (), (), (), (i,), True
         elif kind == "subject":  # (and its commit's line never without it: partners)
             keep, needs = True, commit
             if commit:
@@ -238,7 +238,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     return Plan(
         units(lines, shown, rank, must, anchors.__getitem__, encoded, tokenizer),
         encoded.count,
-        listing=lambda room: file_listing(listed, tokenizer, room, len(stats)),
+        listing=lambda room: file_listing(listed, tokenizer, room),
         notes=notes,
         waits_for=waits,
         group=group,

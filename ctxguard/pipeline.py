@@ -37,48 +37,71 @@ class Result:
     links: tuple[dict[str, str | None], ...] = ()  # failures and the changed hunks they reach
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """One artifact read, counted and classified once (and, when big, streamed; when a
+    reference, described): what its record is made from at any budget."""
+
+    artifact: Artifact
+    kind: KindName
+    encoded: Encoded | None  # its text's tokens (None: no text, or streamed)
+    streamed: tuple[stream.Scan, Any] | None  # a big file's one pass: its scan and its sink
+    described: reference.Described | None  # a `reference: true` file's facts
+    doc: Any  # its kind's reading of its text, if it has one
+    need: int  # the tokens its record takes whole
+    request: Request  # what it asks of the budgets
+    placeholder: Record  # its widest status line in the digest, before its record exists
+
+    def record(self, budget: int, tokenizer: Tokenizer, listed: int | None) -> Record:
+        """Its record at `budget` (`listed`: files a diff record lists, at most)."""
+        a, kind = self.artifact, self.kind
+        if self.streamed is not None:
+            return make.streamed(a, kind, budget, self.streamed, tokenizer)
+        if self.described is not None:
+            return make.referenced(a, self.described, kind, budget, tokenizer)
+        return make.compressed(a, kind, budget, self.encoded, tokenizer, self.doc, listed)
+
+
 @dataclass
 class Run:
-    """One run's artifacts, each read, counted and (when big) streamed once, ready to be cut at
-    any budgets: what the sizing of a bundle (ctxguard.bundle.size) tries again and again."""
+    """One run's artifacts, each prepared once (a row each), ready to be cut at any budgets:
+    what the sizing of a bundle (ctxguard.bundle.size) tries again and again."""
 
     config: Config
     tokenizer: Tokenizer
-    artifacts: list[Artifact]
+    rows: list[Prepared]
     source: Source
-    encoded: list[Encoded | None]
-    kinds: list[KindName]
-    streams: dict[int, tuple[stream.Scan, Any]]
-    refs: dict[int, reference.Described]
-    docs: dict[int, Any]
     found: digest.Facts
-    needs: list[int]  # the tokens each record takes whole
-    requests: list[Request]
-    placeholders: list[Record]  # the digest's widest status lines, before the records exist
     floor: int  # the least budget an artifact is given
     offloads: Path | None = None
     relative_to: Path | None = None
     kept: dict[str, tuple[Path, Offload]] = field(default_factory=dict)  # offloads named, by artifact
 
+    @property
+    def artifacts(self) -> list[Artifact]:
+        return [row.artifact for row in self.rows]
+
+    @property
+    def requests(self) -> list[Request]:
+        return [row.request for row in self.rows]
+
+    @property
+    def needs(self) -> list[int]:
+        """The tokens each record takes whole."""
+        return [row.need for row in self.rows]
+
     def reserve(self, rows: int) -> int:
         """The tokens the digest may take, with `rows` rows of each table (its widest form)."""
-        return self.tokenizer.count(digest.render(self.found, self.placeholders, worst=True, rows=rows))
+        placeholders = [row.placeholder for row in self.rows]
+        return self.tokenizer.count(digest.render(self.found, placeholders, worst=True, rows=rows))
 
     def records(self, budgets: list[int], listed: int | None) -> list[Record]:
         """Every artifact's record at its budget (`listed`: files a diff record lists, at most)."""
-        tokenizer = self.tokenizer
-        records = [
-            make.streamed(a, kind, b, self.streams[i], tokenizer)
-            if i in self.streams
-            else make.referenced(a, self.refs[i], kind, b, tokenizer)
-            if i in self.refs
-            else make.compressed(a, kind, b, e, tokenizer, self.docs.get(i), listed)
-            for i, (a, kind, b, e) in enumerate(zip(self.artifacts, self.kinds, budgets, self.encoded))
-        ]
+        records = [row.record(b, self.tokenizer, listed) for row, b in zip(self.rows, budgets)]
         if self.offloads is not None:
             records = [
-                make.offloaded(r, a, self.offloads, self.relative_to, self.kept)
-                for r, a in zip(records, self.artifacts)
+                make.offloaded(r, row.artifact, self.offloads, self.relative_to, self.kept)
+                for r, row in zip(records, self.rows)
             ]
         return records
 
@@ -91,8 +114,9 @@ class Run:
         """The records with the digest, what the whole bundle may use, and the texts to offload."""
         config = self.config
         within = capacity(self.requests, config.total_budget, config.margin, reserved, self.floor)
-        kept = _kept_texts(records, self.artifacts, self.kept)
-        return Result(records, self.artifacts, self.source, within, text, used, kept, self.found.linked.data())
+        artifacts = self.artifacts
+        kept = _kept_texts(records, artifacts, self.kept)
+        return Result(records, artifacts, self.source, within, text, used, kept, self.found.linked.data())
 
 
 def prepare(
@@ -171,24 +195,13 @@ def prepare(
         )
         for a in artifacts
     ]
-    return Run(
-        config,
-        tokenizer,
-        artifacts,
-        source,
-        encoded,
-        kinds,
-        streams,
-        refs,
-        docs,
-        found,
-        needs,
-        requests,
-        placeholders,
-        min_budget(tokenizer),
-        offloads,
-        relative_to,
-    )
+    rows = [
+        Prepared(a, kind, e, streams.get(i), refs.get(i), docs.get(i), need, request, placeholder)
+        for i, (a, kind, e, need, request, placeholder) in enumerate(
+            zip(artifacts, kinds, encoded, needs, requests, placeholders)
+        )
+    ]
+    return Run(config, tokenizer, rows, source, found, min_budget(tokenizer), offloads, relative_to)
 
 
 def _needs(

@@ -263,6 +263,14 @@ def _flip(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+def _faulted(work: Path, case: str, project: str, source: str, old: str, new: str) -> Path:
+    """A copy of the project's tree for the case, with its fault."""
+    tree = work / f"{case}-tree"
+    shutil.copytree(work / project, tree)
+    _flip(tree / source, old, new)
+    return tree
+
+
 def build(
     out: Path, cache: Path, semver: Path | None, cloudevents: Path | None, only: frozenset[str] | None = None
 ) -> None:
@@ -365,9 +373,7 @@ def _pytest_cases(out: Path, work: Path, only: frozenset[str] | None) -> None:
     for case, project, source, old, new, tests in PYTEST_CASES:
         if only is not None and case not in only:
             continue
-        tree = work / f"{case}-tree"
-        shutil.copytree(work / project, tree)
-        _flip(tree / source, old, new)
+        tree = _faulted(work, case, project, source, old, new)
         report = work / f"{case}.json"
         # A src layout's package is imported from the tree, not from an installed copy.
         env = dict(os.environ, PYTHONPATH=str(tree / "src")) if (tree / "src").is_dir() else None
@@ -395,9 +401,7 @@ def _unittest_cases(out: Path, work: Path, only: frozenset[str] | None) -> None:
     for case, project, source, old, new, tests in UNITTEST_CASES:
         if only is not None and case not in only:
             continue
-        tree = work / f"{case}-tree"
-        shutil.copytree(work / project, tree)
-        _flip(tree / source, old, new)
+        tree = _faulted(work, case, project, source, old, new)
         for suffix, flags in UNITTEST_MODES:
             done = _run([sys.executable, "-m", "unittest", "discover", *flags, "-s", tests, "-t", "."], cwd=tree)
             log = done.stderr  # (unittest writes its report to standard error)

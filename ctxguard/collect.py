@@ -328,9 +328,8 @@ def _entry_fields(spec: ArtifactSpec, kind: str | None) -> dict[str, Any]:
 def _read(path: Path, name: str, budget: int, notes: tuple[str, ...], common: dict[str, Any]) -> Artifact:
     """A file as the artifact `name`: read whole, or, when big, left for the pipeline to read
     in one pass or whole as its kind can (see opened)."""
-    if big(path):
-        return Artifact(name=name, budget=budget, text=None, stream=path, notes=notes, **common)
-    return opened(Artifact(name=name, budget=budget, text=None, stream=path, notes=notes, **common))
+    artifact = Artifact(name=name, budget=budget, text=None, stream=path, notes=notes, **common)
+    return artifact if big(path) else opened(artifact)
 
 
 def opened(artifact: Artifact, kind: str | None = None) -> Artifact:

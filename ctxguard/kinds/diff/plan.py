@@ -162,10 +162,11 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
                 # A file only modified: `+++ b/path` names it for its hunks at half the cost of
                 # `diff --git a/path b/path` (and next to the first hunk, without a gap line), and
                 # takes that line's place, which comes once none of its file's lines before it
-                # was left out, as its `index` and `---` lines (never as a tight cut's filler).
+                # was left out, at the level of its `index` and `---` lines (never as a tight
+                # cut's filler).
                 # (A rename, a mode, a new or deleted file: its `diff --git` line stays.)
                 naming, keep, needs, level, header = (i,), True, (), rank[file[0]][0], file[0]
-                rank[header], must[header], tier2[header] = (NAMED_AGAIN + reader.offset, header), False, False
+                rank[header], must[header], tier2[header] = (PATH_AGAIN + reader.offset, header), False, False
                 waits[header:] = [file] * (i - header)
         elif kind == "hunk":
             hunk, needs, enclosing, above = (*naming, i), naming, (), ()
@@ -270,7 +271,6 @@ EDITS: Final = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown
 ASKED: Final = 0.96  # a changed line or definition naming the task: after the flips, before the rest
 LINKED: Final = 0.9  # a changed line of a hunk the failing tests lead to: before every other change
 TASK_GROUP: Final = -1  # the group of the task's lines (a file's group is its header line's index)
-NAMED_AGAIN: Final = PATH_AGAIN  # a `diff --git` line whose file a `+++ b/path` line names (as the `---` line)
 HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 

@@ -77,8 +77,7 @@ def _says(kind: str | None, message: str | None, text: str) -> str:
     its `Traceback (most recent call last):`."""
     said = " ".join((message or "").split())
     if not said:
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        said = lines[0] if lines else ""
+        said = next((line.strip() for line in text.splitlines() if line.strip()), "")
         if said == _TRACEBACK:
             said = raised(text) or said
     if kind and kind not in said:

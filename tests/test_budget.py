@@ -192,7 +192,7 @@ def test_a_written_bundle_keeps_to_its_total_or_nothing_is_written(
 
 
 def test_a_total_too_small_for_the_bundles_own_fields_fails_and_says_what_fits(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     names = [
         "pytest-failure.log",
@@ -206,7 +206,17 @@ def test_a_total_too_small_for_the_bundles_own_fields_fails_and_says_what_fits(
     for name in names:
         shutil.copy(SAMPLES / name, repo.path / name)
     out = tmp_path / "bundle.json"
+    from ctxguard import collect, pipeline
+
+    collected: list[int] = []  # (the least total is searched over what was collected once)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        collected.append(1)
+        return collect.collect(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "collect", counted)
     assert main(["bundle", "--repo", str(repo.path), "--output", str(out)]) == 2
+    assert len(collected) == 1
     err = capsys.readouterr().err
     assert "total_budget 719 cannot hold this bundle" in err and not out.exists()
     least = int(err.split("raise total_budget to ")[1].split(" ")[0].replace(",", ""))

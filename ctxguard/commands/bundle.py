@@ -255,8 +255,9 @@ def _bundle(args: argparse.Namespace) -> int:
         _ignored_or_refused(repo, Path(args.prompt), f"--prompt {args.prompt!r}")
     if args.split:
         _ignored_or_refused(repo, Path(args.split) / "records", f"--split {args.split!r}", offloads=False)
-    made = bundles(args, repo, config, tokenizer, args.format, path, stdout=args.stdout)
-    _within_total(made, config, _fits(args, repo, config, tokenizer, args.format, path, args.stdout))
+    built = bundles(args, repo, config, tokenizer, args.format, path, stdout=args.stdout)
+    made = built.parts
+    _within_total(made, config, built.fits)
     prompt = Path(args.prompt) if args.prompt else None
     paths = [part_path(path, k, len(made)) for k in range(1, len(made) + 1)]
     # The offloads are named relative to the file that names them: beside the bundle, and beside
@@ -333,21 +334,6 @@ def _within_total(made: list[tuple[Any, Any]], config: Any, fits: Any) -> None:
     )
 
 
-def _fits(
-    args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: Format, path: Path, stdout: bool
-) -> Any:
-    """Whether the bundles made under another total_budget keep to it."""
-    from dataclasses import replace
-
-    from ctxguard.commands.runs import bundles
-
-    def fits(total: int) -> bool:
-        made = bundles(args, repo, replace(config, total_budget=total), tokenizer, fmt, path, stdout=stdout)
-        return all(out.tokens <= total for _, out in made)
-
-    return fits
-
-
 def _findings(made: list[tuple[Any, Any]], config: Any) -> list[Any]:
     """The policies every bundle of the change fails, each once (ctxguard.report.policy.Finding)."""
     from ctxguard.report.policy import findings
@@ -370,8 +356,9 @@ def run_check(args: argparse.Namespace) -> int:
     # Allocated and measured as `ctxguard bundle` writes its default (JSON) bundle, so both
     # commands give the same verdict; nothing is written.
     path = _output(args, config, repo, "json")
-    made = bundles(args, repo, config, tokenizer, "json", path)
-    _within_total(made, config, _fits(args, repo, config, tokenizer, "json", path, False))
+    built = bundles(args, repo, config, tokenizer, "json", path)
+    made = built.parts
+    _within_total(made, config, built.fits)
     if args.format != "text":
         return _report_findings(made, config, args.format)
     code = _report_failures(_failures(made, config), args.hook, args.config)

@@ -4,6 +4,9 @@ the change (ctxguard.chunks), each measured as it is written in its form."""
 from __future__ import annotations
 
 import argparse
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +14,28 @@ from ctxguard.commands.setup import diff_range, since_ref
 from ctxguard.options import Format
 
 
+@dataclass(frozen=True)
+class Made:
+    """The bundles to write (pipeline result, written bundle), and the same bundles made again
+    under another total_budget from what was collected and prepared (git is not read again)."""
+
+    parts: list[tuple[Any, Any]]
+    again: Callable[[int], list[tuple[Any, Any]]]
+
+    def fits(self, total: int) -> bool:
+        """Whether the bundles made under this total_budget keep to it."""
+        return all(out.tokens <= total for _, out in self.again(total))
+
+
 def bundles(
     args: argparse.Namespace, repo: Any, config: Any, tokenizer: Any, fmt: Format, output: Path, stdout: bool = False
-) -> list[tuple[Any, Any]]:
+) -> Made:
     """(pipeline result, written bundle) for each bundle to write, in order: total_budget bounds
     each as written in fmt. Cut records name their full text in the offload folder beside
     output: relative to output's folder, or with stdout (no file to be beside) to the current
     directory."""
+    from dataclasses import replace
+
     from ctxguard import pipeline
     from ctxguard.bundle import chunks, size, write
     from ctxguard.bundle import model as bundle
@@ -28,19 +46,8 @@ def bundles(
     since = since_ref(args)
     task = config.review_task()
 
-    def assemble(result: pipeline.Result, chunk: Any) -> write.Written:
-        return write.assemble(
-            result,
-            fmt=fmt,
-            total_budget=config.total_budget,
-            tokenizer=tokenizer,
-            window=config.context_window,
-            task=task,
-            chunk=chunk,
-        )
-
-    def build(collected: Any = None, chunk: Any = None) -> tuple[Any, Any]:
-        run = pipeline.prepare(
+    def prepared(collected: Any) -> pipeline.Run:
+        return pipeline.prepare(
             config,
             repo,
             tokenizer,
@@ -52,10 +59,14 @@ def bundles(
             collected=collected,
             since=since,
         )
-        return size.sized(run, fmt=fmt, task=task, chunk=chunk)
+
+    def sized(run: pipeline.Run, total: int | None, chunk: Any = None) -> tuple[Any, Any]:
+        at = run if total == config.total_budget else replace(run, config=replace(run.config, total_budget=total))
+        return size.sized(at, fmt=fmt, task=task, chunk=chunk)
 
     if chunks.chunked_entry(config) is None:
-        return [build()]
+        run = prepared(None)
+        return Made([sized(run, config.total_budget)], lambda total: [sized(run, total)])
     if stdout:
         from ctxguard.errors import UsageError
 
@@ -63,14 +74,20 @@ def bundles(
     collected = collect(config, repo, mode, why, args.missed, since)
     widest = bundle.Chunk(99, 99)  # (measured with the widest numbers it will have, or wider)
 
-    def measured(artifacts: list[Any]) -> tuple[Any, int]:
-        result, written = build((artifacts, collected[1]), widest)
-        return result, written.tokens
+    def split(total: int | None) -> list[tuple[Any, Any]]:
+        def measured(artifacts: list[Any]) -> tuple[Any, int]:
+            result, written = sized(prepared((artifacts, collected[1])), total, widest)
+            return result, written.tokens
 
-    parts = chunks.split(config, collected, tokenizer, measured)
-    if len(parts) == 1:
-        return [build((parts[0][1], collected[1]))]
-    return [(result, assemble(result, bundle.Chunk(k, len(parts)))) for k, (result, _) in enumerate(parts, 1)]
+        parts = chunks.split(replace(config, total_budget=total), collected, tokenizer, measured)
+        if len(parts) == 1:
+            return [sized(prepared((parts[0][1], collected[1])), total)]
+        assemble = functools.partial(
+            write.assemble, fmt=fmt, total_budget=total, tokenizer=tokenizer, window=config.context_window, task=task
+        )
+        return [(result, assemble(result, chunk=bundle.Chunk(k, len(parts)))) for k, (result, _) in enumerate(parts, 1)]
+
+    return Made(split(config.total_budget), split)
 
 
 def part_path(path: Path, index: int, parts: int) -> Path:

@@ -132,7 +132,7 @@ def _status(record: Record, worst: bool = False) -> str:
     elif name == "TRUNCATED":
         state = "TRUNCATED (cut)"
     elif record.tier == 2:
-        state = omissions(record.content)
+        state = omissions(record)
     else:
         state = "complete"
     where = f"; full text: {record.offload.path}" if record.offload else ""

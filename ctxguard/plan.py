@@ -29,12 +29,23 @@ class Unit(NamedTuple):
     must: bool = False  # tier 2 keeps it whatever the room, or is not possible
     anchors: tuple[int, ...] = ()  # units it is never shown without (a header, a traceback's end)
     lines: int | None = None  # raw line ends it stands for (None: those in its text)
+    clipped: int = 0  # characters of its line its text leaves out (`... (N chars omitted)`)
 
     @property
     def omits(self) -> int:
         """The raw line ends this unit stands for: a gap counts them when it is left out, and
         the units' sum before a unit is the raw line it starts on, less one."""
         return self.lines if self.lines is not None else self.text.count("\n")
+
+
+Ranks = list[tuple[float, int]]  # per unit, its priority as a plan builds it: (level, order among equals)
+
+
+def earliest(rank: Ranks, i: int, priority: tuple[float, int]) -> None:
+    """Unit i taken at `priority` when that is earlier than its own: a unit several rules ask
+    for is taken at the earliest turn any gives it."""
+    if priority < rank[i]:
+        rank[i] = priority
 
 
 MAX_LINE = 2000  # characters of one line shown at most once an artifact is cut (the rest counted)
@@ -50,6 +61,14 @@ def hole(lines: int) -> Unit:
 GAP_LINE = re.compile(r"^\.\.\. \(lines? (\d+)(?:-(\d+))? omitted\)$", re.M)
 
 
+Omitted = dict[str, int]  # what a cut left out, by what its gaps count: {"line": 120, "key": 3}
+
+
+def lines_said(n: int, first: int) -> tuple[tuple[str, int], ...]:
+    """What the default gap line says it stands for, counted: its lines."""
+    return (("line", n),)
+
+
 def omitted_lines(n: int, first: int) -> str:
     """The default gap: how many lines a run left out, and which (the raw text's line numbers,
     from 1), so a reader with the full text reads exactly what is missing."""
@@ -63,6 +82,7 @@ class Plan:
     units: Sequence[Unit]
     total: int
     gap: Callable[[int, int], str] = omitted_lines  # (lines, the first one's number) -> the gap line
+    says: Callable[[int, int], Sequence[tuple[str, int]]] = lines_said  # what a gap line stands for, counted
     prefix: str = ""  # shown before the units, always
     listing: Callable[[int], str] | None = None  # what a tier-3 cut shows first, within the tokens given
     notes: tuple[str, ...] = field(default=())
@@ -70,8 +90,9 @@ class Plan:
     # in turn (the mildest first): for a type whose cut has degrees, such as JSON's.
     levels: tuple[float, ...] = ()
     # Writes the chosen units and the marker line (or None) when the type has its own syntax to
-    # keep (JSON); else the packer's render shows them as lines with gap lines.
-    write: Callable[[Sequence[bool], str | None], str] | None = None
+    # keep (JSON), counting what it leaves out into the tally given; else the packer's render
+    # shows them as lines with gap lines.
+    write: Callable[[Sequence[bool], str | None, Omitted | None], str] | None = None
     # The whole artifact rewritten to fit a room, if it can be (JSON written compactly): tier 2
     # tries it before leaving anything out.
     lossless: Callable[[int], str | None] | None = None
@@ -132,24 +153,29 @@ def units(
     encoded: Encoded,
     tokenizer: Tokenizer,
     costs: Sequence[int] | None = None,
+    clipped: Sequence[int] | None = None,
 ) -> list[Unit]:
     """The units of a plan from its lines (as shown, their priorities, must-keep flags and
     anchors), each costed: raw tokens from the one encode when the lines are the encoded text,
     each shown line that differs from its raw line counted on its own (or given: `costs`, the
-    shown lines' tokens, when the plan encoded them together)."""
+    shown lines' tokens, when the plan encoded them together). `clipped`: per shown line that
+    differs, the characters of its line it leaves out."""
     joined = "".join(lines)
     if joined == encoded.text or joined == encoded.text + "\n":
         raw = encoded.segment_counts(lines)
     else:  # (a text changed on reading, e.g. colour codes removed)
         raw = [tokenizer.count(line) for line in lines]
     return [
-        Unit(
+        Unit(s, r, r, rank[i], must[i], anchors(i))
+        if s is line
+        else Unit(
             s,
-            r if s is line else costs[i] if costs is not None else tokenizer.count(s),
+            costs[i] if costs is not None else tokenizer.count(s),
             r,
             rank[i],
             must[i],
             anchors(i),
+            clipped=clipped[i] if clipped is not None else 0,
         )
         for i, (line, s, r) in enumerate(zip(lines, shown, raw))
     ]

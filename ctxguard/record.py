@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from ctxguard.options import KindName
-from ctxguard.plan import GAP_LINE
 
 CONTRACT_FIELDS = ("artifact_name", "raw_tokens", "compacted_tokens", "truncated", "content")
 
@@ -114,6 +112,8 @@ class Record:
     files_not_listed: int = 0
     reference: Referenced | None = None
     offload: Offload | None = None
+    # What a tier-2 cut left out, counted as it was written (not in the bundle: its gap lines say it)
+    omitted: tuple[tuple[str, int], ...] = ()
 
     def to_dict(self, in_bundle: bool = False) -> dict[str, Any]:
         """The record as JSON-ready data, contract fields first, stable key order. In a bundle
@@ -208,20 +208,13 @@ def error_record(name: str, reason: str, *, artifact_type: KindName, budget: int
     )
 
 
-_OMITTED = re.compile(r"\b(\d[\d,]*) (line|item|key|char)s? omitted\b")
-
-
-def omissions(content: str) -> str:
-    """What a tier-2 content left out, from its gap lines and notes: `compressed: 120 lines,
-    3 keys omitted` (never "nothing cut": tier 2 keeps what must be seen, not everything)."""
-    totals: dict[str, int] = {}
-    for first, last in GAP_LINE.findall(content):
-        totals["line"] = totals.get("line", 0) + int(last or first) - int(first) + 1
-    for number, unit in _OMITTED.findall(content):
-        totals[unit] = totals.get(unit, 0) + int(number.replace(",", ""))
-    if not totals:
+def omissions(record: Record) -> str:
+    """What a tier-2 record left out, as its cut counted it: `compressed: 120 lines, 3 keys
+    omitted` (never "nothing cut": tier 2 keeps what must be seen, not everything)."""
+    counted = sorted(record.omitted, key=lambda item: item[0] != "line")  # (lines first, the rest as met)
+    if not counted:
         return "compressed: rewritten shorter, nothing omitted"
-    said = ", ".join(f"{n:,} {unit}{'s' if n != 1 else ''}" for unit, n in totals.items())
+    said = ", ".join(f"{n:,} {unit}{'s' if n != 1 else ''}" for unit, n in counted)
     return f"compressed: {said} omitted"
 
 

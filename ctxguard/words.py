@@ -38,6 +38,12 @@ def clip(line: str, limit: int, slack: int = 0) -> str:
     return cut_line(body, len(body), limit) if len(body) > limit + slack else body + "\n"
 
 
+def clipped(line: str, limit: int, slack: int = 0) -> int:
+    """The characters clip(line, limit, slack) leaves out: 0 when it cuts nothing."""
+    length = len(line.rstrip("\r\n"))
+    return length - limit if length > limit + slack else 0
+
+
 def cut_line(start: str, length: int, limit: int) -> str:
     """A line of `length` characters, of which `start` holds at least the first `limit`, shown
     as those and the count of the rest."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxguard.config.model import _ENTRY, _TOP
+from ctxguard.config.model import ENTRY_KEYS, TOP_KEYS
 from ctxguard.options import TYPES
 from tests.conftest import ROOT
 
@@ -15,7 +15,7 @@ USAGE = (ROOT / "docs/usage.md").read_text()
 INTEGRATIONS = (ROOT / "docs/integrations.md").read_text()
 
 
-@pytest.mark.parametrize("key", sorted(_TOP | _ENTRY))
+@pytest.mark.parametrize("key", sorted(TOP_KEYS | ENTRY_KEYS))
 def test_every_config_key_is_documented(key: str) -> None:
     assert f"`{key}`" in USAGE or f"{key}:" in USAGE
 

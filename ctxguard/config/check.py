@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from ctxguard.config.model import _ENTRY, PRIORITIES, RUN_JOBS, SOURCES, SPLITS, ArtifactSpec, parse_fail_on
+from ctxguard.config.model import ENTRY_KEYS, PRIORITIES, RUN_JOBS, SOURCES, SPLITS, ArtifactSpec, parse_fail_on
 from ctxguard.config.parse import Errors
 from ctxguard.options import MIN_BUDGET, TIER3_MODES, TYPES
 
@@ -101,7 +101,7 @@ class Validator:
         if not isinstance(entry, dict):
             self._err(path, "each artifact must be a mapping with name, budget and paths or source")
             return None
-        self.unknown_keys(entry, _ENTRY, path)
+        self.unknown_keys(entry, ENTRY_KEYS, path)
         name = self.string(entry, "name", f"{path}.name", None)
         if name is None:
             self._err(path, "missing `name`")

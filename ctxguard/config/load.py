@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctxguard.config.check import Validator
-from ctxguard.config.model import _TOP, CONFIG_NAME, CONTEXT_WINDOW, ArtifactSpec, Config
+from ctxguard.config.model import CONFIG_NAME, CONTEXT_WINDOW, TOP_KEYS, ArtifactSpec, Config
 from ctxguard.config.parse import MAX_CONFIG_BYTES, parse_yaml
 from ctxguard.errors import ConfigError
 from ctxguard.options import MIN_BUDGET, TIER2_RATIO, TIER3_MODES
@@ -76,7 +76,7 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> Config:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}:1: the config must be a mapping with an `artifacts:` list")
     v = Validator(errors, lines)
-    v.unknown_keys(data, _TOP, "")
+    v.unknown_keys(data, TOP_KEYS, "")
     version = v.choice(data, "version", "version", (1,), 1)
     encoding = v.choice(data, "encoding", "encoding", ENCODINGS, DEFAULT_ENCODING)
     total = v.integer(data, "total_budget", "total_budget", None, minimum=MIN_BUDGET)

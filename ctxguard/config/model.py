@@ -75,7 +75,7 @@ class Config:
         return tasks.pop() if len(tasks) == 1 else None
 
 
-_TOP = {
+TOP_KEYS = {
     "version",
     "encoding",
     "total_budget",
@@ -89,7 +89,7 @@ _TOP = {
     "redact",
     "artifacts",
 }
-_ENTRY = {
+ENTRY_KEYS = {
     "name",
     "source",
     "diff",

@@ -18,7 +18,7 @@ from itertools import compress
 from typing import NamedTuple
 
 from ctxguard.engine.choose import choose
-from ctxguard.plan import Plan, listing_room
+from ctxguard.plan import Omitted, Plan, listing_room
 from ctxguard.words import cut_line
 
 _TRIES = 6
@@ -35,6 +35,14 @@ class Fit(NamedTuple):
     size: int  # the content's tokens
 
 
+class Cut(NamedTuple):
+    """A tier-2 content and what it left out, counted as it was written (by its gaps, its
+    clipped lines, the notes a kind writes in place): `(("line", 120), ("key", 3))`."""
+
+    content: str
+    omitted: tuple[tuple[str, int], ...]
+
+
 def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[int], str] | None = None) -> str | None:
     """The content of plan within room tokens, or None.
 
@@ -42,16 +50,22 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
     one (tier 3) the must units are kept as far as they fit, and the marker line, given the raw
     tokens not shown, ends the content.
     """
+    if marker is None:
+        found = tier2(plan, room, count)
+        return found.content if found is not None else None
+    order, gap = _order(plan), _widest_gap(plan, count)
+    return _tier3(plan, order, gap, room, count, marker)
+
+
+def tier2(plan: Plan, room: int, count: Callable[[str], int]) -> Cut | None:
+    """Tier 2's content of plan within room tokens, every `must` unit in, and what it left out;
+    or None."""
     units = plan.units
-    order = sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
-    lines = max(2, plan.starts[-1])  # (every raw line end the units stand for)
-    gap = count(plan.gap(lines, lines))  # about the widest gap line
-    if marker is not None:
-        return _tier3(plan, order, gap, room, count, marker)
-    limit = room - count(plan.prefix)
     whole = plan.lossless(room) if plan.lossless is not None else None
     if whole is not None and count(whole) <= room:
-        return whole
+        return Cut(whole, ())
+    order, gap = _order(plan), _widest_gap(plan, count)
+    limit = room - count(plan.prefix)
     for level in plan.levels or (None,):  # tier 2: the first must set that fits
         base = plan.tier2_must if plan.tier2_must is not None else [u.must for u in units]
         must = list(base) if level is None else [m or u.priority[0] < level for u, m in zip(units, base)]
@@ -59,8 +73,22 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
             continue  # (sure not to fit, without choosing)
         found = _fit(plan, order, must, gap, limit, room, count, None)
         if found is not None:
-            return found.content
+            tally: Omitted = {}
+            render(plan, found.chosen, None, tally)  # (once more, counting: the content is the same)
+            return Cut(found.content, tuple(tally.items()))
     return None
+
+
+def _order(plan: Plan) -> list[int]:
+    """The units in the order a cut takes them."""
+    units = plan.units
+    return sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
+
+
+def _widest_gap(plan: Plan, count: Callable[[str], int]) -> int:
+    """About the widest gap line's tokens."""
+    lines = max(2, plan.starts[-1])  # (every raw line end the units stand for)
+    return count(plan.gap(lines, lines))
 
 
 def _tier3(
@@ -254,7 +282,7 @@ def _clipped_first(
     unit = plan.units[first]
     if plan.write is not None or unit.anchors or unit.cost > CLIP_REACH * room or unit.text.count("\n") != 1:
         return None  # (a line many times the room is a wall of text: the tiers' head cut shows it)
-    if not unit.text.endswith("\n") or unit.text.rstrip("\r\n").endswith(" chars omitted)"):
+    if not unit.text.endswith("\n") or unit.clipped:
         return None  # (a line clipped already: the tiers' head cut shows more of it)
     body = unit.text.rstrip("\r\n")
     chosen = [i == first for i in range(len(plan.units))]
@@ -296,8 +324,11 @@ def _trim(
     return None
 
 
-def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | None = None) -> str:
-    """The chosen units in order, each run left out marked, and the marker.
+def render(
+    plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | None = None, tally: Omitted | None = None
+) -> str:
+    """The chosen units in order, each run left out marked, and the marker; with a tally, what
+    is left out counted into it (the gap lines' counts, the clipped lines' characters).
 
     A run of whole lines is the plan's gap line, given how many lines it stands for and the
     first one's number in the raw text; a run inside a line (sentences of a paragraph) is `…`
@@ -308,7 +339,7 @@ def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | No
     kept = list(compress(range(len(units)), chosen))
     if plan.write is not None:
         shown = sum(units[i].raw for i in kept)
-        return plan.write(chosen, marker(max(1, plan.total - shown)) if marker is not None else None)
+        return plan.write(chosen, marker(max(1, plan.total - shown)) if marker is not None else None, tally)
     starts = plan.starts
     out = [plan.prefix]
     mid = False  # the output so far ends inside a line
@@ -322,6 +353,9 @@ def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | No
             mid, ends = False, ends - 1
         if ends:
             out.append(plan.gap(ends, starts[end] - ends + 1))
+            if tally is not None:
+                for what, n in plan.says(ends, starts[end] - ends + 1):
+                    tally[what] = tally.get(what, 0) + n
         last = units[end - 1].text
         if last and not last.endswith("\n"):
             out.append("… ")  # the next unit shown starts inside a line, or goes on in one
@@ -335,6 +369,8 @@ def render(plan: Plan, chosen: Sequence[bool], marker: Callable[[int], str] | No
         out.append(text)
         mid = not text.endswith("\n")
         after = i + 1
+        if tally is not None and units[i].clipped:
+            tally["char"] = tally.get("char", 0) + units[i].clipped
     if after < len(units):
         close(after, len(units))
         if mid:

@@ -186,12 +186,12 @@ def cut(
     units: list[Unit] = []
     previous = -1
     for number in numbers:
-        level, rank, text, needs = offered.pop(number)
+        level, rank, text, needs, clipped = offered.pop(number)
         if number - previous > 1:
             units.append(hole(number - previous - 1))
         cost = tokenizer.count(text)
         anchors = tuple(index[n] for n in needs if n in index)  # (an anchor may be a later line: partners)
-        units.append(Unit(text, cost, cost, (level, rank), anchors=anchors))
+        units.append(Unit(text, cost, cost, (level, rank), anchors=anchors, clipped=clipped))
         previous = number
     if lines - 1 > previous:
         units.append(hole(lines - 1 - previous))

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from ctxguard.engine import probes
-from ctxguard.engine.packer import pack
+from ctxguard.engine.packer import pack, tier2
 from ctxguard.kinds.classify import classify
 from ctxguard.kinds.registry import KINDS
 from ctxguard.options import MIN_BUDGET, OFFLINE_MIN_BUDGET, KindName, Options
@@ -66,9 +66,10 @@ def compress(
         doc = reader.read(text, name)  # read once: the plan and the probes both come from it
     tier: Tier = 1
     content = text
+    omitted: tuple[tuple[str, int], ...] = ()
     if raw > room:
         plan = reader.plan(doc, encoded, tokenizer, task_words(options.task), options.focus)
-        tier, content = _packed(
+        tier, content, omitted = _packed(
             plan if options.listing else plan.but(listing=None),
             encoded,
             room,
@@ -106,6 +107,7 @@ def compress(
         task=options.task,
         notes=tuple(notes),
         retention=retention.to_dict(options.missed),
+        omitted=omitted,
     )
 
 
@@ -113,27 +115,35 @@ def _packed(
     plan: Plan,
     encoded: Encoded,
     room: int,
-    tier2: bool,
+    within: bool,
     kind: KindName,
     tokenizer: Tokenizer,
     mode: str,
     notes: list[str],
-) -> tuple[Tier, str]:
+) -> tuple[Tier, str, tuple[tuple[str, int], ...]]:
     """Tier 2 (the plan packed, every must-keep unit in, no marker) when raw is within the
-    tier 2 ratio and the must-keep units fit; else tier 3 (the same plan with the marker, or
-    the head cut)."""
+    tier 2 ratio and the must-keep units fit, with what it left out; else tier 3 (the same plan
+    with the marker, or the head cut)."""
     notes.extend(plan.notes)
     check = plan.tier2_check or plan.check  # (a tier-2 check asks what the plan's check asks too)
-    content = _checked(check, pack(plan, room, encoded.recount), "tier 2", notes) if tier2 else None
-    if content is not None:
-        return 2, content
+    cut = tier2(plan, room, encoded.recount) if within else None
+    if cut is not None and _checked(check, cut.content, "tier 2", notes) is not None:
+        return 2, cut.content, cut.omitted
+    return 3, _tier3(plan, encoded, room, kind, tokenizer, mode, notes), ()
+
+
+def _tier3(
+    plan: Plan, encoded: Encoded, room: int, kind: KindName, tokenizer: Tokenizer, mode: str, notes: list[str]
+) -> str:
+    """Tier 3: the plan packed with the marker ("salient"), or the head cut."""
+    content: str | None = None
     if mode == "salient":
         content = _checked(plan.check, pack(plan, room, encoded.recount, marker), "tier 3", notes)
         bare = KINDS[kind].bare
         if content is None and bare is not None:  # (a kind that cannot be head-cut: its marker alone)
             alone, said = bare(marker(encoded.count))
             notes.append(said)
-            return 3, alone
+            return alone
         shown = encoded.recount(content) if content is not None and KINDS[kind].head_cut else room
         if content is not None and shown < room // 4:
             # Lines longer than the budget (a minified bundle, one huge log line) leave the
@@ -141,8 +151,8 @@ def _packed(
             head = head_cut(encoded, room, tokenizer)
             if encoded.recount(head) > 2 * shown:
                 notes.append("its lines are longer than the budget: a head cut shows their start")
-                return 3, head
-    return 3, content if content is not None else head_cut(encoded, room, tokenizer)
+                return head
+    return content if content is not None else head_cut(encoded, room, tokenizer)
 
 
 def _checked(check: Callable[[str], str | None] | None, content: str | None, tier: str, notes: list[str]) -> str | None:

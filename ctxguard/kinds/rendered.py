@@ -27,6 +27,7 @@ class Row(NamedTuple):
     anchor: int | None = None  # the row it is never shown without (a failure's test)
     item: bool = False  # one of the report's items, counted when a cut leaves it out
     tier2: bool = False  # tier 2 keeps it too, but a tier-3 cut takes it by its level alone
+    clipped: int = 0  # characters its text leaves out of what it says (a message shortened)
 
 
 def bare(items: str) -> Callable[[str], tuple[str, str]]:
@@ -55,23 +56,34 @@ def plan(rows: Sequence[Row], encoded: Encoded, tokenizer: Tokenizer, items: str
             row.must,
             (row.anchor,) if row.anchor is not None else (),
             lines=row.text.count("\n"),
+            clipped=row.clipped,
         )
         for i, (row, cost) in enumerate(zip(rows, costed))
     ]
     tier2 = [row.must or row.tier2 for row in rows] if any(row.tier2 for row in rows) else None
-    return Plan(units, encoded.count, gap=_gap(rows, items), tier2_must=tier2)
-
-
-def _gap(rows: Sequence[Row], items: str) -> Callable[[int, int], str]:
-    ends = [-1] + [i for i, row in enumerate(rows) if row.text.endswith("\n")]  # per line, its last row
+    run = _runs(rows)
 
     def gap(n: int, first: int) -> str:
-        last = min(first + n - 1, len(ends) - 1)  # (the packer asks of a run as wide as the text, too)
-        run = rows[ends[min(first - 1, last)] + 1 : ends[last] + 1]
-        counted = sum(row.item for row in run)
-        others = len(run) - counted
+        counted, others = run(n, first)
         said = [plural(counted, items)] if counted else []
         said += [plural(others, "other line" if counted else "line")] if others else []
         return f"... ({' and '.join(said) or plural(n, 'line')} omitted)\n"
 
-    return gap
+    def says(n: int, first: int) -> tuple[tuple[str, int], ...]:
+        counted, others = run(n, first)
+        return ((items, counted),) * bool(counted) + (("line", others),) * bool(others) or (("line", n),)
+
+    return Plan(units, encoded.count, gap=gap, says=says, tier2_must=tier2)
+
+
+def _runs(rows: Sequence[Row]) -> Callable[[int, int], tuple[int, int]]:
+    """Of a run of n lines from line `first` left out: its items, and its other lines."""
+    ends = [-1] + [i for i, row in enumerate(rows) if row.text.endswith("\n")]  # per line, its last row
+
+    def run(n: int, first: int) -> tuple[int, int]:
+        last = min(first + n - 1, len(ends) - 1)  # (the packer asks of a run as wide as the text, too)
+        rows_left = rows[ends[min(first - 1, last)] + 1 : ends[last] + 1]
+        counted = sum(row.item for row in rows_left)
+        return counted, len(rows_left) - counted
+
+    return run

@@ -4,20 +4,30 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ctxguard.kinds.base import Facts, Probe
 from ctxguard.plan import MAX_LINE, Plan
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
-from ctxguard.words import clip
+from ctxguard.words import clip, clipped
 
 # A sink keeps its optional lines while those it kept hold fewer bytes than this many per token of
 # the budget: enough to fill a big budget, and memory that grows with the budget, not the file.
 ROOM_BYTES_PER_TOKEN = 8
 
-# line number -> (priority, rank, text shown, the line numbers it is never shown without)
-Offered = dict[int, tuple[float, int, str, tuple[int, ...]]]
+
+class Offer(NamedTuple):
+    """A line a sink offers the cut."""
+
+    level: float  # its priority, lowest first
+    rank: int  # among lines of one level
+    text: str  # the line as shown (clipped to MAX_LINE)
+    needs: tuple[int, ...] = ()  # the line numbers it is never shown without
+    clipped: int = 0  # characters of the line its text leaves out
+
+
+Offered = dict[int, Offer]  # line number -> what it offers
 
 
 class Taker(Protocol):
@@ -73,7 +83,13 @@ def clip_streamed(line: str) -> str:
     return clip(line, MAX_LINE, slack=64)  # (lines cut while streaming already carry their count)
 
 
-def offer(out: Offered, number: int, level: float, rank: int, text: str, needs: tuple[int, ...] = ()) -> None:
-    """Offer a line at a level, unless it is offered at a lower one already."""
+def offer(
+    out: Offered, number: int, level: float, rank: int, line: str, needs: tuple[int, ...] = (), shown: str | None = None
+) -> None:
+    """Offer a line at a level, unless it is offered at a lower one already: clipped to MAX_LINE,
+    or as `shown` (said otherwise, as a line with its count of repeats)."""
     if number not in out or out[number][:2] > (level, rank):
-        out[number] = (level, rank, text, needs)
+        if shown is not None:
+            out[number] = Offer(level, rank, shown, needs)
+        else:
+            out[number] = Offer(level, rank, clip_streamed(line), needs, clipped(line, MAX_LINE, slack=64))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from ctxguard.kinds.base import KindOf, Probe, edges
 from ctxguard.kinds.definitions import definition_name, is_definition, language
@@ -15,7 +15,14 @@ from ctxguard.plan import Plan, ended, ends, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
-EDGE = 10  # lines at each end taken before the middle
+EDGE: Final = 10  # lines at each end taken before the middle
+
+# The levels of a text's lines, lowest first.
+ENDS: Final = 0.0  # the first and the last line that say something
+DEFINITION: Final = 1.0  # in code, every definition
+ASKED: Final = 1.5  # a line naming the task's words
+EDGES: Final = 2.0  # the first and last EDGE lines, the outermost first
+REST: Final = 3.0  # the rest, from the head
 
 
 @dataclass(frozen=True)
@@ -46,17 +53,17 @@ def plan(
     last EDGE lines, then the rest in order, from the head."""
     lines = list(doc.lines)
     n = len(lines)
-    rank = [(3.0, i) for i in range(n)]
+    rank = [(REST, i) for i in range(n)]
     must = [False] * n
     for i, line in enumerate(lines):
         if i in doc.definitions:
-            rank[i], must[i] = (1.0, i), True
+            rank[i], must[i] = (DEFINITION, i), True
         elif task_words and mentions(line, task_words):
-            rank[i] = (1.5, i)
+            rank[i] = (ASKED, i)
         elif i < EDGE or i >= n - EDGE:
-            rank[i] = (2.0, min(i, n - 1 - i))
+            rank[i] = (EDGES, min(i, n - 1 - i))
     for order, i in enumerate(ends(lines)):
-        rank[i], must[i] = (0.0, order), True
+        rank[i], must[i] = (ENDS, order), True
     return Plan(units(lines, lines, rank, must, lambda i: (), encoded, tokenizer), encoded.count)
 
 

@@ -232,8 +232,11 @@ def test_a_first_unit_over_the_room_is_shown_clipped_not_left_out() -> None:
     assert "chars omitted" in (pack(plan, 40, count, marker) or "")
     anchored = Plan([units[0]._replace(anchors=(1,)), units[1]], plan.total)
     assert "chars omitted" not in (pack(anchored, 40, count, marker) or "")
-    written = replace(plan, write=lambda chosen, said: "{}" if said is None else f'{{"_truncated": "{said}"}}')
+    written = replace(plan, write=lambda chosen, said, tally: "{}" if said is None else f'{{"_truncated": "{said}"}}')
     assert "chars omitted" not in (pack(written, 40, count, marker) or "")
+    # A line clipped already (its unit says so) is not clipped again: its count would be wrong.
+    clipped = Plan([units[0]._replace(clipped=500), units[1]], plan.total)
+    assert "chars omitted" not in (pack(clipped, 40, count, marker) or "")
 
 
 def test_a_plan_copied_with_but_keeps_what_it_worked_out_of_the_same_units_only() -> None:

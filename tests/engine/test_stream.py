@@ -234,7 +234,7 @@ def test_a_streamed_log_names_a_failed_test_once_too(small_stream: None, tmp_pat
     tokenizer = get_tokenizer()
     sink = LogSink(tokenizer)
     stream.scan(path, tokenizer, sink, secrets=False)
-    offered = {line: level for level, _, line, _ in sink.offered(len(text.splitlines()), "salient").values()}
+    offered = {o.text: o.level for o in sink.offered(len(text.splitlines()), "salient").values()}
     assert offered["FAILED tests/test_a.py::test_one - AssertionError: one is not two\n"] == NAMED
     assert offered["tests/test_a.py::test_one FAILED                                       [ 50%]\n"] == LATER
 
@@ -290,7 +290,7 @@ def test_a_bare_named_failures_cause_comes_right_after_its_name(small_stream: No
     sink = LogSink(tokenizer, log=True)
     stream.scan(path, tokenizer, sink, secrets=False)
     offered = sink.offered(len(text.splitlines()), "salient").values()
-    by_sink = [line for _, _, line, _ in sorted(offered, key=lambda o: (o[0], o[1]))]
+    by_sink = [o.text for o in sorted(offered, key=lambda o: (o.level, o.rank))]
     assert at(by_sink, names[-1]) < at(by_sink, cause) < at(by_sink, names[-2]) < at(by_sink, names[0])
     # A tight cut shows the cause with the last names, in one block with the summary.
     content = compress_text_of(text, 150)

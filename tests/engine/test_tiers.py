@@ -18,6 +18,8 @@ from ctxguard.tokens.load import get_tokenizer
 from tests.generate import log_of, prose_of
 from tests.helpers import independent_count
 
+TOKENIZER = get_tokenizer()
+
 CONTRACT = ["artifact_name", "raw_tokens", "compacted_tokens", "truncated", "content"]
 MARKER = re.compile(r"\[TRUNCATED: content exceeds budget, remaining (\d+) tokens omitted\]$")
 
@@ -179,22 +181,51 @@ def test_tier_2_says_what_it_left_out_never_nothing_cut() -> None:
     from ctxguard.digest import Facts, render
     from ctxguard.record import Record, omissions
 
-    assert omissions("a\n... (120 lines omitted)\nb\n... (1 line omitted)\n") == "compressed: 121 lines omitted"
-    assert omissions('{"a": [1, {"_truncated": "3 items omitted"}]}') == "compressed: 3 items omitted"
-    record = Record(
-        "app.log",
-        900,
-        500,
-        False,
-        "x\n... (40 lines omitted)\ny\n",
-        "log",
-        2,
-        600,
-        "o200k_base",
-        retention={"probes": 3, "kept": 3},
-    )
-    digest = render(Facts([], [], []), [record])
+    def made(content: str, omitted: tuple[tuple[str, int], ...]) -> Record:
+        return Record("app.log", 900, 500, False, content, "log", 2, 600, "o200k_base", omitted=omitted)
+
+    assert omissions(made("x\n", (("char", 7), ("line", 121)))) == "compressed: 121 lines, 7 chars omitted"
+    assert omissions(made("x\n", (("item", 1),))) == "compressed: 1 item omitted"
+    assert omissions(made("x\n", ())) == "compressed: rewritten shorter, nothing omitted"
+    digest = render(Facts([], [], []), [made("x\n... (lines 2-41 omitted)\ny\n", (("line", 40),))])
     assert "app.log: tier 2, compressed: 40 lines omitted" in digest and "nothing cut" not in digest
+
+
+def test_what_tier_2_left_out_is_counted_by_the_cut_not_read_back_from_its_text() -> None:
+    # A log that quotes gap lines and clipped lines of its own (a log of ctxguard's output): its
+    # cut counts the lines it left out, not the look-alikes it shows.
+    lines = [f"step {i}: ... (999 lines omitted) and (5 chars omitted)\n" for i in range(300)]
+    text = "".join(lines) + "ERROR: the build failed\n"
+    raw = TOKENIZER.count(text)
+    record = compress(text, int(raw / 1.3), tokenizer=TOKENIZER, artifact_type="log")
+    assert record.tier == 2
+    shown = record.content.count("step ")
+    assert dict(record.omitted) == {"line": 300 - shown}
+    # A JSON cut counts the items its notes say it left out.
+    data = json.dumps({"results": [{"name": f"test_{i}", "outcome": "passed"} for i in range(400)]})
+    cut = compress(data, int(TOKENIZER.count(data) / 1.4), tokenizer=TOKENIZER, artifact_type="json")
+    assert cut.tier == 2
+    said = sum(int(n) for n in re.findall(r"(\d+) items? omitted", cut.content))
+    assert said > 0 and dict(cut.omitted).get("item") == said
+
+
+def test_a_reports_tier_2_cut_counts_what_its_gaps_stand_for() -> None:
+    # A JUnit report's tier 2 (its rendering cut) counts its gaps' lines and failing testcases.
+    cases = "".join(
+        f'<testcase classname="t.T" name="test_{i}"><failure message="boom {i}">trace {i}</failure></testcase>'
+        for i in range(60)
+    )
+    xml = f'<testsuite name="s" tests="60" failures="60">{cases}</testsuite>'
+    raw = TOKENIZER.count(xml)
+    for budget in range(raw // 2, raw, max(1, raw // 40)):
+        record = compress(xml, budget, tokenizer=TOKENIZER, artifact_type="junit")
+        if record.tier == 2 and "omitted" in record.content:
+            break
+    else:
+        pytest.fail("no tier-2 cut with a gap was found")
+    counted = dict(record.omitted)
+    said = sum(int(n) for n in re.findall(r"^\.\.\. \((\d+) lines? omitted\)$", record.content, re.M))
+    assert set(counted) <= {"failing testcase", "line"} and counted.get("line") == said > 0
 
 
 def test_options_are_one_frozen_value_checked_when_made() -> None:

@@ -12,7 +12,6 @@ from ctxguard.kinds.diff.lines import DiffReader, error_message, short_commit
 from ctxguard.kinds.diff.model import FileStat
 from ctxguard.kinds.diff.plan import ASKED, TURN, file_listing, turn_of
 from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered, Sink, offer
-from ctxguard.kinds.sink import clip_streamed as _clip
 from ctxguard.plan import shown_listing
 from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
@@ -64,7 +63,7 @@ class DiffSink(Sink):
         else:
             room = len(self.out) < MAX_OFFERED or self.kept < self.room
         if room and all(n in self.out for n in needs):
-            offer(self.out, number, level, self.reader.index if rank is None else rank, _clip(line), needs)
+            offer(self.out, number, level, self.reader.index if rank is None else rank, line, needs)
             self.kept += len(line)
 
     def _probe(self, kind: str, value: str) -> None:
@@ -140,13 +139,12 @@ class DiffSink(Sink):
             self.header, self.hunk, self.commit = (), (), (number,)
             return ()
         if self.commit and self.commit[0] in self.out:
-            level, rank, text, _ = self.out[self.commit[0]]
-            self.out[self.commit[0]] = (level, rank, text, (number,))
+            self.out[self.commit[0]] = self.out[self.commit[0]]._replace(needs=(number,))
         return self.commit
 
     def offered(self, lines: int, mode: str) -> Offered:
         if mode == "head":
-            return {n: (0.0, n, t, needs) for n, (_, _, t, needs) in self.out.items()}
+            return {n: kept._replace(level=0.0, rank=n) for n, kept in self.out.items()}
         return self.out
 
     def probes(self) -> list[Probe]:

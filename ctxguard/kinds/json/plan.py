@@ -18,13 +18,13 @@ from typing import Any
 from ctxguard.kinds import text as plain
 from ctxguard.kinds.json import must
 from ctxguard.kinds.json.model import JsonDoc, parse
-from ctxguard.kinds.json.units import _CLOSE, _LEAF, _OPEN, _PIECE_OF, _REST, _STAGES, _walk
-from ctxguard.kinds.json.write import _gap, _layout, _whole, _write
+from ctxguard.kinds.json.units import CLOSE, LEAF, OPEN, PIECE_OF, REST, STAGES, walk
+from ctxguard.kinds.json.write import gap_of, layout_of, whole_of, write_cut
 from ctxguard.plan import HOLE_COST, Plan, Unit
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import plural
 
-_AT_PARENT = (_LEAF, _REST)  # units taken at their container's depth
+_AT_PARENT = (LEAF, REST)  # units taken at their container's depth
 
 
 def plan(
@@ -34,10 +34,10 @@ def plan(
     task_words: frozenset[str] = frozenset(),
     focus: frozenset[int] = frozenset(),
 ) -> Plan:
-    """A JSON document or JSON Lines as units (see _walk), written compactly (see _layout);
+    """A JSON document or JSON Lines as units (see walk), written compactly (see layout_of);
     text that does not parse, as text, with a note.
 
-    Each unit's priority is its stage (see _STAGES; an array's middle items after, spread
+    Each unit's priority is its stage (see STAGES; an array's middle items after, spread
     evenly, a long string's pieces past 200 characters last), then its depth: keys and scalars
     near the top first. Tier 2 keeps every unit of the mildest stage that fits, tier 3 the
     strongest stage's as far as they fit; both fill the room by priority. A unit is never shown
@@ -50,8 +50,8 @@ def plan(
             notes=("content is not valid json; compressed as text",),
         )
     tops, rows, duplicates = found
-    layout = _layout(encoded.text, rows)
-    u = _walk(tops, layout)
+    layout = layout_of(encoded.text, rows)
+    u = walk(tops, layout)
     written = "".join(u.text)
     if written in (encoded.text, encoded.text + "\n"):
         costed, costs = encoded, encoded.segment_counts(u.text)
@@ -72,20 +72,20 @@ def plan(
         if u.paths[i] not in seen:
             seen.add(u.paths[i])
             carriers.add(i)
-    rests = {first: [j for j in range(first + 1, last + 1) if u.kind[j] == _REST] for first, last in u.items.items()}
+    rests = {first: [j for j in range(first + 1, last + 1) if u.kind[j] == REST] for first, last in u.items.items()}
     first_of = {j: first for first, units in rests.items() for j in units}
     out = []
     for i in range(n):
         kind, parent = u.kind[i], u.parent[i]
-        if kind == _OPEN:
+        if kind == OPEN:
             # A record's scalars are taken with it, all or none: a record is not shown as its
             # opening and a note that its keys were left out.
             anchors: tuple[int, ...] = (u.end[i], *((parent,) if parent >= 0 else ()), *u.records.get(i, ()))
-        elif kind == _CLOSE:
+        elif kind == CLOSE:
             anchors = (u.end[i],)  # (a closing's end is its opening)
-        elif kind == _PIECE_OF:
+        elif kind == PIECE_OF:
             anchors = (i - 1,)
-        elif kind == _REST:
+        elif kind == REST:
             anchors = (first_of[i],)  # (a whole item's units: all or none)
         elif i in u.items:
             anchors = (*((parent,) if parent >= 0 else ()), *rests[i])
@@ -97,13 +97,13 @@ def plan(
         out.append(
             Unit(u.text[i], costs[i], round(costs[i] * scale), priority[i], u.stage[i] < 1 or i in carriers, anchors)
         )
-    lossless = functools.partial(_whole, tops, layout, u, encoded, costed.count)
+    lossless = functools.partial(whole_of, tops, layout, u, encoded, costed.count)
     return Plan(
         out,
         encoded.count,
-        gap=_gap(layout),
-        write=functools.partial(_write, u, layout),
-        levels=tuple(float(stage + 1) for stage in range(len(_STAGES) - 1, -1, -1)),
+        gap=gap_of(layout),
+        write=functools.partial(write_cut, u, layout),
+        levels=tuple(float(stage + 1) for stage in range(len(STAGES) - 1, -1, -1)),
         lossless=lossless if not rows and not u.gaps else None,
         check=lambda content: None if parse(content) is not None else "output is not valid JSON",
         tier2_check=None if rows else functools.partial(_keeps_its_must_set, tops[0]),

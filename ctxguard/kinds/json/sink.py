@@ -24,7 +24,7 @@ from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.json.model import JsonDoc
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import KeyPaths
-from ctxguard.kinds.json.units import _ERRORS, HEAD, TAIL, _Clipped, _facts, _fails, _Gap
+from ctxguard.kinds.json.units import ERRORS, HEAD, TAIL, Clipped, Gap, facts_of, fails_of
 from ctxguard.kinds.sink import ROOM_BYTES_PER_TOKEN, Offered
 from ctxguard.options import Options
 from ctxguard.plan import Plan
@@ -113,7 +113,7 @@ class _Array:
             room.kept -= dropped
 
     def done(self) -> tuple[list[Any], int]:
-        """The items kept, in order, each run left out a _Gap; and their bytes."""
+        """The items kept, in order, each run left out a Gap; and their bytes."""
         kept = sorted(
             [*self.head, *self.failing, *((i, v) for i, v, _ in self.sample), *((i, v) for i, v, _ in self.tail)],
             key=lambda item: item[0],
@@ -122,17 +122,17 @@ class _Array:
         after = 0  # the index after the last item kept
         for i, value in kept:
             if i > after:
-                out.append(_Gap(i - after))
+                out.append(Gap(i - after))
             out.append(value)
             after = i + 1
         if self.n > after:
-            out.append(_Gap(self.n - after))
+            out.append(Gap(self.n - after))
         return out, self.head_bytes + self.failing_bytes + self.sample_bytes + self.tail_bytes
 
 
 def _failing(item: dict[str, Any]) -> bool:
     """An item whose status says it failed, or that fills an error-like field (see outliers)."""
-    return any(value if name in _ERRORS else _fails(name, value) for name, value in _facts(item))
+    return any(value if name in ERRORS else fails_of(name, value) for name, value in facts_of(item))
 
 
 class _Object:
@@ -158,7 +158,7 @@ class _Object:
 
     def done(self) -> tuple[dict[str, Any], int]:
         if self.left:
-            self.items[_GAP_KEY] = _Gap(self.left)
+            self.items[_GAP_KEY] = Gap(self.left)
         return self.items, self.bytes
 
 
@@ -239,11 +239,11 @@ class JsonSink:
                 done, size = stack.pop().done()
                 where.pop()
                 entries = done.values() if type(done) is dict else done
-                self.omitted += sum(item.n for item in entries if type(item) is _Gap)
+                self.omitted += sum(item.n for item in entries if type(item) is Gap)
                 stack[-1].add(done, size + 2)
             else:
                 if event == "string" and len(value) > STRING_CHARS:
-                    value = _Clipped(value[:STRING_CHARS], len(value))  # (the cut counts what it left out)
+                    value = Clipped(value[:STRING_CHARS], len(value))  # (the cut counts what it left out)
                     self.clipped += 1
                 size = len(value) + 2 if type(value) is str else 8
                 room.kept += size
@@ -303,7 +303,7 @@ class JsonSink:
 
 
 def _gap_note(value: object) -> object:
-    if type(value) is _Gap:
+    if type(value) is Gap:
         return {"_truncated": f"{value.n} omitted"}
     raise TypeError(type(value).__name__)
 

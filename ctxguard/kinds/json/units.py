@@ -1,4 +1,4 @@
-"""A JSON value as the units of a cut, in document order (see _walk), and which array items
+"""A JSON value as the units of a cut, in document order (see walk), and which array items
 differ from their siblings (outliers): what the plan ranks and the writer writes."""
 
 from __future__ import annotations
@@ -16,16 +16,16 @@ from typing import Any
 # last `tail` items, strings their first max_chars characters. A unit's stage is the first of
 # these that keeps it; a stronger stage keeps less. Tier 2 keeps every unit of the mildest
 # stage whose units fit (every key of what it shows), then fills the room.
-_STAGES = ((1, 0, 0, 16), (2, 1, 0, 30), (4, 2, 1, 60), (6, 3, 1, 120), (10, 5, 2, 200))
-HEAD, TAIL = _STAGES[-1][1], _STAGES[-1][2]  # a long array's items every stage keeps: its first and last
+STAGES = ((1, 0, 0, 16), (2, 1, 0, 30), (4, 2, 1, 60), (6, 3, 1, 120), (10, 5, 2, 200))
+HEAD, TAIL = STAGES[-1][1], STAGES[-1][2]  # a long array's items every stage keeps: its first and last
 _PIECE = 200  # a long string's characters after the first 200 come in pieces of this many
-_MIDDLE = len(_STAGES)  # the stage of an array's middle items (plus their spread rank) …
+_MIDDLE = len(STAGES)  # the stage of an array's middle items (plus their spread rank) …
 _TAILS = 1e9  # … and of a long string's pieces after its first 200 characters: last
-_OPEN, _CLOSE, _LEAF, _PIECE_OF, _REST = range(5)  # (_REST: a whole item's text after a long string)
+OPEN, CLOSE, LEAF, PIECE_OF, REST = range(5)  # (REST: a whole item's text after a long string)
 
 
 @dataclass(frozen=True)
-class _Layout:
+class Layout:
     """How a cut writes the document: compactly, with the raw text's separators when it is
     compact too; JSON Lines a row a line."""
 
@@ -34,7 +34,7 @@ class _Layout:
     rows: bool  # JSON Lines: each top-level value on a line of its own
 
 
-class _Units:
+class Units:
     """The plan's units in document order with what the writer needs of each (column lists)."""
 
     def __init__(
@@ -62,7 +62,7 @@ class _Units:
         self.paths = paths  # an object's member: its key path (as the probes write it)
         self.deepest = max(max(self.depth, default=0), deepest)  # the document's deepest level
         self.gaps = gaps or {}  # a unit standing for entries a streaming pass left out: how many
-        # A whole item's units that end inside a long string (its first _LONG_STRING characters
+        # A whole item's units that end inside a long string (its first LONG_STRING characters
         # shown), and its first unit, when it has several: its last.
         self.heads = heads or set()
         self.items = items or {}
@@ -71,10 +71,10 @@ class _Units:
 def _item_stage(i: int, n: int, spread: list[int]) -> float:
     """The stage of item i of n: the first stage that keeps it, else the middle's, spread: the
     middle item a bisection reaches k-th is taken k-th."""
-    for stage, (max_items, head, tail, _) in enumerate(_STAGES):
+    for stage, (max_items, head, tail, _) in enumerate(STAGES):
         if n <= max_items or i < head or i >= n - tail:
             return stage
-    return _MIDDLE + spread[i - _STAGES[-1][1]]
+    return _MIDDLE + spread[i - STAGES[-1][1]]
 
 
 def _array_stage(j: int, n: int, middle: list[int], stage: float, odd: dict[int, bool]) -> float:
@@ -106,12 +106,12 @@ def _spread(m: int) -> list[int]:
 def _string_ends(n: int) -> list[int]:
     """Where a string of n characters is cut into pieces: its first 16, then at 30, 60, 120,
     200, and every _PIECE after."""
-    ends = [end for *_, end in _STAGES if end < n]
-    ends.extend(range(_STAGES[-1][3] + _PIECE, n, _PIECE))
+    ends = [end for *_, end in STAGES if end < n]
+    ends.extend(range(STAGES[-1][3] + _PIECE, n, _PIECE))
     return [*ends, n]
 
 
-def _quoted(text: str) -> str:
+def quoted(text: str) -> str:
     """A string's characters as JSON writes them between the quotes (UTF-8 kept; a lone
     surrogate escaped, as it cannot be written)."""
     if not _encodable(text):
@@ -136,10 +136,10 @@ def _scalar(value: Any) -> str:
         return "null" if value is None else "true" if value else "false"
     if type(value) is int:
         return int.__repr__(value)
-    return json.dumps(value, ensure_ascii=False) if type(value) is not str else f'"{_quoted(value)}"'
+    return json.dumps(value, ensure_ascii=False) if type(value) is not str else f'"{quoted(value)}"'
 
 
-def _walk(tops: list[Any], layout: _Layout) -> _Units:
+def walk(tops: list[Any], layout: Layout) -> Units:
     """Every unit of the document (or of each JSON Lines row), in order, without recursion."""
     rows: list[tuple[int, str, str, int, int, float, int, str]] = []
     add = rows.append
@@ -161,7 +161,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
         stack.append((value, "", -1, 0, stage, True, "", False))
     while stack:
         value, key, parent, depth, stage, last, path, salient = stack.pop()
-        carries = path if key and type(value) is not _Gap else None  # an object member carries a key path
+        carries = path if key and type(value) is not Gap else None  # an object member carries a key path
         after = ("" if last else layout.comma) + ("\n" if depth == 0 else "")  # its comma, line break
         kind = type(value)
         i = len(rows)
@@ -170,7 +170,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             paths[i] = carries
         if (kind is dict or kind is list) and value:
             bracket = "{" if kind is dict else "["
-            add((_OPEN, key, bracket, parent, 0, stage, depth, key + bracket))
+            add((OPEN, key, bracket, parent, 0, stage, depth, key + bracket))
             stack.append((_Close(i, after), "", parent, depth, stage, last, path, salient))
             if kind is dict:
                 if len(value) <= RECORD:
@@ -183,7 +183,7 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 entries = [
                     (
                         item,
-                        f'"{_quoted(name)}"{colon}',
+                        f'"{quoted(name)}"{colon}',
                         inner if not salient or _telling(name, item) else later,
                         f"{path}.{name}" if path else str(name),
                         salient,
@@ -206,31 +206,31 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
                 stack.append((item, name, i, depth + 1, item_stage, j == last_entry, item_path, inside))
         elif kind is _Close:
             bracket = "}" if rows[value.opening][2] == "{" else "]"
-            add((_CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after))
+            add((CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after))
             end[value.opening], end[i] = i, value.opening
-        elif kind is _Gap:  # (never shown: the writer counts what it stands for)
+        elif kind is Gap:  # (never shown: the writer counts what it stands for)
             gaps[i] = value.n
-            add((_LEAF, key, "", parent, 0, stage, depth, ""))
+            add((LEAF, key, "", parent, 0, stage, depth, ""))
         elif kind is _Whole:
             deepest = max(deepest, depth + value.levels)
             if not value.longs:
-                add((_LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after))
+                add((LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after))
             else:
                 _chunked(value, key, parent, stage, depth, after, rows, end, heads, items)
-        elif (kind is str or kind is _Clipped) and len(value) > _STAGES[0][3]:
+        elif (kind is str or kind is Clipped) and len(value) > STAGES[0][3]:
             ends = _string_ends(len(value))
-            head = '"' + _quoted(value[: ends[0]])
+            head = '"' + quoted(value[: ends[0]])
             if parent in records and stage <= rows[parent][5]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
-            add((_LEAF, key, head, parent, _length(value), stage, depth, key + head))
+            add((LEAF, key, head, parent, _length(value), stage, depth, key + head))
             for n, (a, b) in enumerate(zip(ends, ends[1:])):
-                more = n + 1 - len(_STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
-                piece = _quoted(value[a:b])
+                more = n + 1 - len(STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
+                piece = quoted(value[a:b])
                 end.append(len(rows))
                 first = stage if salient else n + 1  # a failure's message: its first 200 characters with it
                 add(
                     (
-                        _PIECE_OF,
+                        PIECE_OF,
                         "",
                         piece,
                         i,
@@ -245,8 +245,8 @@ def _walk(tops: list[Any], layout: _Layout) -> _Units:
             written = _scalar(value) if kind is not dict and kind is not list else ("{}" if kind is dict else "[]")
             if parent in records and stage <= rows[parent][5]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
-            add((_LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
-    return _Units(rows, end, records, paths, deepest, gaps, heads, items)
+            add((LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
+    return Units(rows, end, records, paths, deepest, gaps, heads, items)
 
 
 def _chunked(
@@ -262,9 +262,9 @@ def _chunked(
     items: dict[int, int],
 ) -> None:
     """A whole item with long strings as units: the item's text up to each long string's first
-    _LONG_STRING characters (the first a _LEAF, the others _REST, each shown with the first),
+    LONG_STRING characters (the first a LEAF, the others REST, each shown with the first),
     each followed by the string's other characters in pieces, last (as a string's in units).
-    A unit ending inside a string is a head (it shows _LONG_STRING of its characters); the
+    A unit ending inside a string is a head (it shows LONG_STRING of its characters); the
     item's first unit knows its last (items), where the writer goes on when it is left out."""
     first = len(rows)
     end[first] = first  # (set again below: the unit's last piece)
@@ -273,23 +273,23 @@ def _chunked(
         i = len(rows)
         if i > first:
             end.append(i)
-        head = '"' + _quoted(value[:_LONG_STRING])
+        head = '"' + quoted(value[:LONG_STRING])
         body = text + head
         heads.add(i)
         written = (key if i == first else '"') + body
-        kind = _LEAF if i == first else _REST
+        kind = LEAF if i == first else REST
         rows.append((kind, key if i == first else "", body, parent, _length(value), stage, depth, written))
         ends = _string_ends(len(value))
-        pieces = [(a, b) for a, b in zip(ends, ends[1:]) if a >= _LONG_STRING]
+        pieces = [(a, b) for a, b in zip(ends, ends[1:]) if a >= LONG_STRING]
         for n, (a, b) in enumerate(pieces):
             end.append(len(rows))
-            piece = _quoted(value[a:b])
-            rows.append((_PIECE_OF, "", piece, i, b - a, max(stage, _TAILS + n + 1), depth, piece))
+            piece = quoted(value[a:b])
+            rows.append((PIECE_OF, "", piece, i, b - a, max(stage, _TAILS + n + 1), depth, piece))
         end[i] = len(rows) - 1
         text = whole.around[k + 1]
     i = len(rows)
     end.append(i)
-    rows.append((_REST, "", text, parent, 0, stage, depth, '"' + text + after))
+    rows.append((REST, "", text, parent, 0, stage, depth, '"' + text + after))
     items[first] = i
 
 
@@ -302,7 +302,7 @@ _STATUS = frozenset(
     errorcount fatalerrorcount
     """.split()
 )
-_ERRORS = frozenset(
+ERRORS = frozenset(
     """
     error errors crash longrepr failuremessages failuremessage failure failures exception traceback
     stack stacktrace stderr messages err
@@ -320,7 +320,7 @@ def outliers(items: list[Any]) -> dict[int, bool]:
     or `subtests passed` among `passed` differ without failing."""
     if dict not in map(type, items):
         return {}  # (no item is an object: none has a field to differ by)
-    facts = [_facts(item) for item in items]
+    facts = [facts_of(item) for item in items]
     n = len(items)
     counts: collections.Counter[tuple[str, Any]] = collections.Counter(f for found in facts for f in found)
     common: dict[str, int] = {}  # per field, how many items share its most common value
@@ -329,12 +329,12 @@ def outliers(items: list[Any]) -> dict[int, bool]:
     odd: dict[int, bool] = {}
     for j, found in enumerate(facts):
         for name, value in found:
-            if name in _ERRORS:
+            if name in ERRORS:
                 if value and counts[(name, True)] <= n // 4:
                     odd[j] = True
                     break
             elif common[name] >= n // 2 and counts[(name, value)] <= n // 4:
-                odd[j] = odd.get(j, False) or _fails(name, value)
+                odd[j] = odd.get(j, False) or fails_of(name, value)
                 if odd[j]:
                     break
     return odd
@@ -343,7 +343,7 @@ def outliers(items: list[Any]) -> dict[int, bool]:
 _FAILING = re.compile(r"fail|error|warn|broken|crash|fatal|critical|timed?[ _-]?out", re.I)
 
 
-def _fails(name: str, value: Any) -> bool:
+def fails_of(name: str, value: Any) -> bool:
     """Whether a status-like field's value says the item failed."""
     if type(value) is str:
         return _FAILING.search(value) is not None
@@ -376,18 +376,18 @@ def _telling(name: str, value: Any) -> bool:
     lowered = name.lower()
     if lowered in _LONG:
         return False
-    if lowered in _NAMES or lowered in _STATUS or lowered in _ERRORS:
+    if lowered in _NAMES or lowered in _STATUS or lowered in ERRORS:
         return True
     if type(value) is not dict:
         return False
     for key, inner in value.items():
         key = key.lower()
-        if key in _ERRORS and key not in _LONG and inner or key in _STATUS and _fails(key, inner):
+        if key in ERRORS and key not in _LONG and inner or key in _STATUS and fails_of(key, inner):
             return True
     return False
 
 
-def _facts(item: Any) -> list[tuple[str, Any]]:
+def facts_of(item: Any) -> list[tuple[str, Any]]:
     """An item's status-like values and whether each error-like field is filled, one level deep."""
     found: list[tuple[str, Any]] = []
     if type(item) is not dict:
@@ -397,13 +397,13 @@ def _facts(item: Any) -> list[tuple[str, Any]]:
             lowered = name.lower()
             if lowered in _STATUS and (value is None or type(value) in (str, bool, int)):
                 found.append((lowered, value))
-            elif lowered in _ERRORS:
+            elif lowered in ERRORS:
                 found.append((lowered, bool(value)))
     return found
 
 
 WHOLE = 1000  # characters: an array's middle item written in at most this many is one unit
-_LONG_ARRAY, _LONG_STRING = _STAGES[-1][0], _STAGES[-1][3]  # the mildest stage's items and characters
+_LONG_ARRAY, LONG_STRING = STAGES[-1][0], STAGES[-1][3]  # the mildest stage's items and characters
 
 
 @dataclass(frozen=True)
@@ -414,7 +414,7 @@ class _Whole:
     levels: int  # how deep it nests (see _shape)
     # Its strings too long for a stage to keep whole, in order, and the text around them (one
     # piece more than strings: text[0], string 0, text[1], …, the text around each string's
-    # quotes): each such string's first _LONG_STRING characters go with the item, the rest in
+    # quotes): each such string's first LONG_STRING characters go with the item, the rest in
     # pieces, last, as everywhere.
     longs: tuple[str, ...] = ()
     around: tuple[str, ...] = ()
@@ -423,10 +423,10 @@ class _Whole:
 _Entry = tuple[Any, str, float, str, bool]  # (value, key text, stage, key path, inside an outlier)
 
 
-def _with_wholes(entries: list[_Entry], layout: _Layout) -> list[_Entry]:
+def _with_wholes(entries: list[_Entry], layout: Layout) -> list[_Entry]:
     """An array's entries (or JSON Lines' rows), each middle item whose values all come at its
     turn written as one unit: a container of at most WHOLE characters (its long strings
-    counted to their first _LONG_STRING), with no array a later stage would shorten (every
+    counted to their first LONG_STRING), with no array a later stage would shorten (every
     value in it has the item's stage, so the packer took them one after another anyway) and no
     key path the array's other items lack (every key is carried by an item taken before it).
     A string too long for a stage keeps its other characters in pieces, last, as everywhere
@@ -464,7 +464,7 @@ def _with_wholes(entries: list[_Entry], layout: _Layout) -> list[_Entry]:
                 text = json.dumps(item, ensure_ascii=False, separators=separators)
         except RecursionError:  # (too deep to write whole: in units)
             continue
-        if len(text) + len(longs) * (_LONG_STRING + 2) <= WHOLE and _encodable(text):
+        if len(text) + len(longs) * (LONG_STRING + 2) <= WHOLE and _encodable(text):
             whole = _Whole(text, levels, tuple(longs), around) if longs else _Whole(text, levels)
             out[j] = (whole, *entries[j][1:])
     return out
@@ -481,7 +481,7 @@ def _marked(value: Any, number: Iterator[int]) -> Any:
         return {name: _marked(item, number) for name, item in value.items()}
     if kind is list:
         return [_marked(item, number) for item in value]
-    if (kind is str or kind is _Clipped) and len(value) > _LONG_STRING:
+    if (kind is str or kind is Clipped) and len(value) > LONG_STRING:
         return f"\x00{next(number)}\x00"
     return value
 
@@ -490,11 +490,11 @@ _NESTS = (dict, list)
 
 
 def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None, longs: list[str] | None = None) -> int:
-    """Add the key paths below a non-empty container (as _walk writes them after its own) to
+    """Add the key paths below a non-empty container (as walk writes them after its own) to
     paths; return how deep it nests (one more than its deepest entry, 0 for a scalar or an
     empty one). Given the container's stage, 0 as soon as it holds what a later stage takes:
     an array's middle items ranked after the stage (the middle of n items is ranked up to
-    _MIDDLE + n - 8), or a string's characters past _LONG_STRING, unless `longs` is given: then
+    _MIDDLE + n - 8), or a string's characters past LONG_STRING, unless `longs` is given: then
     such strings are added to it, in document order (their rest goes in pieces, see _chunked)."""
     if type(value) is dict:
         entries = [(f"{prefix}.{name}" if prefix else name, item) for name, item in value.items()]
@@ -507,11 +507,11 @@ def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None,
     deepest = 0
     for path, item in entries:
         kind = type(item)
-        if (kind is str or kind is _Clipped) and stage is not None and len(item) > _LONG_STRING:
+        if (kind is str or kind is Clipped) and stage is not None and len(item) > LONG_STRING:
             if longs is None:
                 return 0
             longs.append(item)  # (its first characters with the item, the rest in pieces, last)
-        if kind is _Gap and stage is not None:
+        if kind is Gap and stage is not None:
             return 0  # (what a streaming pass left out is said in units)
         if (kind is dict or kind is list) and item:
             nested = _shape(item, path, paths, stage, longs)
@@ -521,13 +521,13 @@ def _shape(value: Any, prefix: str, paths: set[str], stage: float | None = None,
     return 1 + deepest
 
 
-class _Clipped(str):
+class Clipped(str):
     """A string a streaming pass kept the start of (see ctxguard.kinds.json.sink): cut like any
     long string, its characters left out counted from its whole length."""
 
     total: int
 
-    def __new__(cls, start: str, total: int) -> _Clipped:
+    def __new__(cls, start: str, total: int) -> Clipped:
         clipped = super().__new__(cls, start)
         clipped.total = total
         return clipped
@@ -535,11 +535,11 @@ class _Clipped(str):
 
 def _length(value: str) -> int:
     """A string's characters, a clipped one's all of them."""
-    return value.total if type(value) is _Clipped else len(value)
+    return value.total if type(value) is Clipped else len(value)
 
 
 @dataclass(frozen=True)
-class _Gap:
+class Gap:
     """Entries of an array or object that a streaming pass over a big file left out (see
     ctxguard.kinds.json.sink): a unit never shown, counted where its run is said omitted."""
 

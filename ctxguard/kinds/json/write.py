@@ -8,16 +8,26 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ctxguard.kinds.json.units import _CLOSE, _LONG_STRING, _OPEN, _REST, _STAGES, _Layout, _quoted, _Units
+from ctxguard.kinds.json.units import CLOSE, LONG_STRING, OPEN, REST, STAGES, Layout, Units, quoted
+from ctxguard.plan import Omitted
 from ctxguard.tokens.base import Encoded
 from ctxguard.words import plural
 
 
-def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None) -> str:  # noqa: C901
-    """The chosen units as JSON, each run left out said in place; the note (a tier-3 marker)
-    as the document's last entry. Every opening chosen has its closing (they anchor each other).
-    (One pass over the units, a branch per kind of unit and of container: over ruff's C901.)"""
+def write_cut(  # noqa: C901
+    u: Units, layout: Layout, chosen: Sequence[bool], note: str | None, tally: Omitted | None = None
+) -> str:
+    """The chosen units as JSON, each run left out said in place (and counted into the tally,
+    when one is given); the note (a tier-3 marker) as the document's last entry. Every opening
+    chosen has its closing (they anchor each other). (One pass over the units, a branch per
+    kind of unit and of container: over ruff's C901.)"""
     out: list[str] = []
+
+    def said(what: str, n: int) -> str:
+        if tally is not None:
+            tally[what] = tally.get(what, 0) + n
+        return f"{plural(n, what)} omitted"
+
     # Per open container: [opening unit (-1: the top), entries written, entries left out]
     frames: list[list[int]] = [[-1, 0, 0]]
 
@@ -33,18 +43,18 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
         opening = frame[0]
         if opening < 0 and layout.rows:
             if frame[2]:
-                entry(frame, _note_object(f"{plural(frame[2], 'line')} omitted", layout.colon))
+                entry(frame, _note_object(said("line", frame[2]), layout.colon))
             if last is not None:
                 entry(frame, _note_object(last, layout.colon))
         elif opening >= 0 and u.body[opening] == "[":
             if frame[2]:
-                entry(frame, _note_object(f"{plural(frame[2], 'item')} omitted", layout.colon))
+                entry(frame, _note_object(said("item", frame[2]), layout.colon))
             if last is not None:
                 entry(frame, json.dumps(last, ensure_ascii=False))
         elif opening >= 0:
             if not closing:
                 return
-            says = [f"{plural(frame[2], 'key')} omitted"] if frame[2] else []
+            says = [said("key", frame[2])] if frame[2] else []
             if last is not None:
                 says.append(last)
             if says:
@@ -54,7 +64,7 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
     i, n = 0, len(u.kind)
     while i < n:
         kind, frame = u.kind[i], frames[-1]
-        if kind == _CLOSE:
+        if kind == CLOSE:
             frames.pop()
             flush(frame, note if u.parent[i] < 0 and not layout.rows else None, closing=True)
             out.append(u.body[i])
@@ -64,23 +74,23 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
             frame[2] += u.gaps.get(i, 1)  # (a streaming pass's gap: the entries it left out)
             i = u.items.get(i, u.end[i]) + 1  # (a whole item in several units: past its last)
             continue
-        if kind == _REST:  # a whole item's text after a long string: it goes on where it was
+        if kind == REST:  # a whole item's text after a long string: it goes on where it was
             out.append(u.body[i])
             if u.end[i] > i:
-                out.append(_string_rest(u, i, chosen))
+                out.append(_string_rest(u, i, chosen, tally=tally))
             i = u.end[i] + 1
             continue
         flush(frame)
-        if kind == _OPEN:
+        if kind == OPEN:
             entry(frame, u.key[i] + u.body[i])
             frames.append([i, 0, 0])
             i += 1
             continue
         parts = [u.key[i], u.body[i]]
         if u.end[i] > i:  # a string in pieces: those chosen (always a first run), and the rest counted
-            parts.append(_string_rest(u, i, chosen, close=False))
+            parts.append(_string_rest(u, i, chosen, close=False, tally=tally))
             if note is not None and u.parent[i] < 0 and not layout.rows:
-                parts.append(" " + _quoted(note))
+                parts.append(" " + quoted(note))
             parts.append('"')
         elif note is not None and u.parent[i] < 0 and not layout.rows:  # a scalar document
             parts = ["[", *parts, layout.comma, json.dumps(note, ensure_ascii=False), "]"]
@@ -91,11 +101,11 @@ def _write(u: _Units, layout: _Layout, chosen: Sequence[bool], note: str | None)
     return "".join(out)
 
 
-def _string_rest(u: _Units, i: int, chosen: Sequence[bool], close: bool = True) -> str:
+def _string_rest(u: Units, i: int, chosen: Sequence[bool], close: bool = True, tally: Omitted | None = None) -> str:
     """What follows unit i, which ends inside a string: its pieces chosen (always a first run),
-    the count of the characters left out, and (close) the closing quote."""
+    the count of the characters left out (into the tally too), and (close) the closing quote."""
     parts = []
-    left = u.chars[i] - (_LONG_STRING if i in u.heads else _STAGES[0][3])  # (the characters its unit shows)
+    left = u.chars[i] - (LONG_STRING if i in u.heads else STAGES[0][3])  # (the characters its unit shows)
     j = i + 1
     while j <= u.end[i] and chosen[j]:
         parts.append(u.body[j])
@@ -103,6 +113,8 @@ def _string_rest(u: _Units, i: int, chosen: Sequence[bool], close: bool = True) 
         j += 1
     if left:
         parts.append(f"... ({left} chars omitted)")
+        if tally is not None:
+            tally["char"] = tally.get("char", 0) + left
     if close:
         parts.append('"')
     return "".join(parts)
@@ -112,12 +124,12 @@ def _note_object(says: str, colon: str) -> str:
     return '{"_truncated"' + colon + json.dumps(says, ensure_ascii=False) + "}"
 
 
-def _note_key(u: _Units, opening: int) -> str:
+def _note_key(u: Units, opening: int) -> str:
     """The key an object's note goes under: "_truncated", unless the object has one."""
     return '"_ctxguard_truncated"' if _has_key(u, opening, '"_truncated"') else '"_truncated"'
 
 
-def _has_key(u: _Units, opening: int, key: str) -> bool:
+def _has_key(u: Units, opening: int, key: str) -> bool:
     i = opening + 1
     while i < u.end[opening]:
         if u.key[i].startswith(key):
@@ -130,22 +142,22 @@ _INDENT = re.compile(r"\n([ \t]+)\S")
 _SEPARATOR = re.compile(r'"(:\s?)[^\s]|[\]}"\d](,\s?)["{\[\d]')
 
 
-def _layout(text: str, rows: bool) -> _Layout:
+def layout_of(text: str, rows: bool) -> Layout:
     """How a cut is written: compactly. A document spread over lines without spaces after its
     colons and commas (more of it in the room); a compact one with the raw text's separators, so
     the plan's text is the raw text where it can be."""
     if not rows and "\n" in text.strip():
-        return _Layout(":", ",", rows)
+        return Layout(":", ",", rows)
     head = text[:65536]
     found = [m.group(1) or m.group(2) for m in itertools.islice(_SEPARATOR.finditer(head), 400)]
     colons = [s for s in found if s.startswith(":")]
     commas = [s for s in found if s.startswith(",")]
     colon = ": " if colons and colons.count(": ") * 2 > len(colons) else ":"
     comma = ", " if commas and commas.count(", ") * 2 > len(commas) else ","
-    return _Layout(colon, comma, rows)
+    return Layout(colon, comma, rows)
 
 
-def _whole(tops: list[Any], layout: _Layout, u: _Units, encoded: Encoded, compact: int, room: int) -> str | None:
+def whole_of(tops: list[Any], layout: Layout, u: Units, encoded: Encoded, compact: int, room: int) -> str | None:
     """The whole document within room, if it fits written compactly: with as many of its top
     levels indented as the raw text is as fit (the rest compact), for the reader."""
     if compact > room:
@@ -179,14 +191,14 @@ def _indented(value: Any, indent: str, deep: int, level: int) -> str:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     pad = "\n" + indent * (level + 1)
     if kind is dict:
-        entries = [f'"{_quoted(key)}": {_indented(item, indent, deep, level + 1)}' for key, item in value.items()]
+        entries = [f'"{quoted(key)}": {_indented(item, indent, deep, level + 1)}' for key, item in value.items()]
     else:
         entries = [_indented(item, indent, deep, level + 1) for item in value]
     open_, close = ("{", "}") if kind is dict else ("[", "]")
     return open_ + ",".join(pad + entry for entry in entries) + "\n" + indent * level + close
 
 
-def _gap(layout: _Layout) -> Callable[[int, int], str]:
+def gap_of(layout: Layout) -> Callable[[int, int], str]:
     """About what a run left out costs, as the plan's gap line: in an array or between rows a
     note of its own; in an object, a share of the one note it gets however many runs it has."""
     if layout.rows:

@@ -14,7 +14,7 @@ from ctxguard.kinds.junit.model import Case, JUnitDoc, Report
 from ctxguard.kinds.rendered import Row, shorten
 from ctxguard.plan import Plan
 from ctxguard.tokens.base import Encoded, Tokenizer
-from ctxguard.words import mentions, plural
+from ctxguard.words import clipped, mentions, plural
 
 # A failing testcase's line is two rows: its name, then where it is and what it says, so that a
 # tight cut names every failing testcase before it gives any one's message.
@@ -99,13 +99,16 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
         else:
             out.append(first._replace(text=first.text + (" " if lead else ": ")))
             head, tail = _head(rest)
-            out.append(Row(head if tail else f"{rest}\n", level + SAYS, must=True, anchor=at[k]))
+            left = clipped(case.says, SHORT_MESSAGE) if message else 0  # (said at the end of the rest)
+            said_row = Row(head if tail else f"{rest}\n", level + SAYS, must=True, anchor=at[k])
+            out.append(said_row if tail else said_row._replace(clipped=left))
             if tail:  # (the rest of a long message: after every failing testcase's head of it)
-                out.append(Row(f"{tail}\n", MESSAGE_TAIL, must=True, anchor=len(out) - 1))
+                out.append(Row(f"{tail}\n", MESSAGE_TAIL, must=True, anchor=len(out) - 1, clipped=left))
         for more in dict.fromkeys(case.more):
             if more not in said:
                 said.add(more)
-                out.append(Row(f"  + {shorten(more, SHORT_MESSAGE)}\n", MORE, anchor=at[k], tier2=True))
+                left = clipped(more, SHORT_MESSAGE)
+                out.append(Row(f"  + {shorten(more, SHORT_MESSAGE)}\n", MORE, anchor=at[k], tier2=True, clipped=left))
     # The totals after the failing testcases: a tight cut keeps names first, and no gap line
     # stands between the ones it keeps.
     out.append(Row(totals(report), TOTALS, tier2=True))
@@ -121,8 +124,9 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
             out.append(Row(f"suite {name}: {plural(suite.tests, 'test')}, {', '.join(counts)}{time}\n", SUITES))
     for case in report.cases:
         if case.outcome == "skipped":
-            why = f": {shorten(' '.join(case.message.split()), LINE_CHARS)}" if case.message else ""
-            out.append(Row(f"SKIPPED {case.identity}{why}\n", SKIPPED))
+            message = " ".join((case.message or "").split())
+            why = f": {shorten(message, LINE_CHARS)}" if case.message else ""
+            out.append(Row(f"SKIPPED {case.identity}{why}\n", SKIPPED, clipped=clipped(message, LINE_CHARS)))
     return out
 
 
@@ -151,15 +155,14 @@ def _details(case: Case, here: int, named: int) -> list[Row]:
     if not lines and not output and len(says) <= SHORT_MESSAGE:
         return []
     full = f": {shorten(says, MESSAGE_CHARS)}" if says else ""
-    out = [Row(f"--- {case.identity}{full}\n", DETAILS, anchor=named)]
+    out = [Row(f"--- {case.identity}{full}\n", DETAILS, anchor=named, clipped=clipped(says, MESSAGE_CHARS))]
     for k, line in enumerate(lines[:TEXT_LINES]):
-        out.append(
-            Row(f"  | {shorten(line, LINE_CHARS)}\n", FIRST_LINES if k < TEXT_HEAD else REST_OF_TEXT, anchor=here)
-        )
+        level = FIRST_LINES if k < TEXT_HEAD else REST_OF_TEXT
+        out.append(Row(f"  | {shorten(line, LINE_CHARS)}\n", level, anchor=here, clipped=clipped(line, LINE_CHARS)))
     if len(lines) > TEXT_LINES:
         out.append(Row(f"  | ... ({len(lines) - TEXT_LINES} more lines of its text)\n", REST_OF_TEXT, anchor=here))
     for line in output[:OUTPUT_LINES]:
-        out.append(Row(f"  > {shorten(line, LINE_CHARS)}\n", OUTPUT, anchor=here))
+        out.append(Row(f"  > {shorten(line, LINE_CHARS)}\n", OUTPUT, anchor=here, clipped=clipped(line, LINE_CHARS)))
     if len(output) > OUTPUT_LINES:
         out.append(Row(f"  > ... ({len(output) - OUTPUT_LINES} more lines of its output)\n", OUTPUT, anchor=here))
     return out

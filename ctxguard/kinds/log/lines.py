@@ -12,9 +12,9 @@ from collections.abc import Callable
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]")
 # Level words and failure phrases. Python's re skips ahead fast only through a pattern that
-# starts with plain literals, so _LEVEL_HINT finds where one may start, the word boundary in
+# starts with plain literals, so LEVEL_HINT finds where one may start, the word boundary in
 # front is checked by hand and _LEVEL_WORD confirms the rest (has_level).
-_LEVEL_HINT = re.compile(
+LEVEL_HINT = re.compile(
     r"ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE|FAIL"
     r"|Error|error|Warning|warning|Fatal|fatal|Critical|critical|Panic|panic|Failed|failed"
     r"|panicked at|Segmentation fault|AssertionError|##\[error\]|##\[warning\]"
@@ -178,7 +178,7 @@ def has_level(line: str) -> bool:
         return False
     if line[:1].isalnum() and _LINT_CODE.match(line) or _FAILING.match(line):
         return True
-    for hint in _LEVEL_HINT.finditer(line):
+    for hint in LEVEL_HINT.finditer(line):
         start = hint.start()
         if line[start] == "#" or not start or not _WORD_CHAR.match(line, start - 1):
             if _LEVEL_WORD.match(line, start):
@@ -188,11 +188,11 @@ def has_level(line: str) -> bool:
     return LETTER_LEVEL.match(line) is not None
 
 
-_JSON_LEVEL = re.compile(r'"(?:level|severity|lvl|levelname|log\.level)"\s*:\s*"([^"]*)"', re.I)
+JSON_LEVEL = re.compile(r'"(?:level|severity|lvl|levelname|log\.level)"\s*:\s*"([^"]*)"', re.I)
 _BAD_JSON_LEVELS = {"error", "err", "warn", "warning", "fatal", "critical", "crit", "panic", "emerg", "alert", "severe"}
-_SECTION = re.compile(r"^(?:={3,}|_{3,}|-{3,}) .* (?:={3,}|_{3,}|-{3,})$|^##\[group\]")
-_PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):")
-_STACK_LINE = re.compile(r"^\s+(?:at |\.\.\. \d+ more|File \"|[\w./<>-]+:\d+)|^\s*Caused by:|^goroutine \d+")
+SECTION = re.compile(r"^(?:={3,}|_{3,}|-{3,}) .* (?:={3,}|_{3,}|-{3,})$|^##\[group\]")
+PY_TB_START = re.compile(r"^\s*Traceback \(most recent call last\):")
+STACK_LINE = re.compile(r"^\s+(?:at |\.\.\. \d+ more|File \"|[\w./<>-]+:\d+)|^\s*Caused by:|^goroutine \d+")
 
 
 # Every branch starts with a digit or a-f: the lookahead lets the engine pass over other
@@ -210,7 +210,7 @@ def is_important(line: str) -> bool:
     if has_level(line):
         return True
     if line.startswith("{") and '"' in line:
-        match = _JSON_LEVEL.search(line)
+        match = JSON_LEVEL.search(line)
         if match and match.group(1).lower() in _BAD_JSON_LEVELS:
             try:
                 json.loads(line)
@@ -256,7 +256,7 @@ class Lines:
         self.important = important
 
     def kind(self, line: str) -> str | None:
-        if _PY_TB_START.match(line):
+        if PY_TB_START.match(line):
             self.in_trace = True
             return "start"
         if self.in_trace:

@@ -9,15 +9,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ctxguard.kinds.log.lines import (
-    _JSON_LEVEL,
-    _LEVEL_HINT,
-    _PY_TB_START,
-    _SECTION,
-    _STACK_LINE,
     ARROW,
     FAILURE_DETAIL,
+    JSON_LEVEL,
     LETTER_LEVEL,
+    LEVEL_HINT,
     OTHER_HINTS,
+    PY_TB_START,
+    SECTION,
+    STACK_LINE,
     Lines,
     is_important,
     strip_ansi,
@@ -62,7 +62,7 @@ def scan(text: str) -> Scan:
             pos = starts[line + 1]  # one hit is enough: go on from the next line
         return found
 
-    maybe = at(_LEVEL_HINT) | at(_JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL) | set().union(*map(at, OTHER_HINTS))
+    maybe = at(LEVEL_HINT) | at(JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL) | set().union(*map(at, OTHER_HINTS))
     marked = at(_AT_LINE_START)
     located = {i - 1 for i in at(ARROW) if i and lines[i - 1].strip()}
     return _scan_lines(lines, sorted(maybe | marked | located), sorted(marked), located)
@@ -129,7 +129,7 @@ def marks(read: Scan, task_words: frozenset[str] = frozenset()) -> list[bool]:
     for i in read.important:
         found[i] = True
     for i in read.marked:
-        if _SECTION.match(lines[i]) or FAILURE_DETAIL.match(lines[i]):
+        if SECTION.match(lines[i]) or FAILURE_DETAIL.match(lines[i]):
             found[i] = True
     if task_words:
         for i, line in enumerate(lines):
@@ -141,7 +141,7 @@ def marks(read: Scan, task_words: frozenset[str] = frozenset()) -> list[bool]:
             resume = _mark_traceback(lines, start, found)
     for i in [i for i, mark in enumerate(found) if mark]:
         j = i + 1  # Java/Go/JS stack frames under a marked line
-        while j < len(lines) and not found[j] and _STACK_LINE.match(lines[j]):
+        while j < len(lines) and not found[j] and STACK_LINE.match(lines[j]):
             found[j] = True
             j += 1
     return found
@@ -154,7 +154,7 @@ def _mark_traceback(lines: list[str], start: int, marks: list[bool]) -> int:
     while i < len(lines):
         line = lines[i]
         marks[i] = True
-        if not line.startswith((" ", "\t")) and not _PY_TB_START.match(line):
+        if not line.startswith((" ", "\t")) and not PY_TB_START.match(line):
             return i + 1
         i += 1
     return i

@@ -30,9 +30,9 @@ from ctxguard.kinds.log.lines import (
 )
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.kinds.mistakes import fresh
-from ctxguard.plan import MAX_LINE, Plan, ended, ends, units
+from ctxguard.plan import MAX_LINE, Plan, Ranks, earliest, ended, ends, units
 from ctxguard.tokens.base import Encoded, Tokenizer
-from ctxguard.words import clip
+from ctxguard.words import clip, clipped
 
 CONTEXT: Final = 2  # lines shown before the first occurrence of each error template
 # How early a log's cut takes a line (lowest first), for the plan and the streaming pass alike.
@@ -130,6 +130,7 @@ def plan(
     # numbers lead to the full text, which has them.
     bare = [unstamped(line) for line in lines]
     shown = [line if len(line) <= MAX_LINE + 64 else clip(line, MAX_LINE) for line in bare]
+    cut = {s: clipped(b, MAX_LINE) for b, s in zip(bare, shown) if s is not b}  # a line clipped: its rest
     stamped = sum(1 for line, b in zip(lines, bare) if b is not line)
     quiet = [passing(line) for line in lines]  # passing tests and progress lines
     # Everything else from the end backwards, the quiet lines after the rest.
@@ -139,8 +140,7 @@ def plan(
     anchors: dict[int, tuple[int, ...]] = {}
 
     def lift(i: int, level: float, to: int | None = None) -> None:
-        if (level, i) < rank[i]:
-            rank[i] = (level, i)
+        earliest(rank, i, (level, i))
         if to is not None and to != i and i not in anchors:
             anchors[i] = (to,)
 
@@ -201,7 +201,8 @@ def plan(
             error=read.kinds.get(i) in ("end", "error") and template_level(lines[i]) <= ERROR,
             line=lines[i],
         )
-        rank[i], must[i] = min(rank[i], (level, order)), True
+        earliest(rank, i, (level, order))
+        must[i] = True
         anchors.pop(i, None)  # the first and the last line stand alone
     for i, j in _gutters(lines):  # a source gutter never without the diagnostic it quotes for
         anchors[i] = (j, *anchors.get(i, ()))
@@ -209,8 +210,9 @@ def plan(
     tier2 = [m or e or i < EDGE for i, (m, e) in enumerate(zip(must, every))]
     lines, shown, rank, must, tier2, anchors = _names_apart(lines, bare, shown, rank, must, tier2, anchors)
     costs = _costs(shown, encoded, tokenizer) if stamped else None
+    left = [cut.get(text, 0) for text in shown] if cut else None
     return Plan(
-        units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer, costs),
+        units(lines, shown, rank, must, lambda i: anchors.get(i, ()), encoded, tokenizer, costs, left),
         encoded.count,
         tier2_must=tier2,
         notes=(STAMPS_LEFT_OUT,) if stamped else (),
@@ -218,7 +220,6 @@ def plan(
 
 
 Lines = list[str]
-Ranks = list[tuple[float, int]]
 
 
 def _costs(shown: Lines, encoded: Encoded, tokenizer: Tokenizer) -> list[int]:
@@ -356,7 +357,7 @@ def _banner(read: LogDoc, quiet: list[bool], rank: list[tuple[float, int]], must
     as fillers they could show a probe that a bigger budget's must units had sealed out."""
     for i in range(min(EDGE, len(rank))):
         if not quiet[i]:
-            rank[i] = min(rank[i], (EDGES + 0.5, i))
+            earliest(rank, i, (EDGES + 0.5, i))
         if i in read.kinds or any(edge and edge in read.lines[i] for edge in edges):
             must[i] = True
 

@@ -115,19 +115,19 @@ class LogSink(Sink):
         out: Offered = {}
         if mode == "head":
             for number, text in self.head:
-                offer(out, number, ENDS, number, _clip(text))
+                offer(out, number, ENDS, number, text)
             return out
         last = lines - 1
         for number, text in self.tail:  # (passing tests and progress lines after the rest, as planned)
-            offer(out, number, QUIET if passing(text) else REST, last - number, _clip(text))
+            offer(out, number, QUIET if passing(text) else REST, last - number, text)
         for number, text in self.head:
-            offer(out, number, QUIET if passing(text) else EDGES, number, _clip(text))
+            offer(out, number, QUIET if passing(text) else EDGES, number, text)
         for number, text in list(self.tail)[-EDGE:]:
-            offer(out, number, EDGES, last - number, _clip(text))
+            offer(out, number, EDGES, last - number, text)
         for number, text in self.traces.items():
-            offer(out, number, TRACE, number, _clip(text))
+            offer(out, number, TRACE, number, text)
         for number, text in self.tasked:
-            offer(out, number, MARKED, number, _clip(text))
+            offer(out, number, MARKED, number, text)
         again = named_again((seen.number, seen.text) for seen in self.templates.values())
         levels = {
             key: LATER if seen.number in again else template_level(seen.text, seen.goes_on)
@@ -140,16 +140,16 @@ class LogSink(Sink):
         for key, seen in self.templates.items():
             line = occurrences(_clip(seen.text), seen.count)
             if key == after[0]:
-                offer(out, seen.number, NAMED, after[1], line)
+                offer(out, seen.number, NAMED, after[1], seen.text, shown=line)
             else:
-                offer(out, seen.number, levels[key], named.get(key, seen.number), line)
+                offer(out, seen.number, levels[key], named.get(key, seen.number), seen.text, shown=line)
         if self.first is not None:
-            offer(out, self.first[0], end_level(True, False) if self.log else ENDS, 0, _clip(self.first[1]))
+            offer(out, self.first[0], end_level(True, False) if self.log else ENDS, 0, self.first[1])
         last_filled = self._last()
         if last_filled is not None:
             number, text = last_filled
             error = is_important(text) and template_level(text) <= ERROR
-            offer(out, number, end_level(False, error, text) if self.log else ENDS, 1, _clip(text))
+            offer(out, number, end_level(False, error, text) if self.log else ENDS, 1, text)
         return out
 
     def _first_cause(self, named: dict[str, int], levels: dict[str, float]) -> tuple[str | None, int]:

@@ -13,11 +13,18 @@ from ctxguard.plan import Plan, Unit, omitted_lines, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
+# The levels of a document's lines, lowest first (its sentences' levels: ctxguard.kinds.markdown.prose).
 # The document's first heading (its title) is taken first; the others come after the open task
 # items and rules, each of which takes its section's heading and the headings above it.
+TITLE: Final = 0.0
+OPEN_ITEM: Final = 0.5  # a task item not done (`- [ ] …`)
 HEADING: Final = 1.42
 OUTLINE: Final = 1.43  # a table's header rows, a task item done: with the outline, after the headings
 CODE: Final = 1.45  # a code block's fences and first line: after the rules, before the bodies
+BODY: Final = 1.5  # a table's other rows, a code block's other lines
+FRONT: Final = 1.6  # front matter
+ASKED: Final = 1.8  # a line naming the task's words, when its own level is later
+BLANK: Final = 2.5
 LONG_PIECE: Final = 12  # lines: a prose piece longer than this is cut into its lines
 
 
@@ -49,8 +56,8 @@ def plan(
     paths: dict[int, tuple[int, ...]] = {}  # a heading's unit: the units showing it takes (underlines too)
 
     def add(text: str, level: float, keep: bool = False, to: tuple[int, ...] = ()) -> int:
-        if task_words and level > 1.8 and mentions(text, task_words):
-            level = 1.8
+        if task_words and level > ASKED and mentions(text, task_words):
+            level = ASKED
         pieces.append(text)
         rank.append((level, len(rank)))
         must.append(keep)
@@ -91,24 +98,24 @@ def plan(
                     while outline and outline[-1][0] >= depth:
                         outline.pop()
                     parent = (outline[-1][1],) if outline else ()
-                    heading = (add(line, 0.0 if not pieces else HEADING, True, parent),)
+                    heading = (add(line, TITLE if not pieces else HEADING, True, parent),)
                     outline.append((depth, heading[0]))
                     paths[heading[0]] = paths.get(parent[0], ()) + heading if parent else heading
                 else:  # its underline, with it
                     paths[heading[0]] += (add(line, rank[heading[0]][0], True, heading),)
             elif block.kind == "task":
-                add(line, 0.5 if OPEN_TASK.match(line) else OUTLINE, True, heading)
+                add(line, OPEN_ITEM if OPEN_TASK.match(line) else OUTLINE, True, heading)
             elif block.kind == "table":  # header and separator rows first, the others with them
-                add(line, OUTLINE if j < 2 else 1.5, True, heading if j < 2 else (first, first + 1))
+                add(line, OUTLINE if j < 2 else BODY, True, heading if j < 2 else (first, first + 1))
             elif block.kind == "code":  # fenced: inner lines never without both fences
                 fenced = FENCE.match(block.lines[-1]) is not None and last > first
                 inner = 0 < j < len(block.lines) - 1 or not fenced and j > 0
-                level = REPEATED if repeated else 1.5 if j > 1 and inner else CODE  # fences, first line first
+                level = REPEATED if repeated else BODY if j > 1 and inner else CODE  # fences, first line first
                 add(line, level, not repeated, _code_anchors(j, first, last, fenced, inner, heading))
             elif block.kind == "front":
-                add(line, 1.6)
+                add(line, FRONT)
             else:  # blank
-                add(line, 2.5)
+                add(line, BLANK)
     if pieces and not pieces[-1].endswith("\n"):
         pieces[-1] += "\n"
     return Plan(

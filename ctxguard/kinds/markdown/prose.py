@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import Final, NamedTuple, Protocol
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`*\[(\"'])")
 
@@ -26,7 +26,15 @@ _LEADS = re.compile(r":[*_]*\s*$")  # prose that leads into the list after it
 # Sentences' levels, the plan's priorities for them (lower first): rules in capitals (MUST,
 # SHALL, REQUIRED; SHOULD, RECOMMENDED), decisions, numbered rules, MAY; a paragraph's first
 # sentence, the others; examples; a rule said again word for word (the plan's to judge).
-MUST, SHOULD, DECISION, NUMBERED, MAY, FIRST, OTHER, EXAMPLE, REPEATED = 1.3, 1.4, 1.45, 1.5, 1.9, 2.0, 3.0, 3.5, 3.6
+MUST: Final = 1.3
+SHOULD: Final = 1.4
+DECISION: Final = 1.45
+NUMBERED: Final = 1.5
+MAY: Final = 1.9
+FIRST: Final = 2.0
+OTHER: Final = 3.0
+EXAMPLE: Final = 3.5
+REPEATED: Final = 3.6
 
 
 class _Block(Protocol):

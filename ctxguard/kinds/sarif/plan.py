@@ -21,7 +21,7 @@ from ctxguard.kinds.rendered import Row, shorten
 from ctxguard.kinds.sarif.model import LEVELS, Run, SarifDoc
 from ctxguard.plan import Plan
 from ctxguard.tokens.base import Encoded, Tokenizer
-from ctxguard.words import mentions, plural
+from ctxguard.words import clipped, mentions, plural
 
 TOTALS: Final = 1.5  # the tools and the counts by level: after the rarest rules' results
 RESULT: Final = 1.0  # a result: 1 …
@@ -60,7 +60,8 @@ def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
                 level = FRESH
             if task_words and mentions(text, task_words):
                 level = min(level, ASKED + step)
-            found.append(Row(text, level, item=True, tier2=result.level == "error"))
+            left = clipped(result.message, MESSAGE_CHARS)
+            found.append(Row(text, level, item=True, tier2=result.level == "error", clipped=left))
     # Written in the order a cut takes them, so what it keeps is one run and what it leaves out
     # one gap line (the log's order among equals).
     found.append(Row(totals(runs), TOTALS, tier2=True))  # (after the results a tight cut keeps)
@@ -68,7 +69,8 @@ def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     for run in runs:
         used = [rule for rule in dict.fromkeys(result.rule for result in run.results) if run.rules.get(rule)]
         for rule in used:
-            out.append(Row(f"rule {rule} ({run.tool}): {shorten(run.rules[rule], MESSAGE_CHARS)}\n", RULES))
+            says, left = run.rules[rule], clipped(run.rules[rule], MESSAGE_CHARS)
+            out.append(Row(f"rule {rule} ({run.tool}): {shorten(says, MESSAGE_CHARS)}\n", RULES, clipped=left))
     return out
 
 

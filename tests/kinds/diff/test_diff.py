@@ -545,7 +545,7 @@ def test_changed_definitions_go_by_turns_across_files() -> None:
     for number, line in enumerate(text.splitlines(keepends=True)):
         sink.take(number, line)
     sink.close()
-    order = [line for _, _, line, _ in sorted(sink.offered(0, "salient").values(), key=lambda o: (o[0], o[1]))]
+    order = [o.text for o in sorted(sink.offered(0, "salient").values(), key=lambda o: (o.level, o.rank))]
     first = [order.index(f"+def {name}_0(request, timeout=2, retries=0):\n") for name in ("alpha", "beta", "gamma")]
     assert max(first) < order.index("-def alpha_1(request, timeout=1):\n")
 

@@ -14,7 +14,7 @@ import pytest
 from ctxguard import compress_text
 from ctxguard.kinds.json import read, units
 from ctxguard.kinds.json.plan import plan
-from ctxguard.kinds.json.units import _Layout, _walk
+from ctxguard.kinds.json.units import Layout, walk
 from ctxguard.tokens.load import get_tokenizer
 from tests.helpers import budget_for_tier2
 
@@ -47,7 +47,7 @@ def _units(doc: dict[str, Any], whole: int = units.WHOLE) -> int:
 
 def test_a_plain_middle_item_is_one_unit() -> None:
     doc = _report()
-    found = _walk([doc], _Layout(":", ",", False))
+    found = walk([doc], Layout(":", ",", False))
     whole = [i for i, body in enumerate(found.body) if body.startswith('{"nodeid"')]
     assert len(whole) == 120 - 5 - 2 - 1  # (all but the head's 5, the tail's 2 and the failed one)
     assert _units(doc) < _units(doc, whole=0) // 5  # (no item written whole: one unit per value)
@@ -73,8 +73,8 @@ def test_what_a_stage_shortens_keeps_its_units() -> None:
     doc["tests"][60]["call"]["stdout"] = "x" * 300
     doc["tests"][61]["keywords"] = [f"k{i}" for i in range(11)]
     doc["tests"][62]["rare"] = {"only": "here"}
-    layout = _Layout(":", ",", False)
-    found = _walk([doc], layout)
+    layout = Layout(":", ",", False)
+    found = walk([doc], layout)
     whole = {i for i, body in enumerate(found.body) if body.startswith('{"nodeid"')}
     written = {json.loads(found.body[i])["nodeid"] for i in whole}
     assert not written & {f"tests/test_m.py::test_{i}" for i in (40, 60, 61, 62)}  # (40 failed)
@@ -89,14 +89,14 @@ def test_the_deepest_level_counts_inside_whole_items() -> None:
     count, as they did when every value was a unit."""
     # (the head's and the tail's items hold the same keys less deep: only whole items reach 6)
     doc = {"rows": [{"a": [i] if i < 5 or i >= 28 else [[[i]]]} for i in range(30)]}
-    layout = _Layout(":", ",", False)
+    layout = Layout(":", ",", False)
     saved = units.WHOLE
     try:
         units.WHOLE = 0
-        per_value = _walk([doc], layout).deepest
+        per_value = walk([doc], layout).deepest
     finally:
         units.WHOLE = saved
-    found = _walk([doc], layout)
+    found = walk([doc], layout)
     assert any(body.startswith('{"a"') for body in found.body)  # (some items are whole)
     assert found.deepest == per_value == 6  # (top, rows, item, a, [, [, i)
 
@@ -106,7 +106,7 @@ def test_a_whole_item_with_a_lone_surrogate_stays_in_units() -> None:
     written whole, and the cut stays valid UTF-8."""
     doc = _report(40)
     doc["tests"][20]["nodeid"] = "bad \ud800 name"
-    found = _walk([doc], _Layout(":", ",", False))
+    found = walk([doc], Layout(":", ",", False))
     assert not any("\ud800" in body for body in found.body)
 
 
@@ -123,11 +123,11 @@ def _random_value(rng: random.Random, depth: int = 0) -> Any:
 def _wholes_checked(doc: dict[str, Any]) -> int:
     """How many items of doc["items"] are written whole, each checked to be one whose values,
     walked one unit each, all have the item's stage."""
-    layout = _Layout(":", ",", False)
-    found = _walk([doc], layout)
+    layout = Layout(":", ",", False)
+    found = walk([doc], layout)
     saved, units.WHOLE = units.WHOLE, 0
     try:
-        each = _walk([doc], layout)  # (no item written whole: a unit per value)
+        each = walk([doc], layout)  # (no item written whole: a unit per value)
     finally:
         units.WHOLE = saved
     openings = [i for i in range(len(each.kind)) if each.kind[i] == units._OPEN and each.depth[i] == 2]
@@ -187,7 +187,7 @@ def test_a_whole_item_with_long_strings_shows_their_start_and_counts_the_rest(ra
             for i in range(200)
         ]
     }
-    found = _walk([doc], _Layout(":", ",", False))
+    found = walk([doc], Layout(":", ",", False))
     assert found.items and any(found.kind[j] == units._REST for j in found.items.values())
     text = json.dumps(doc, indent=2)
     raw = compress_text(text, 10**9, name="r.json")["raw_tokens"]

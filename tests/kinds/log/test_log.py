@@ -183,21 +183,21 @@ def test_has_level_answers_as_the_reference_pattern() -> None:
 
 def _reference_important_lines(lines: list[str]) -> list[bool]:
     """important_lines as it read line by line, before the one-pass scan."""
-    from ctxguard.kinds.log.lines import _PY_TB_START, _SECTION, _STACK_LINE
+    from ctxguard.kinds.log.lines import PY_TB_START, SECTION, STACK_LINE
 
     marks = [False] * len(lines)
     in_trace = False
     for i, line in enumerate(lines):
-        if _PY_TB_START.match(line):
+        if PY_TB_START.match(line):
             in_trace = True
         if in_trace:
             marks[i] = True
-            if not line.startswith((" ", "\t")) and not _PY_TB_START.match(line):
+            if not line.startswith((" ", "\t")) and not PY_TB_START.match(line):
                 in_trace = False  # the `Type: message` line, in column 0, ends it
             continue
-        if is_important(line) or _SECTION.match(line):
+        if is_important(line) or SECTION.match(line):
             marks[i] = True
-        elif _STACK_LINE.match(line) and i and marks[i - 1]:
+        elif STACK_LINE.match(line) and i and marks[i - 1]:
             marks[i] = True
     return marks
 

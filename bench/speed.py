@@ -1,6 +1,6 @@
 """Compress throughput against the floor of one encode_ordinary of the raw text.
 
-    python bench/speed.py --corpus DIR [--repeat 5] [--headroom VENV_PYTHON] [--stages [--sizes 1,8,32]]
+    python bench/speed.py --corpus DIR [--repeat 5] [--headroom VENV_PYTHON] [--stages [--sizes 1,8,32|each]]
 
 DIR is the dev corpus built by ../shared/corpus/build_dev_corpus.py. For every artifact and
 budgets of 80 %, 50 % and 20 % of its raw tokens, times `compress` (redaction included, as a
@@ -11,22 +11,19 @@ bundle runs it) and one `encode_ordinary` of the raw text in the same run (media
 --stages: where the time goes, per type at 50 %: each stage of a bundle's run timed on its own,
 as a ratio to the same encode (median over the type's artifacts): redaction, the tokenizer's
 encode of the redacted text, the kind's `read`, its `plan`, and the rest of `compress` given
-those (the packer, the probes, the record).
+those (the packer, the probes, the record). By default the corpus's artifacts of each type are
+joined into one of each of the sizes the speed targets are set at, 1, 8 and 32 MB (diffs, logs
+and markdown one after another; JSON documents as the items of one array), each measured as one
+artifact, with the garbage collector tuned as the command line tunes it; `--sizes 2,4` other
+sizes, `--sizes each` every corpus artifact as it is.
 
---sizes 1,8,32: with --stages and --corpus, each type's corpus artifacts joined into one of each
-of those sizes in MB (diffs, logs and markdown one after another; JSON documents as the items of
-one array), each measured as one artifact: real text at the sizes the speed targets are set at,
-with the garbage collector tuned as the command line tunes it.
+--generated 1,8,32: with --stages, bench/scaling.py's generated artifacts of those sizes in MB
+instead (one per type and size; --corpus is not needed).
 
---generated 1,8,32: with --stages, the artifacts are instead bench/scaling.py's generated ones
-of those sizes in MB (one per type and size; --corpus is not needed), the sizes the speed
-targets are set at, with the garbage collector tuned as the command line tunes it (as
-bench/scaling.py runs by default).
-
---code DIR: the ctxguard checkout to measure (default: this one). --vs DIR (with --stages
---generated): this checkout and DIR measured in turns, --rounds times each, each run in a
-fresh process, and per stage the median of each side's runs printed side by side: a change's
-effect measured in one run on one machine (its load moves both sides alike).
+--code DIR: the ctxguard checkout to measure (default: this one). --vs DIR (with --stages): this
+checkout and DIR measured in turns, --rounds times each, each run in a fresh process, and per
+stage the median of each side's runs printed side by side: a change's effect measured in one
+run on one machine (its load moves both sides alike).
 
 The plan stage and the rest are timed each with a fresh reading of the text, less the time
 of the reading: what a kind works out lazily from its reading is counted where it is asked.
@@ -114,16 +111,20 @@ def main() -> None:
     parser.add_argument("--headroom", type=Path, help="a Python with headroom-ai installed")
     parser.add_argument("--stages", action="store_true", help="time each stage at 50 %% instead")
     parser.add_argument("--generated", help="with --stages: generated artifacts of these sizes in MB (1,8,32)")
-    parser.add_argument("--sizes", help="with --stages --corpus: the corpus joined per type to these sizes in MB")
+    parser.add_argument(
+        "--sizes", default="1,8,32", help="with --stages --corpus: the corpus joined per type to these MB, or each"
+    )
     parser.add_argument("--code", type=Path, help="the ctxguard checkout to measure (default: this one)")
-    parser.add_argument("--vs", type=Path, help="with --stages --generated: another checkout, measured in turns")
+    parser.add_argument("--vs", type=Path, help="with --stages: another checkout, measured in turns")
     parser.add_argument("--rounds", type=int, default=3, help="with --vs: runs of each side")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # (--vs reads its runs so)
     args = parser.parse_args()
     if args.vs is not None:
-        if not (args.stages and args.generated):
-            parser.error("--vs goes with --stages --generated")
-        versus(args.vs, args.generated, args.repeat, args.rounds)
+        if not args.stages or (args.generated is None and (args.corpus is None or args.sizes == "each")):
+            parser.error("--vs goes with --stages, and --generated or --corpus joined to --sizes")
+        joined = ["--corpus", str(args.corpus), "--sizes", args.sizes]
+        what = ["--generated", args.generated] if args.generated else joined
+        versus(args.vs, what, args.repeat, args.rounds)
         return
     if args.stages and args.generated:
         from ctxguard.tuning import tune_gc
@@ -134,7 +135,7 @@ def main() -> None:
         return
     if args.corpus is None:
         parser.error("--corpus is required (except with --stages --generated)")
-    if args.stages and args.sizes:
+    if args.stages and args.sizes != "each":
         from ctxguard.tuning import tune_gc
 
         tune_gc()
@@ -288,15 +289,15 @@ def stages(
     return medians
 
 
-def versus(other: Path, sizes: str, repeat: int, rounds: int) -> None:
-    """This checkout and another, each stage at each generated size, measured in turns in
-    fresh processes; per stage, each side's median over its rounds."""
+def versus(other: Path, what: list[str], repeat: int, rounds: int) -> None:
+    """This checkout and another, each stage of each artifact (`what`: the options that choose
+    them), measured in turns in fresh processes; per stage, each side's median over its rounds."""
     sides = {"this": _code(), "vs": other.resolve()}
     runs: dict[str, list[dict[str, dict[str, float]]]] = {side: [] for side in sides}
     for _ in range(rounds):
         for side, code in sides.items():
             done = subprocess.run(
-                [sys.executable, __file__, "--stages", "--generated", sizes, "--repeat", str(repeat)]
+                [sys.executable, __file__, "--stages", *what, "--repeat", str(repeat)]
                 + ["--code", str(code), "--json"],
                 capture_output=True,
                 text=True,

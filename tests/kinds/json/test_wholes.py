@@ -130,19 +130,19 @@ def _wholes_checked(doc: dict[str, Any]) -> int:
         each = walk([doc], layout)  # (no item written whole: a unit per value)
     finally:
         units.WHOLE = saved
-    openings = [i for i in range(len(each.kind)) if each.kind[i] == units._OPEN and each.depth[i] == 2]
-    items = [i for i in range(len(found.kind)) if found.depth[i] == 2 and found.kind[i] in (units._OPEN, units._LEAF)]
+    openings = [i for i in range(len(each.kind)) if each.kind[i] == units.OPEN and each.depth[i] == 2]
+    items = [i for i in range(len(found.kind)) if found.depth[i] == 2 and found.kind[i] in (units.OPEN, units.LEAF)]
     assert len(items) == len(openings) == len(doc["items"])
     wholes = 0
     for opening, i in zip(openings, items):
-        if found.kind[i] == units._LEAF:
+        if found.kind[i] == units.LEAF:
             wholes += 1
             stages = each.stage[opening : each.end[opening] + 1]
             assert {stage for stage in stages if stage < units._TAILS} == {found.stage[i]}
             # A long string's characters past the first 200: in the same pieces, at the same stages.
             last = found.items.get(i, i)
             assert sorted(stage for stage in stages if stage >= units._TAILS) == sorted(
-                found.stage[j] for j in range(i, last + 1) if found.kind[j] == units._PIECE_OF
+                found.stage[j] for j in range(i, last + 1) if found.kind[j] == units.PIECE_OF
             )
     return wholes
 
@@ -188,7 +188,7 @@ def test_a_whole_item_with_long_strings_shows_their_start_and_counts_the_rest(ra
         ]
     }
     found = walk([doc], Layout(":", ",", False))
-    assert found.items and any(found.kind[j] == units._REST for j in found.items.values())
+    assert found.items and any(found.kind[j] == units.REST for j in found.items.values())
     text = json.dumps(doc, indent=2)
     raw = compress_text(text, 10**9, name="r.json")["raw_tokens"]
     record = compress_text(text, int(raw * ratio), name="r.json")

@@ -197,9 +197,8 @@ def listing_room(
     showing the cut's first unit alone) if more, up to the least room that holds one. A room
     under `first` shows no unit: there the list is what the cut shows, a row if it fits beside
     `bare` (the content showing no unit; the list puts the first unit's file first). Otherwise
-    this share and the rest of
-    the room grow with the room, never by a jump, so a bigger room never leaves the units less,
-    nor lists fewer rows beyond `first`."""
+    this share and the rest of the room grow with the room, never by a jump, so a bigger room
+    never leaves the units less, nor lists fewer rows beyond `first`."""
     third = min(room // 3, max(0, room - LISTING_AFTER) // 2)
     if listing(third):
         return min(third, count(listing(_ANY)))

@@ -33,6 +33,7 @@ class Fit(NamedTuple):
     limit: int  # (a tier-3 cut's first step: the run's length, in must units)
     estimated: int  # the units' estimated cost (at most limit)
     size: int  # the content's tokens
+    omitted: Omitted | None = None  # a tier-2 content's count of what it left out (render's tally)
 
 
 class Cut(NamedTuple):
@@ -73,9 +74,7 @@ def tier2(plan: Plan, room: int, count: Callable[[str], int]) -> Cut | None:
             continue  # (sure not to fit, without choosing)
         found = _fit(plan, order, must, gap, limit, room, count, None)
         if found is not None:
-            tally: Omitted = {}
-            render(plan, found.chosen, None, tally)  # (once more, counting: the content is the same)
-            return Cut(found.content, tuple(tally.items()))
+            return Cut(found.content, tuple((found.omitted or {}).items()))
     return None
 
 
@@ -225,7 +224,8 @@ def _fit(
         if found is None:
             return fitted
         chosen, estimated = found
-        content = render(plan, chosen, marker)
+        tally: Omitted | None = {} if marker is None else None  # (tier 2 says what it left out)
+        content = render(plan, chosen, marker, tally)
         size = count(content)
         over = size - room
         if over > 0:
@@ -245,9 +245,10 @@ def _fit(
         elif -over <= room * _UNUSED or -over < min(
             (u.cost for u, kept in zip(plan.units, chosen) if not kept), default=room + 1
         ):
-            return Fit(content, chosen, limit, estimated, size)  # (little is left, or no unit left out would fit there)
+            # (little is left, or no unit left out would fit there)
+            return Fit(content, chosen, limit, estimated, size, tally)
         else:
-            before, fitted = below, Fit(content, chosen, limit, estimated, size)
+            before, fitted = below, Fit(content, chosen, limit, estimated, size, tally)
             below = (limit, size)
             if over_at is not None and over_at - fitted.limit <= 1:
                 return fitted
@@ -317,10 +318,11 @@ def _trim(
     needed = {j for i, k in enumerate(kept) if k for j in plan.units[i].anchors}
     for i in [i for i in reversed(order) if kept[i] and not must[i] and i not in needed][:_TRIES]:
         kept[i] = False
-        content = render(plan, kept)
+        tally: Omitted = {}
+        content = render(plan, kept, None, tally)
         size = count(content)
         if size <= room:
-            return Fit(content, kept, limit, limit, size)
+            return Fit(content, kept, limit, limit, size, tally)
     return None
 
 

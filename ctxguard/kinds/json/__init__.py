@@ -84,10 +84,10 @@ def left_out(doc: JsonDoc, content: str) -> tuple[str, int, int]:
         return "failing items", 0, 0
     values, lines, _ = doc.parsed
     wanted = _failing(values if lines else values[0])
-    return "failing items", sum(1 for name in wanted if quoted(name) not in content), len(wanted)
+    return "failing items", sum(1 for name in wanted if _quoted(name) not in content), len(wanted)
 
 
-def quoted(text: str) -> str:
+def _quoted(text: str) -> str:
     """A string as JSON writes it (quotes included), as a cut shows it."""
     return json.dumps(text, ensure_ascii=False)
 

@@ -100,8 +100,8 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
             out.append(first._replace(text=first.text + (" " if lead else ": ")))
             head, tail = _head(rest)
             left = clipped(case.says, SHORT_MESSAGE) if message else 0  # (said at the end of the rest)
-            said_row = Row(head if tail else f"{rest}\n", level + SAYS, must=True, anchor=at[k])
-            out.append(said_row if tail else said_row._replace(clipped=left))
+            text, here = (head, 0) if tail else (f"{rest}\n", left)
+            out.append(Row(text, level + SAYS, must=True, anchor=at[k], clipped=here))
             if tail:  # (the rest of a long message: after every failing testcase's head of it)
                 out.append(Row(f"{tail}\n", MESSAGE_TAIL, must=True, anchor=len(out) - 1, clipped=left))
         for more in dict.fromkeys(case.more):

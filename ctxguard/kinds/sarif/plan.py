@@ -69,8 +69,9 @@ def rows(doc: SarifDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     for run in runs:
         used = [rule for rule in dict.fromkeys(result.rule for result in run.results) if run.rules.get(rule)]
         for rule in used:
-            says, left = run.rules[rule], clipped(run.rules[rule], MESSAGE_CHARS)
-            out.append(Row(f"rule {rule} ({run.tool}): {shorten(says, MESSAGE_CHARS)}\n", RULES, clipped=left))
+            says = run.rules[rule]
+            text = f"rule {rule} ({run.tool}): {shorten(says, MESSAGE_CHARS)}\n"
+            out.append(Row(text, RULES, clipped=clipped(says, MESSAGE_CHARS)))
     return out
 
 

@@ -7,7 +7,8 @@ are many; ctxguard's stay out of it): `python bench/speed.py --headroom /path/to
 does that and prints the result beside ctxguard's. Per type, the compressor a user of headroom
 would call on such text: DiffCompressor (diffs), LogCompressor (logs), SmartCrusher.crush (JSON),
 TextCrusher (markdown). They take no token budget (each decides how much to keep), so this
-compares time only; it prints one JSON line: {type: [ratios], "big": [[name, tokens, ratio]]}.
+compares time only; it prints one JSON line: {type: [ratios], "big": [[name, tokens, ratio]],
+"each": [[type, file name without its suffix, tokens, ratio]]}.
 """
 
 from __future__ import annotations
@@ -62,6 +63,7 @@ def main() -> None:
             out.setdefault("failed", []).append([path.name, f"{type(exc).__name__}: {exc}"[:200]])
             continue
         out.setdefault(kind, []).append(cost / floor)
+        out.setdefault("each", []).append([kind, path.stem, raw, cost / floor])
         if raw > 100_000:
             out["big"].append([path.name, raw, cost / floor])
     print(json.dumps(out))

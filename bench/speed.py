@@ -30,7 +30,9 @@ of the reading: what a kind works out lazily from its reading is counted where i
 
 --headroom: the Python of a virtual environment holding `pip install headroom-ai`; its
 compressors are timed on the same artifacts (bench/headroom_speed.py, run with that Python)
-and printed beside ctxguard's, as ratios to one encode in their own process.
+and printed beside ctxguard's, as ratios to one encode in their own process. With --stages,
+a column beside `all` (and a head cut's: the text encoded and its first half decoded, what a
+tool that only truncates spends).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -131,7 +134,7 @@ def main() -> None:
 
         tune_gc()
         sizes = [float(size) for size in args.generated.split(",")]
-        stages(_generated(sizes), args.repeat, by_size=True, as_json=args.json)
+        stages(_generated(sizes), args.repeat, by_size=True, as_json=args.json, headroom=args.headroom)
         return
     if args.corpus is None:
         parser.error("--corpus is required (except with --stages --generated)")
@@ -140,10 +143,10 @@ def main() -> None:
 
         tune_gc()
         sizes = [float(size) for size in args.sizes.split(",")]
-        stages(_joined(args.corpus, sizes), args.repeat, by_size=True, as_json=args.json)
+        stages(_joined(args.corpus, sizes), args.repeat, by_size=True, as_json=args.json, headroom=args.headroom)
         return
     if args.stages:
-        stages(_corpus(args.corpus), args.repeat)
+        stages(_corpus(args.corpus), args.repeat, headroom=args.headroom)
         return
     encoding = tiktoken.get_encoding("o200k_base")
     tokenizer = get_tokenizer("o200k_base")
@@ -237,14 +240,33 @@ def _generated(sizes: list[float]) -> Iterator[tuple[str, str, str]]:
             yield kind, f"{size:g} MB", make(int(size * scaling.MB), random.Random(0))
 
 
+def _headroom_joined(python: Path, artifacts: list[tuple[str, str, str]], repeat: int) -> dict[tuple[str, str], float]:
+    """headroom's time on each joined artifact, x one encode in its own process: the artifacts
+    written to a temporary corpus (one folder per type) that bench/headroom_speed.py reads."""
+    with tempfile.TemporaryDirectory() as folder:
+        for kind, name, text in artifacts:
+            (Path(folder) / kind).mkdir(exist_ok=True)
+            (Path(folder) / kind / f"{name}.txt").write_text(text, encoding="utf-8")
+        found = _headroom(python, Path(folder), repeat)
+    return {(kind, name): ratio for kind, name, _, ratio in found.get("each", [])}
+
+
 def stages(
-    artifacts: Iterable[tuple[str, str, str]], repeat: int, by_size: bool = False, as_json: bool = False
+    artifacts: Iterable[tuple[str, str, str]],
+    repeat: int,
+    by_size: bool = False,
+    as_json: bool = False,
+    headroom: Path | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per type (and size, by_size), each stage's median time over one encode_ordinary of the
-    raw text, at 50 %: printed as a table, or (as_json) as one line of JSON."""
+    raw text, at 50 %: printed as a table, or (as_json) as one line of JSON. Beside them, a head
+    cut's time (the raw text encoded, its first half decoded: what a tool that only truncates
+    spends) and, given headroom's Python, headroom's compressor's on the same text."""
     encoding = tiktoken.get_encoding("o200k_base")
     tokenizer = get_tokenizer("o200k_base")
     found: dict[str, dict[str, list[float]]] = {}
+    artifacts = list(artifacts)
+    theirs = _headroom_joined(headroom, artifacts, repeat) if headroom is not None else {}
     for kind, name, text in artifacts:
         floor = _median_time(lambda: encoding.encode_ordinary(text), repeat)
         clean = redact(text).text
@@ -273,17 +295,24 @@ def stages(
         times["plan"] = max(0.0, times.pop("read+plan") - times["read"])
         times["pack+probes"] = max(0.0, times.pop("read+all") - times["read"] - times["plan"])
         times["all"] = sum(times.values())
+        half = max(MIN_BUDGET, len(encoding.encode_ordinary(text)) // 2)
+        times["head cut"] = _median_time(lambda: encoding.decode(encoding.encode_ordinary(text)[:half]), repeat) / floor
+        if (kind, name) in theirs:
+            times["headroom"] = theirs[(kind, name)]
         row = f"{kind} {name}" if by_size else kind
         for stage, ratio in times.items():
             found.setdefault(row, {}).setdefault(stage, []).append(ratio)
-    medians = {row: {stage: statistics.median(by[stage]) for stage in STAGES} for row, by in found.items()}
+    columns = [*STAGES, "head cut", *(["headroom"] if theirs else [])]
+    medians = {
+        row: {stage: statistics.median(by[stage]) for stage in columns if stage in by} for row, by in found.items()
+    }
     if as_json:
         print(json.dumps(medians))
         return medians
     width = max(10, *map(len, found))
-    print(f"{'type @50%':<{width}} {'n':>3} " + " ".join(f"{stage:>12}" for stage in STAGES))
+    print(f"{'type @50%':<{width}} {'n':>3} " + " ".join(f"{stage:>12}" for stage in columns))
     for row, by in found.items() if by_size else sorted(found.items()):
-        cells = " ".join(f"{medians[row][stage]:>11.2f}x" for stage in STAGES)
+        cells = " ".join(f"{medians[row][stage]:>11.2f}x" if stage in by else f"{'-':>12}" for stage in columns)
         print(f"{row:<{width}} {len(by['all']):>3} {cells}")
     print("(each a median over the type's artifacts, so the stages need not add up to `all`)")
     return medians

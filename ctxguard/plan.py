@@ -165,8 +165,9 @@ def units(
         raw = encoded.segment_counts(lines)
     else:  # (a text changed on reading, e.g. colour codes removed)
         raw = [tokenizer.count(line) for line in lines]
+    made = tuple.__new__  # (a Unit built from its fields' tuple: NamedTuple's own __new__ costs twice as much)
     return [
-        Unit(s, r, r, rank[i], must[i], anchors(i))
+        made(Unit, (s, r, r, rank[i], must[i], anchors(i), None, 0))
         if s is line
         else Unit(
             s,

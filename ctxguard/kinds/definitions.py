@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 _C_MODIFIERS = (
@@ -71,7 +70,7 @@ _PATTERNS = {language: _pattern(forms) for language, forms in _LANGUAGES.items()
 # Every form needs one of these words, a "(" or a "=>"; and in the languages of _NEEDS, one of
 # their few words. A line holding none of its language's hint (most lines) is answered without
 # trying the pattern's many branches; a diff's changed lines are searched for hints all at once
-# (`hinted`). No hint holds a line break, so a hint found in lines joined is inside one line.
+# (ctxguard.literals). No hint holds a line break, so a hint found in lines joined is inside one line.
 _DEFINITION_WORD = (
     r"def|class|interface|enum|type|func|fn|struct|trait|impl|mod|union|macro_rules|record|namespace|template"
 )
@@ -80,6 +79,7 @@ _NEEDS = {
     "go": ("func", "type"),
     "rust": ("fn", "struct", "enum", "trait", "impl", "mod", "union", "macro_rules"),
 }
+_ANY_WORDS = ("(", "=>", *_DEFINITION_WORD.split("|"))
 _ANY_HINT = re.compile(r"\(|=>|" + _DEFINITION_WORD)
 _HINTS = {language: re.compile("|".join(words)) for language, words in _NEEDS.items()}
 
@@ -89,8 +89,15 @@ def hint(language: str | None) -> re.Pattern[str]:
     return _HINTS.get(language or "", _ANY_HINT)
 
 
+def hint_words(language: str | None) -> tuple[str, ...]:
+    """hint's words, as literals (what ctxguard.literals scans many lines for at once)."""
+    return _NEEDS.get(language or "", _ANY_WORDS)
+
+
+@functools.lru_cache(maxsize=1 << 12)
 def language(name: str) -> str | None:
-    """The language family a file name says (python, js, go, rust, c), or None."""
+    """The language family a file name says (python, js, go, rust, c), or None. (Remembered: a
+    diff asks it of each file's path several times.)"""
     return _SUFFIXES.get(PurePosixPath(name).suffix.lower())
 
 
@@ -105,20 +112,6 @@ def is_definition(line: str, language: str | None = None) -> bool:
     if len(line) >= 400 or hint(language).search(line) is None:
         return False
     return _PATTERNS.get(language or "", DEFINITION).match(line) is not None
-
-
-def hinted(lines: Sequence[str], pattern: re.Pattern[str]) -> list[int]:
-    """The indices, in order, of the lines that hold a match of pattern (one that matches no
-    line break and no NUL), found in one search of the lines joined."""
-    joined = "\0".join(lines)
-    found: list[int] = []
-    i = at = 0  # the line of the last match, and where it starts
-    for match in pattern.finditer(joined):
-        i += joined.count("\0", at, match.start())
-        at = match.start()
-        if not found or found[-1] != i:
-            found.append(i)
-    return found
 
 
 _COMMENT_OR_BLANK = re.compile(r"^\s*(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")

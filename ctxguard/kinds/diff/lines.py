@@ -23,11 +23,12 @@ ERROR_LINE = re.compile(
 
 # Every branch of ERROR_LINE holds one of these: a line with none of them skips the pattern,
 # whose leading \b defeats the regex engine's quick scan for a first character. (No hint holds
-# a line break: a diff's changed lines are searched for them at once, see definitions.hinted.)
-MAY_ERR = re.compile(
-    r"raise|throw|panic|abort|die|bail!|unreachable!|unimplemented!|todo!|Err|rror"
-    r"|xception|stderr|exit|Exit|arn|atal|ritical"
+# a line break: a diff's changed lines are searched for them at once, see ctxguard.literals.)
+MAY_ERR_WORDS: Final = (
+    *("raise", "throw", "panic", "abort", "die", "bail!", "unreachable!", "unimplemented!", "todo!", "Err"),
+    *("rror", "xception", "stderr", "exit", "Exit", "arn", "atal", "ritical"),
 )
+MAY_ERR = re.compile("|".join(map(re.escape, MAY_ERR_WORDS)))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -156,6 +157,7 @@ class DiffReader:
         return "context", CONTEXT
 
 
+@functools.lru_cache(maxsize=1 << 12)
 def file_offset(path: str) -> float:
     """How far a diff file's lines sink in a cut: lockfiles and generated files 3, docs and
     changelogs 1.5, tests 1, code 0."""

@@ -14,8 +14,9 @@ from typing import Any
 
 from ctxguard.git.paths import file_path
 from ctxguard.kinds.base import FileStat as FileStat  # (the digest's words for a changed file)
-from ctxguard.kinds.definitions import hint, hinted, is_definition, language
-from ctxguard.kinds.diff.lines import DEFINES, ERROR, MAY_ERR, is_error_line
+from ctxguard.kinds.definitions import hint_words, is_definition, language
+from ctxguard.kinds.diff.lines import DEFINES, ERROR, MAY_ERR_WORDS, is_error_line
+from ctxguard.literals import lines_holding
 
 
 @dataclass(frozen=True)
@@ -127,13 +128,11 @@ class ClassifiedFile:
     hunks: list[ClassifiedHunk]
 
 
-def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
-    """A hunk's changed lines and what each says to the probes. (Context lines, `\\ No newline`
-    markers and blank lines say nothing the probes count: they are passed over unread.) Only
-    the lines that hold a definition's or an error's hint are read further: the hints are
-    searched in all of the hunk's changed lines at once."""
+def _changed(header: str, body: list[str], values: list[str]) -> ClassifiedHunk:
+    """A hunk's changed lines, not read yet (no bits set), their text after the sign appended
+    to `values`. (Context lines, `\\ No newline` markers and blank lines say nothing the probes
+    count: they are passed over unread.)"""
     lines: list[str] = []
-    values: list[str] = []
     for line in body:
         first = line[:1]
         if first != "+" and first != "-":
@@ -143,14 +142,27 @@ def _classify(header: str, body: list[str], lang: str | None) -> ClassifiedHunk:
             continue
         lines.append(line if line.endswith("\n") else line + "\n")
         values.append(value)
+    return ClassifiedHunk(header, lines, [0] * len(lines))
+
+
+def _read_bits(hunks: list[ClassifiedHunk], values: list[str], lang: str | None) -> None:
+    """What the changed lines of hunks in one language say (their values in order): only the
+    lines that hold a definition's or an error's hint are read further, and the hints are
+    searched in all of the lines at once."""
     bits = [0] * len(values)
-    for i in hinted(values, hint(lang)):
+    for i in lines_holding(values, hint_words(lang)):
         if is_definition(values[i], lang):
             bits[i] = DEFINES
-    for i in hinted(values, MAY_ERR):
-        if lines[i][0] == "+" and is_error_line(values[i]):
-            bits[i] |= ERROR
-    return ClassifiedHunk(header, lines, bits)
+    errors = lines_holding(values, MAY_ERR_WORDS)
+    if errors:
+        lines = [line for hunk in hunks for line in hunk.lines]
+        for i in errors:
+            if lines[i][0] == "+" and is_error_line(values[i]):
+                bits[i] |= ERROR
+    at = 0
+    for hunk in hunks:
+        hunk.bits[:] = bits[at : at + len(hunk.bits)]
+        at += len(hunk.bits)
 
 
 def _header(patched: Any) -> str:
@@ -192,15 +204,17 @@ class DiffDoc:
         """Every changed line of the diff read once, or None when it is not a parseable diff."""
         if self.parsed is None:
             return None
-        return [
-            ClassifiedFile(
-                _header(f),
-                file_path(f),
-                language(f.path),
-                [_classify(_hunk_header(h), body, language(f.path)) for h, body in zip(f, bodies)],
-            )
-            for f, bodies in zip(self.parsed.files, self.parsed.bodies)
-        ]
+        files: list[ClassifiedFile] = []
+        by_language: dict[str | None, tuple[list[ClassifiedHunk], list[str]]] = {}  # to read at once
+        for f, bodies in zip(self.parsed.files, self.parsed.bodies):
+            lang = language(f.path)
+            hunks, values = by_language.setdefault(lang, ([], []))
+            read = [_changed(_hunk_header(h), body, values) for h, body in zip(f, bodies)]
+            hunks += read
+            files.append(ClassifiedFile(_header(f), file_path(f), lang, read))
+        for lang, (hunks, values) in by_language.items():
+            _read_bits(hunks, values, lang)
+        return files
 
     def said(self) -> dict[str | None, dict[str, int]]:
         """Per language, what each changed line the probes read says (its bits): the plan asks

@@ -762,17 +762,20 @@ _PIECES = ["def ", "class ", "func ", "fn ", "(", ")", "=>", " raise ", "Error",
     st.sampled_from(["a.py", "a.go", "a.rs", "a.ts", "a.c", "a.txt"]),
 )
 def test_a_hunk_read_at_once_says_what_each_of_its_lines_says_alone(lines: list[tuple[str, str]], name: str) -> None:
-    # The hints of definitions and errors are searched in a hunk's changed lines joined: each
-    # line's bits are still what reading it alone gives.
+    # The hints of definitions and errors are searched in the changed lines of every hunk of a
+    # language joined: each line's bits are still what reading it alone gives.
     from ctxguard.kinds.definitions import is_definition, language
     from ctxguard.kinds.diff.lines import DEFINES, ERROR
-    from ctxguard.kinds.diff.model import _classify
+    from ctxguard.kinds.diff.model import _changed, _read_bits
 
     body = [kind + value + "\n" for kind, value in lines]
-    found = _classify("@@ -1 +1 @@\n", body, language(name))
+    values: list[str] = []
+    half = len(body) // 2
+    hunks = [_changed("@@ -1 +1 @@\n", body[:half], values), _changed("@@ -9 +9 @@\n", body[half:], values)]
+    _read_bits(hunks, values, language(name))
     changed = [line for line in body if line[0] in "+-" and line[1:].strip()]
-    assert found.lines == changed
-    assert found.bits == [
+    assert hunks[0].lines + hunks[1].lines == changed
+    assert hunks[0].bits + hunks[1].bits == [
         (DEFINES if is_definition(line[1:], language(name)) else 0)
         | (ERROR if line[0] == "+" and is_error_line(line[1:]) else 0)
         for line in changed

@@ -1,0 +1,42 @@
+"""Where a text holds any of a few literal words, in one scan: by an Aho-Corasick automaton
+(`ahocorasick_rs`, a compiled wheel) where it is installed, else by a regular expression of
+the words. Both find the same non-overlapping matches, leftmost first, so a caller that asks
+which lines hold a word gets the same lines either way."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import cache
+
+
+@cache
+def finder(words: tuple[str, ...]) -> Callable[[str], list[int]]:
+    """Where each match of the words in a text starts, in order (built once per set of words)."""
+    try:
+        import ahocorasick_rs
+    except ImportError:  # (a platform without its wheel)
+        return regex_finder(words)
+    automaton = ahocorasick_rs.AhoCorasick(list(words), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+    return lambda text: [start for _, start, _ in automaton.find_matches_as_indexes(text)]
+
+
+@cache
+def regex_finder(words: tuple[str, ...]) -> Callable[[str], list[int]]:
+    """finder with one regular expression (the longest word first at a place, as the automaton)."""
+    pattern = re.compile("|".join(re.escape(word) for word in sorted(words, key=len, reverse=True)))
+    return lambda text: [match.start() for match in pattern.finditer(text)]
+
+
+def lines_holding(lines: Sequence[str], words: tuple[str, ...]) -> list[int]:
+    """The indices, in order, of the lines that hold one of the words (none of which holds a
+    line break or a NUL), found in one scan of the lines joined."""
+    joined = "\0".join(lines)
+    found: list[int] = []
+    i = at = 0  # the line of the last match, and where it starts
+    for start in finder(words)(joined):
+        i += joined.count("\0", at, start)
+        at = start
+        if not found or found[-1] != i:
+            found.append(i)
+    return found

@@ -1,0 +1,63 @@
+"""ctxguard.literals: the lines holding a word, by the automaton and by the regular expression
+it falls back to, are the same lines, and the lines a reader would point at."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ctxguard import literals
+from ctxguard.kinds.definitions import hint_words
+from ctxguard.kinds.diff.lines import MAY_ERR_WORDS
+
+SAMPLES = Path(__file__).parent / "samples"
+WORDS = [hint_words(None), hint_words("python"), hint_words("rust"), MAY_ERR_WORDS, ("ab", "abc", "b", "ç")]
+
+
+def _lines() -> list[list[str]]:
+    texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(SAMPLES.rglob("*")) if p.is_file()]
+    texts.append("naïve café — fn(ключ) => abc\nxabcx\n\nab\nç\nraise ValueError\n" * 3)
+    return [text.splitlines() for text in texts]
+
+
+def _naive(lines: list[str], words: tuple[str, ...]) -> list[int]:
+    return [i for i, line in enumerate(lines) if any(word in line for word in words)]
+
+
+@pytest.mark.parametrize("words", WORDS)
+def test_the_lines_holding_a_word_are_those_a_reader_would_point_at(words: tuple[str, ...]) -> None:
+    found = 0
+    for lines in _lines():
+        assert literals.lines_holding(lines, words) == _naive(lines, words)
+        found += len(literals.lines_holding(lines, words))
+    assert found > 20  # (the samples hold such lines)
+
+
+@pytest.mark.parametrize("words", WORDS)
+def test_the_automaton_and_the_regular_expression_find_the_same_matches(words: tuple[str, ...]) -> None:
+    assert literals.finder(words) is not literals.regex_finder(words)  # (ahocorasick-rs is installed)
+    for lines in _lines():
+        text = "\0".join(lines)
+        assert literals.finder(words)(text) == literals.regex_finder(words)(text)
+
+
+def test_without_the_automaton_the_regular_expression_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_wheel(name: str, *args: object, **kwargs: object) -> object:
+        if name == "ahocorasick_rs":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    words = ("never", "seen", "before")
+    monkeypatch.setattr(builtins, "__import__", no_wheel)
+    literals.finder.cache_clear()
+    try:
+        assert literals.finder(words) is literals.regex_finder(words)
+        assert literals.lines_holding(["a", "seen it", "before", "x"], words) == [1, 2]
+    finally:
+        monkeypatch.undo()
+        literals.finder.cache_clear()

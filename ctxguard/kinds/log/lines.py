@@ -9,16 +9,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Final
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Z0-9]")
 # Level words and failure phrases. Python's re skips ahead fast only through a pattern that
 # starts with plain literals, so LEVEL_HINT finds where one may start, the word boundary in
 # front is checked by hand and _LEVEL_WORD confirms the rest (has_level).
-LEVEL_HINT = re.compile(
-    r"ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE|FAIL"
-    r"|Error|error|Warning|warning|Fatal|fatal|Critical|critical|Panic|panic|Failed|failed"
-    r"|panicked at|Segmentation fault|AssertionError|##\[error\]|##\[warning\]"
+LEVEL_WORDS: Final = (
+    *("ERROR", "ERR", "WARN", "WARNING", "FATAL", "CRITICAL", "CRIT", "SEVERE", "PANIC", "EMERG", "ALERT"),
+    *("FAILED", "FAILURE", "FAIL", "Error", "error", "Warning", "warning", "Fatal", "fatal", "Critical"),
+    *("critical", "Panic", "panic", "Failed", "failed", "panicked at", "Segmentation fault", "AssertionError"),
+    *("##[error]", "##[warning]"),
 )
+LEVEL_HINT = re.compile("|".join(map(re.escape, LEVEL_WORDS)))
 _LEVEL_WORD = re.compile(
     r"(?:ERROR|ERR|WARN|WARNING|FATAL|CRITICAL|CRIT|SEVERE|PANIC|EMERG|ALERT|FAILED|FAILURE|FAIL)\b"
     r"|(?:[Ee]rror|[Ww]arning|[Ff]atal|[Cc]ritical|[Pp]anic|[Ff]ailed)\b(?=[:\]!]|\s)"

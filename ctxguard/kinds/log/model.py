@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -13,7 +14,7 @@ from ctxguard.kinds.log.lines import (
     FAILURE_DETAIL,
     JSON_LEVEL,
     LETTER_LEVEL,
-    LEVEL_HINT,
+    LEVEL_WORDS,
     OTHER_HINTS,
     PY_TB_START,
     SECTION,
@@ -23,6 +24,7 @@ from ctxguard.kinds.log.lines import (
     strip_ansi,
     templates,
 )
+from ctxguard.literals import finder
 from ctxguard.words import mentions
 
 # Where a line that matters may be: text searched once at C speed, so only these lines and
@@ -31,6 +33,30 @@ _TB_TEXT = re.compile(r"Traceback \(most recent call last\):")
 _AT_LINE_START = re.compile(r"^(?:::|E  |={3}|_{3}|-{3}|##\[group\]|>\s|\s*(?:Expected|Received))", re.M)
 # Line breaks other than \n and \r\n: where ^ (re.M) and str.splitlines disagree.
 _ODD_BREAKS = re.compile(r"[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029](?<!\r(?=\n))")
+
+
+def lines_at(pattern: re.Pattern[str], text: str, starts: list[int], after: int = 0, first: bool = False) -> set[int]:
+    """The lines (by their starts in text, and last its length) that hold a match of pattern:
+    one hit is enough, the search goes on from the next line. With `after` (1: a pattern of a
+    line's start as after_break writes it), each match's line is the one `after` characters on,
+    and the search goes on that many characters before the next line; `first`: the first line
+    is one too (where no line feed comes before it)."""
+    found: set[int] = {0} if first and len(starts) > 1 else set()
+    search, pos, lines = pattern.search, starts[1] - after if found else 0, len(starts) - 1
+    while (match := search(text, pos)) is not None:
+        line = bisect.bisect_right(starts, match.start() + after) - 1
+        if line >= lines:  # (a match at the text's very end: no line)
+            break
+        found.add(line)
+        pos = starts[line + 1] - after  # (the next line, or the line feed before it)
+    return found
+
+
+@functools.cache
+def after_break(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """A pattern of a line's start (`^…`, re.M, one `^` in front) as a line feed and the rest."""
+    assert pattern.pattern.startswith("^") and pattern.flags & re.M
+    return re.compile("\n" + pattern.pattern[1:], pattern.flags)
 
 
 EDGE = 10  # lines kept intact at each end of a log
@@ -55,16 +81,15 @@ def scan(text: str) -> Scan:
     starts = list(itertools.accumulate(map(len, lines), initial=0))
 
     def at(pattern: re.Pattern[str]) -> set[int]:
-        found, search, pos = set(), pattern.search, 0
-        while (match := search(clean, pos)) is not None:
-            line = bisect.bisect_right(starts, match.start()) - 1
-            found.add(line)
-            pos = starts[line + 1]  # one hit is enough: go on from the next line
-        return found
+        return lines_at(pattern, clean, starts)
 
-    maybe = at(LEVEL_HINT) | at(JSON_LEVEL) | at(_TB_TEXT) | at(LETTER_LEVEL) | set().union(*map(at, OTHER_HINTS))
-    marked = at(_AT_LINE_START)
-    located = {i - 1 for i in at(ARROW) if i and lines[i - 1].strip()}
+    def at_start(pattern: re.Pattern[str]) -> set[int]:
+        return lines_at(after_break(pattern), clean, starts, after=1, first=pattern.match(clean) is not None)
+
+    maybe = {bisect.bisect_right(starts, start) - 1 for start in finder(LEVEL_WORDS)(clean)}  # (one scan, compiled)
+    maybe |= at(JSON_LEVEL) | at(_TB_TEXT) | at_start(LETTER_LEVEL) | set().union(*map(at, OTHER_HINTS))
+    marked = at_start(_AT_LINE_START)
+    located = {i - 1 for i in at_start(ARROW) if i and lines[i - 1].strip()}
     return _scan_lines(lines, sorted(maybe | marked | located), sorted(marked), located)
 
 

@@ -31,6 +31,7 @@ _TABLE_ROW = re.compile(r"^\s*\|")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _WORD_CHARS = re.compile(r"[\w$]")
 _WORD_RUN = re.compile(r"[\w$]+")
+WORDS_AFTER = 16  # probes a content does not show before its words are read into a set (see _Finder._find)
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ class _Finder:
         self._shown: set[str] | None = None
         self._templates: str | None = None
         self._cursor = 0
+        self._misses = 0  # probes not found so far: past WORDS_AFTER, the content's words are read
 
     def has(self, probe: Probe) -> bool:
         if probe.kind == "template":
@@ -128,18 +130,26 @@ class _Finder:
         return frozenset(_WORD_RUN.findall(self.content))
 
     def _find(self, value: str, word: bool) -> bool:
-        """A probe that is one word is looked up in the content's words. Any other is first
-        checked against them (each word inside it, between two other characters, must be a
-        whole word of the content): most probes a cut lost are told in time linear in the probe,
-        not the content. Then probes mostly come in the order the content shows them, so each
-        search starts where the last hit was and only a miss there searches the part before it."""
-        if _WORD_RUN.fullmatch(value):
-            if word:
-                return value in self.words
-        elif not all(
-            m.group() in self.words for m in _WORD_RUN.finditer(value) if m.start() > 0 and m.end() < len(value)
-        ):
-            return False
+        """Once WORDS_AFTER probes were not found, a probe that is one word is looked up in the
+        content's words, and any other is first checked against them (each word inside it,
+        between two other characters, must be a whole word of the content): most probes a cut
+        lost are then told in time linear in the probe, not the content (a content that keeps
+        its probes never pays for reading its words). Then probes mostly come in the order the
+        content shows them, so each search starts where the last hit was and only a miss there
+        searches the part before it."""
+        if self._misses >= WORDS_AFTER:
+            if _WORD_RUN.fullmatch(value):
+                if word:
+                    return value in self.words
+            elif not all(
+                m.group() in self.words for m in _WORD_RUN.finditer(value) if m.start() > 0 and m.end() < len(value)
+            ):
+                return False
+        found = self._search(value, word)
+        self._misses += not found
+        return found
+
+    def _search(self, value: str, word: bool) -> bool:
         find = _word_at if word else str.find
         start = self._cursor
         at = find(self.content, value, start)

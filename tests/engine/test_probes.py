@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ctxguard.engine.probes import Probe, extract, measure
+import pytest
+
+from ctxguard.engine.probes import WORDS_AFTER, Probe, extract, measure
 from ctxguard.kinds.definitions import definition_name
 from ctxguard.kinds.diff.lines import error_message
 from ctxguard.kinds.json.probes import prefix_key_paths
@@ -126,11 +128,18 @@ def test_probes_are_found_in_any_order_and_whole_words_only() -> None:
     assert kept.kept == kept.probes - 1
 
 
-def test_probes_are_found_as_a_search_of_the_whole_content_finds_them() -> None:
-    """The word index decides misses without searching; it must agree with plain search."""
+@pytest.mark.parametrize("words_after", [0, 3, WORDS_AFTER])
+def test_probes_are_found_as_a_search_of_the_whole_content_finds_them(
+    words_after: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The word index decides misses without searching (once that many probes were missed: a
+    content that keeps its probes is never read into words); it must agree with plain search."""
     import random
 
+    from ctxguard.engine import probes
     from ctxguard.engine.probes import Probe, _Finder, _word_at
+
+    monkeypatch.setattr(probes, "WORDS_AFTER", words_after)
 
     rng = random.Random(3)
     pieces = ["def ", "run", "_job", "(", ")", " ", "\n", "a/b.py", "$x", "raise ", "Error", ": ", "x.y", "'"]

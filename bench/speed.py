@@ -295,8 +295,8 @@ def stages(
         times["plan"] = max(0.0, times.pop("read+plan") - times["read"])
         times["pack+probes"] = max(0.0, times.pop("read+all") - times["read"] - times["plan"])
         times["all"] = sum(times.values())
-        half = max(MIN_BUDGET, len(encoding.encode_ordinary(text)) // 2)
-        times["head cut"] = _median_time(lambda: encoding.decode(encoding.encode_ordinary(text)[:half]), repeat) / floor
+        head = lambda: encoding.decode(encoding.encode_ordinary(text)[:budget])  # noqa: E731 (the same half)
+        times["head cut"] = _median_time(head, repeat) / floor
         if (kind, name) in theirs:
             times["headroom"] = theirs[(kind, name)]
         row = f"{kind} {name}" if by_size else kind

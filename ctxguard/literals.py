@@ -8,17 +8,27 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
+from typing import Any
+
+
+def automaton(words: Sequence[str]) -> Any | None:
+    """An automaton finding the words (at each place the longest, none overlapping another;
+    `find_matches_as_indexes(text)` gives (word, start, end) in order), or None where the
+    `ahocorasick_rs` wheel is not installed. (Built anew: callers remember theirs.)"""
+    try:
+        import ahocorasick_rs
+    except ImportError:  # (a platform without its wheel)
+        return None
+    return ahocorasick_rs.AhoCorasick(list(words), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
 
 
 @cache
 def finder(words: tuple[str, ...]) -> Callable[[str], list[int]]:
     """Where each match of the words in a text starts, in order (built once per set of words)."""
-    try:
-        import ahocorasick_rs
-    except ImportError:  # (a platform without its wheel)
+    found = automaton(words)
+    if found is None:
         return regex_finder(words)
-    automaton = ahocorasick_rs.AhoCorasick(list(words), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
-    return lambda text: [start for _, start, _ in automaton.find_matches_as_indexes(text)]
+    return lambda text: [start for _, start, _ in found.find_matches_as_indexes(text)]
 
 
 @cache

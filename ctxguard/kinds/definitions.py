@@ -80,7 +80,7 @@ _NEEDS = {
     "rust": ("fn", "struct", "enum", "trait", "impl", "mod", "union", "macro_rules"),
 }
 _ANY_WORDS = ("(", "=>", *_DEFINITION_WORD.split("|"))
-_ANY_HINT = re.compile(r"\(|=>|" + _DEFINITION_WORD)
+_ANY_HINT = re.compile("|".join(map(re.escape, _ANY_WORDS)))
 _HINTS = {language: re.compile("|".join(words)) for language, words in _NEEDS.items()}
 
 

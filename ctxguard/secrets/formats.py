@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 
+from ctxguard.literals import automaton
 from ctxguard.secrets.vendors import FORMATS, Format
 
 __all__ = [
@@ -97,14 +98,12 @@ def _pattern() -> re.Pattern[str]:
 @cache
 def _scanner() -> Callable[[str], Iterator[tuple[int, str]]]:
     """The automaton's scan, built once (well under a millisecond), or regex_anchors."""
-    try:
-        import ahocorasick_rs
-    except ImportError:  # (a platform without its wheel)
+    found = automaton(ANCHOR_WORDS)
+    if found is None:  # (a platform without the automaton's wheel)
         return regex_anchors
-    automaton = ahocorasick_rs.AhoCorasick(ANCHOR_WORDS, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
 
     def scan(text: str) -> Iterator[tuple[int, str]]:
-        for word, start, _ in automaton.find_matches_as_indexes(text):
+        for word, start, _ in found.find_matches_as_indexes(text):
             yield start, ANCHOR_WORDS[word]
 
     return scan

@@ -3,7 +3,9 @@ scan of the text.
 
 One scan finds every format's anchor literals, and the hint words that send a line to the
 assignment readers (`find_anchors`: an Aho-Corasick automaton, or one regular expression with
-the same matches); only there is a format's full pattern tried (`BY_ANCHOR`).
+the same matches); only there is a format's full pattern tried (`BY_ANCHOR`). A line found by a
+vendor's anchor alone (a URL's `://`) goes to the readers only when it holds a secret word's
+stem (ctxguard.secrets.names.STEMS): they find values under secret names only.
 """
 
 from __future__ import annotations

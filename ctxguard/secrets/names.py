@@ -106,6 +106,14 @@ _NOT_BEFORE = frozenset(
 )
 
 
+# Every name classify accepts holds one of these, lower-cased: its secret word's (tested against
+# the lists above). A line without any holds no secret name: the assignment readers skip it.
+STEMS = (
+    *("pass", "pwd", "pw", "secret", "token", "key", "auth", "cred", "sig", "salt", "session", "cookie"),
+    *("private", "dsn", "jwt", "pat", "pin", "otp", "seed", "senha", "contrasena", "motdepasse"),
+)
+
+
 @dataclass(frozen=True)
 class SecretName:
     """What a name says about its value: its kind, and whether only a random value counts."""

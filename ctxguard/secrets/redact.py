@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ctxguard.secrets import assign
 from ctxguard.secrets.formats import (
+    ANCHOR_WORDS,
     BY_ANCHOR,
     PEM_BEGIN,
     PEM_END,
@@ -26,6 +27,7 @@ from ctxguard.secrets.formats import (
     find_anchors,
     word_at,
 )
+from ctxguard.secrets.names import STEMS
 from ctxguard.secrets.values import filler, placeholder
 
 
@@ -77,12 +79,21 @@ def redact(text: str) -> Redacted:
     found: list[tuple[int, int, str]] = []
     lines: dict[int, int] = {}  # start -> end of each line with a hint word or an anchor
     start = end = -1
+    sent = looked = False
     for pos, anchor in find_anchors(text):
         if anchor in SHORT_SPELLINGS and not word_at(text, pos, anchor):
             continue
         if pos > end:  # anchors come in order: a line's bounds are found once
             start, end = _line(text, pos)
-            lines[start] = end
+            sent = looked = False
+        if not sent:  # (a vendor's anchor alone, a URL's `://`: readers only for a line naming a secret)
+            if anchor in _NAMING:
+                sent = True
+            elif not looked:
+                looked = True
+                sent = _names_a_secret(text, start, end)
+            if sent:
+                lines[start] = end
         found.extend(_vendor(text, pos, end, BY_ANCHOR.get(anchor, ())))
     for program in PROGRAMS:
         pos = text.find(program)
@@ -96,6 +107,19 @@ def redact(text: str) -> Redacted:
         found, kept = _allowed(text, found)
         allowed += kept
     return Redacted(_splice(text, found, counts), dict(sorted(counts.items())), allowed)
+
+
+_NAMING = frozenset(word for word in ANCHOR_WORDS if any(stem in word.lower() for stem in STEMS))
+
+
+def _names_a_secret(text: str, start: int, end: int) -> bool:
+    """Whether the line text[start:end] may hold a secret's name: the assignment readers find
+    values only under a name classify accepts (or on a program's command line: found apart)."""
+    line = text[start:end].lower()
+    for stem in STEMS:
+        if stem in line:
+            return True
+    return False
 
 
 def _allowed(text: str, found: list[tuple[int, int, str]]) -> tuple[list[tuple[int, int, str]], int]:

@@ -188,3 +188,40 @@ def test_generated_values_are_fresh_each_round() -> None:
     rng = random.Random(1)
     values = {secret_names.value(rng, punctuated) for punctuated in (False, True) for _ in range(50)}
     assert len(values) == 100
+
+
+def test_every_name_classify_accepts_holds_one_of_the_stems() -> None:
+    """The redaction's readers skip a line holding no stem (a URL's line, a vendor's anchor alone):
+    no secret name may be without one, in any spelling."""
+    from ctxguard.secrets import names
+
+    words = [*names._PASSWORD, *names._MAYBE, *(tail for tail, _ in names._COMPOUND_TAILS)]
+    words += ["token", "pat", "secret", "key", "keys", "spotifykey", "clientkey"]
+    assert [w for w in words if not any(stem in w for stem in names.STEMS)] == []
+    rng = random.Random(5)
+    fillers = ["db", "api", "my", "x", "admin", "test", "url", "value", "config", "client", "public"]
+    tried = 0
+    for word in words:
+        for position in secret_names.POSITIONS:
+            for style in secret_names.STYLES:
+                parts = [rng.choice(fillers)] if position in ("qualifier", "both") else []
+                parts += [word] + ([rng.choice(fillers)] if position in ("suffix", "both") else [])
+                name = secret_names._style(parts, style)
+                if classify(name) is not None:
+                    tried += 1
+                    assert any(stem in name.lower() for stem in names.STEMS), name
+    assert tried > 500
+
+
+def test_a_line_whose_only_anchor_is_a_url_is_read_when_it_names_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxguard.secrets import assign
+
+    value = "7f3Kq9Zp2Lx8Vb4NwR6t"
+    line = f"PIN_CODE={value} callback=https://example.com/done\n"  # (`pin` is no anchor: `://` is)
+    assert value not in redact(line).text
+    read: list[str] = []
+    spans = assign.spans
+    monkeypatch.setattr(assign, "spans", lambda body: read.append(body) or spans(body))
+    plain = "See https://example.com/docs/start for the guide, and https://example.com/faq.\n"
+    assert redact(plain * 3).text == plain * 3
+    assert read == []  # (no secret's name on them: the readers never ran)

@@ -57,18 +57,18 @@ def read(text: str, name: str = "") -> MarkdownDoc:
         if end is not None:
             out.append(Block("front", tuple(lines[: end + 1])))
             i = end + 1
+    kinds = [_kind(line) for line in lines]  # ("fence" for a fence's line)
     while i < len(lines):
         line = lines[i]
-        fence = FENCE.match(line)
-        if fence:
-            mark = fence.group(1)
+        kind = kinds[i]
+        if kind == "fence":
+            mark = FENCE.match(line).group(1)  # type: ignore[union-attr]
             j = i + 1
             while j < len(lines) and not lines[j].lstrip().startswith(mark):
                 j += 1
             out.append(Block("code", tuple(lines[i : j + 1])))
             i = j + 1
             continue
-        kind = _kind(line)
         if kind == "prose" and i + 1 < len(lines) and _setext(line, lines[i + 1], lines[i - 1] if i else "\n"):
             out.append(Block("heading", (line, lines[i + 1])))  # a setext heading: title and underline
             i += 2
@@ -78,8 +78,7 @@ def read(text: str, name: str = "") -> MarkdownDoc:
             same = "prose" if kind == "item" else kind
             while (
                 j < len(lines)
-                and _kind(lines[j]) == same
-                and not FENCE.match(lines[j])
+                and kinds[j] == same  # (a fence's line is "fence")
                 and not (same == "prose" and j + 1 < len(lines) and _setext(lines[j], lines[j + 1], lines[j - 1]))
             ):
                 j += 1
@@ -100,15 +99,23 @@ def _setext(title: str, underline: str, before: str) -> bool:
     return not before.strip() and len(text) <= 80 and not text.endswith((".", ":", ";", ","))
 
 
-def _kind(line: str) -> BlockKind:
-    if not line.strip():
-        return "blank"
-    if HEADING.match(line):
-        return "heading"
-    if _TABLE.match(line):
-        return "table"
-    if _TASK.match(line):
-        return "task"
-    if _ITEM.match(line):
-        return "item"
-    return "prose"
+def _kind(line: str) -> BlockKind | Literal["fence"]:
+    """A line's kind: the first of FENCE, blank, HEADING, _TABLE, _TASK, _ITEM it matches, else
+    prose (one match: _LINE is their alternation)."""
+    found = _LINE.match(line)
+    return found.lastgroup if found is not None else "prose"  # type: ignore[return-value]
+
+
+_LINE = re.compile(
+    "|".join(
+        f"(?P<{name}>{pattern.pattern.removeprefix('^')})"
+        for name, pattern in (
+            ("fence", FENCE),
+            ("blank", re.compile(r"\s*\Z")),  # (what `not line.strip()` says)
+            ("heading", HEADING),
+            ("table", _TABLE),
+            ("task", _TASK),
+            ("item", _ITEM),
+        )
+    )
+)

@@ -36,6 +36,8 @@ def choose(
     costs, anchors, blank = plan.columns  # (lists: read at every unit of every choice)
     chosen = [False] * n
     used = gap if n else 0  # everything left out is one gap
+    # The units never taken: a must unit the first step left out (not even as an anchor).
+    barred = [s and not m for s, m in zip(skip, must)] if skip else None
 
     def take(i: int, force: bool = False) -> bool:
         """Choose i and what it anchors to, if they fit (or forced); else change nothing."""
@@ -43,7 +45,7 @@ def choose(
         if not force and costs[i] - gap > limit - used:
             return False  # (sure not to fit: at best it closes a gap)
         if all(map(chosen.__getitem__, anchors[i])):  # (most units: i alone)
-            if skip and skip[i] and not must[i]:
+            if barred and barred[i]:
                 return False
             left = i == 0 or chosen[i - 1]
             right = i == n - 1 or chosen[i + 1]
@@ -55,20 +57,20 @@ def choose(
             used += cost
             return True
         group = _closure(anchors, i, chosen)
-        if skip and any(skip[j] and not must[j] for j in group):
-            return False  # (a must unit the first step left out: never taken, not even as an anchor)
-        before = used
+        if barred and any(map(barred.__getitem__, group)):
+            return False
+        cost, before = 0, -2  # (the group in order: a unit's left neighbour is chosen, or the one before)
         for j in group:
-            left = j == 0 or chosen[j - 1]
+            left = j == 0 or j - 1 == before or chosen[j - 1]
             right = j == n - 1 or chosen[j + 1]
-            used += costs[j] + (-gap if left and right else 0 if left or right else gap)
-            chosen[j] = True
-        if force or used <= limit:
-            return True
+            cost += costs[j] + (-gap if left and right else 0 if left or right else gap)
+            before = j
+        if not force and used + cost > limit:
+            return False
         for j in group:
-            chosen[j] = False
-        used = before
-        return False
+            chosen[j] = True
+        used += cost
+        return True
 
     taken = 0
     for i in order:
@@ -138,10 +140,11 @@ def _closure(anchors: Sequence[tuple[int, ...]], i: int, chosen: Sequence[bool])
     """i and every unit not chosen yet it anchors to, directly or through another, in order.
     (A chosen unit's anchors are chosen: the walk stops there.)"""
     seen = {i}
-    stack = list(anchors[i])
-    while stack:
-        j = stack.pop()
-        if j not in seen and not chosen[j]:
-            seen.add(j)
-            stack.extend(anchors[j])
-    return sorted(seen)
+    found = [i]
+    for j in found:  # (grows as it goes)
+        for a in anchors[j]:
+            if a not in seen and not chosen[a]:
+                seen.add(a)
+                found.append(a)
+    found.sort()
+    return found

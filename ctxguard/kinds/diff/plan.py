@@ -125,6 +125,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     hunks: list[tuple[int, ...]] = []  # each line's hunk (file and hunk header)
     reader_kind: list[str] = []
     edited = small_edits(lines)
+    quotes = _Quotes(lines)
     quoted = {
         j for i, pair in edited.items() if pair and _in_quotes(lines[i][1:], lines[pair[0]][1:]) for j in (i, *pair)
     }
@@ -184,7 +185,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             source = code and offset == 0 and reader.language is not None
             # A line of code edited in place: the behaviour changed there (a docstring's line is
             # prose: `On Python 3.12` -> `3.13` flips no condition).
-            keep = source and i in edited and not (reader.language == "python" and _in_docstring(lines, i))
+            keep = source and i in edited and not (reader.language == "python" and _in_docstring(quotes, i))
             body[i] = EDITED if keep else SOURCE_CODE if source else PROSE if not code else OTHER_CODE + offset
             if keep and i in quoted:
                 other = lines[edited[i][0]][1:] if edited[i] else ""
@@ -371,29 +372,47 @@ def _compared(line: str, other: str) -> bool:
     return opening > 0 and _COMPARES.search(line[:opening].rstrip(" ([{,")) is not None
 
 
-def _in_docstring(lines: Sequence[str], i: int) -> bool:
+def _in_docstring(quotes: _Quotes, i: int) -> bool:
     """Whether changed line i of a Python hunk is inside a triple-quoted string (a docstring:
     prose), read from its hunk's new side: the nearest triple quote below it closes one (a lone
     triple quote, or text ending with one) and the nearest above opens one (one starting with
     it, not closed on its line) or there is none (the hunk starts inside it)."""
-    below = _nearest_quote(lines, i, 1)
+    below = quotes.nearest(i, 1)
     if below is None or not _closes(below):
         return False
-    above = _nearest_quote(lines, i, -1)
+    above = quotes.nearest(i, -1)
     return above is None or _opens(above)
 
 
 _TRIPLE = ('"""', "'''")
 
 
-def _nearest_quote(lines: Sequence[str], i: int, step: int) -> str | None:
-    """The nearest line of the hunk above or below line i (new side) holding a triple quote."""
-    j = i + step
-    while 0 <= j < len(lines) and lines[j][:1] in (" ", "+", "-"):
-        if lines[j][0] != "-" and any(q in lines[j] for q in _TRIPLE):
-            return lines[j][1:].strip()
-        j += step
-    return None
+class _Quotes:
+    """The nearest line of a hunk above or below a line (new side) holding a triple quote, each
+    line of a diff walked at most once each way: a hunk of thousands of edited Python lines
+    asks for every one of them (a walk from each was quadratic)."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self.past: tuple[dict[int, int | None], dict[int, int | None]] = ({}, {})  # per way: line -> nearest
+
+    def nearest(self, i: int, step: int) -> str | None:
+        lines, past = self.lines, self.past[step < 0]
+        walked = [i]
+        found = None
+        j = i + step
+        while 0 <= j < len(lines) and lines[j][:1] in (" ", "+", "-"):
+            if lines[j][0] != "-" and any(q in lines[j] for q in _TRIPLE):
+                found = j
+                break
+            if j in past:  # (the nearest past j: j itself holds none)
+                found = past[j]
+                break
+            walked.append(j)
+            j += step
+        for k in walked:
+            past[k] = found
+        return lines[found][1:].strip() if found is not None else None
 
 
 def _closes(text: str) -> bool:

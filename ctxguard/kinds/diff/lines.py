@@ -110,6 +110,8 @@ class DiffReader:
 
     def read(self, line: str) -> tuple[str, float]:
         self.index += 1
+        if self.in_hunk and self.path and line[:1] in _BODY:  # (most lines: none of the headers below)
+            return self._body(line)
         if line.startswith(("commit ", "From ")) and COMMIT_LINE.match(line):
             self.path, self.language, self.offset, self.in_hunk, self.index = "", None, 0.0, False, 0
             self.subject = True
@@ -139,6 +141,10 @@ class DiffReader:
             if line.startswith(("--- ", "+++ ")):  # they repeat the path
                 return "header", PATH_AGAIN + self.offset
             return "header", HEADER + self.offset
+        return self._body(line)
+
+    def _body(self, line: str) -> tuple[str, float]:
+        """A line of a hunk's body: a changed line, a definition or error line, a context line."""
         body = line[1:]
         if line[:1] in ("+", "-"):
             bits = self._said.get(line)
@@ -155,6 +161,9 @@ class DiffReader:
         if self.context_definitions and is_definition(body, self.language):
             return "context", CONTEXT_DEFINITION + self.offset
         return "context", CONTEXT
+
+
+_BODY = frozenset("+- ")  # (a hunk's body line starts with one: no header line does)
 
 
 @functools.lru_cache(maxsize=1 << 12)

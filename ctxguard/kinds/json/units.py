@@ -114,7 +114,7 @@ def _string_ends(n: int) -> list[int]:
 def quoted(text: str) -> str:
     """A string's characters as JSON writes them between the quotes (UTF-8 kept; a lone
     surrogate escaped, as it cannot be written)."""
-    if not _encodable(text):
+    if not text.isascii() and not _encodable(text):
         return json.dumps(text)[1:-1]
     return encode_basestring(text)[1:-1]
 
@@ -154,6 +154,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
     heads: set[int] = set()
     items: dict[int, int] = {}
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
+    keyed: dict[str, str] = {}  # a key as written with its colon (documents repeat their keys)
     top = [
         (value, "", _item_stage(k, len(tops), spread) if layout.rows else 0, "", False) for k, value in enumerate(tops)
     ]
@@ -183,7 +184,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
                 entries = [
                     (
                         item,
-                        f'"{quoted(name)}"{colon}',
+                        keyed[name] if name in keyed else keyed.setdefault(name, f'"{quoted(name)}"{colon}'),
                         inner if not salient or _telling(name, item) else later,
                         f"{path}.{name}" if path else str(name),
                         salient,

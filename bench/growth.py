@@ -1,6 +1,7 @@
-"""Does time grow with the input, and no faster? Three inputs that once grew faster than linear.
+"""Does time grow with the input, and no faster? Inputs that once grew faster than linear.
 
-    python bench/growth.py [--line 1.25,2.5,5] [--files 2000,8000,20000] [--hunk 2000,8000,32000] [--repeat 3]
+    python bench/growth.py [--line 1.25,2.5,5] [--files 2000,8000,20000] [--hunk 2000,8000,32000]
+                           [--diff-files 2000,8000,32000] [--repeat 3]
 
 - **one long line**: a log line of `name=value` pairs (names with secret words in them:
   `session_id=`, `token_type=`, `cache_key=`), 1x, 2x, 4x the size; CPU time of
@@ -11,6 +12,9 @@
 - **one Python hunk**: a diff of one hunk of N lines of Python edited in place (a number
   bumped on each), N = 2,000 / 8,000 / 32,000; CPU time of `compress` at half its tokens (a
   docstring test once walked the hunk from each edited line).
+- **one diff of many files**: N small Python files changed, N = 2,000 / 8,000 / 32,000; CPU time
+  of `compress` at half its tokens (each path the cut left out was once searched for in all of
+  the content: the probes' check).
 
 Prints CPU seconds, the time per unit (per MB, per 1,000 files) and its ratio to the smallest
 size's: linear growth keeps the ratio near 1.0 (within 10 %, where the process's fixed start
@@ -71,8 +75,18 @@ def python_hunk(lines: int) -> str:
     return f"diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -1,{old} +1,{new} @@\n" + "".join(body)
 
 
-def time_hunk(lines: int, repeat: int) -> float:
-    text = python_hunk(lines)
+def many_files(count: int) -> str:
+    """A diff changing one line of each of `count` small Python files at the top of a repository
+    (a path with no word inside it: `m12.py`)."""
+    return "".join(
+        f"diff --git a/m{i}.py b/m{i}.py\n--- a/m{i}.py\n+++ b/m{i}.py\n"
+        f"@@ -1,2 +1,2 @@\n def f():\n-    return {i}\n+    return {i + 1}\n"
+        for i in range(count)
+    )
+
+
+def time_diff(text: str, repeat: int) -> float:
+    """CPU seconds of compress at half the diff's tokens (least of repeat)."""
     tokenizer = get_tokenizer("o200k_base")
     budget = tokenizer.count(text) // 2
     best = float("inf")
@@ -81,6 +95,10 @@ def time_hunk(lines: int, repeat: int) -> float:
         compress(text, budget, tokenizer=tokenizer, name="m.diff", artifact_type="diff")
         best = min(best, time.process_time() - start)
     return best
+
+
+def time_hunk(lines: int, repeat: int) -> float:
+    return time_diff(python_hunk(lines), repeat)
 
 
 def _git(repo: Path, *args: str) -> None:
@@ -141,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--line", default="1.25,2.5,5", help="sizes of the long line, in MB")
     parser.add_argument("--files", default="2000,8000,20000", help="numbers of files for split: file")
     parser.add_argument("--hunk", default="2000,8000,32000", help="lines of the one Python hunk")
+    parser.add_argument("--diff-files", default="2000,8000,32000", help="files changed in the one diff")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     if args.line:
@@ -158,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
         counts = [int(s) for s in args.hunk.split(",")]
         rows = [(count / 1000, time_hunk(count, args.repeat)) for count in counts]
         _table("one Python hunk of N lines edited in place: compress at 50 %", "s per 1k", rows)
+    if args.diff_files:
+        counts = [int(s) for s in args.diff_files.split(",")]
+        rows = [(count / 1000, time_diff(many_files(count), args.repeat)) for count in counts]
+        _table("one diff of N changed files: compress at 50 %", "s per 1k", rows)
     return 0
 
 

@@ -1,7 +1,8 @@
 """Where a text holds any of a few literal words, in one scan: by an Aho-Corasick automaton
 (`ahocorasick_rs`, a compiled wheel) where it is installed, else by a regular expression of
 the words. Both find the same non-overlapping matches, leftmost first, so a caller that asks
-which lines hold a word gets the same lines either way."""
+which lines hold a word gets the same lines either way. And which of many literals a text
+holds anywhere (`present`: every match, overlapping ones too)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,20 @@ def automaton(words: Sequence[str]) -> Any | None:
     except ImportError:  # (a platform without its wheel)
         return None
     return ahocorasick_rs.AhoCorasick(list(words), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+
+
+def present(words: Sequence[str], text: str) -> set[str] | None:
+    """Which of the words (none empty) the text holds, each anywhere (inside another's match
+    too), found in one scan; None where the `ahocorasick_rs` wheel is not installed. (Every
+    place a word is found is listed on the way: for words a text holds rarely, not letters.)"""
+    if not words:
+        return set()
+    try:
+        import ahocorasick_rs
+    except ImportError:  # (a platform without its wheel: the caller searches each word)
+        return None
+    found = ahocorasick_rs.AhoCorasick(list(words), matchkind=ahocorasick_rs.MatchKind.Standard)
+    return {words[k] for k, _, _ in found.find_matches_as_indexes(text, overlapping=True)}
 
 
 @cache

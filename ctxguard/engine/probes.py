@@ -25,6 +25,7 @@ from typing import Any
 from ctxguard.kinds.base import Probe as Probe  # (re-exported: probes are this module's subject)
 from ctxguard.kinds.base import ProbeSet
 from ctxguard.kinds.registry import KINDS
+from ctxguard.literals import present
 from ctxguard.options import KindName
 
 _TABLE_ROW = re.compile(r"^\s*\|")
@@ -32,6 +33,10 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _WORD_CHARS = re.compile(r"[\w$]")
 _WORD_RUN = re.compile(r"[\w$]+")
 WORDS_AFTER = 16  # probes a content does not show before its words are read into a set (see _Finder._find)
+# Probes from which on the plain ones (not templates, not definitions: whole words) are searched
+# for together, in one scan of the content (see _Finder.search_together); fewer, one by one.
+TOGETHER = 256
+_SHORTEST_TOGETHER = 4  # characters: a shorter value is searched for alone (a text holds it in many places)
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,8 @@ def measure(
     reader = KINDS[kind]
     known = {} if reader.known is None else reader.known(doc if doc is not None else reader.read(raw, ""))
     finder = _Finder(reader.clean(content), known, reader.templates)
+    if len(probes) >= TOGETHER:
+        finder.search_together([p.value for p in probes if p.kind not in ("template", "definition")])
     missed = tuple(p for p in probes if not finder.has(p))
     return Retention(probes=len(probes), kept=len(probes) - len(missed), list_missed=lambda: missed)
 
@@ -110,6 +117,18 @@ class _Finder:
         self._templates: str | None = None
         self._cursor = 0
         self._misses = 0  # probes not found so far: past WORDS_AFTER, the content's words are read
+        self._asked: set[str] = set()  # plain values searched for together (see search_together) …
+        self._present: set[str] = set()  # … and those the content holds
+
+    def search_together(self, values: Sequence[str]) -> None:
+        """Search for many plain values in one scan of the content (an Aho-Corasick automaton,
+        every match): each value a cut lost would otherwise be searched for in all of it, and a
+        diff of thousands of files has thousands of paths (one search each was quadratic). Not
+        without the automaton's wheel, nor values shorter than _SHORTEST_TOGETHER."""
+        wanted = [value for value in dict.fromkeys(values) if len(value) >= _SHORTEST_TOGETHER]
+        found = present(wanted, self.content)
+        if found is not None:
+            self._asked, self._present = set(wanted), found
 
     def has(self, probe: Probe) -> bool:
         if probe.kind == "template":
@@ -122,6 +141,8 @@ class _Finder:
                 stripped = "\n".join([line.strip() for line in self.content.splitlines()])
                 self._templates = self._read_templates(stripped) if self._read_templates is not None else stripped
             return probe.value in self._templates
+        if probe.value in self._asked and probe.kind != "definition":
+            return probe.value in self._present
         return self._find(probe.value, word=probe.kind == "definition")
 
     @functools.cached_property

@@ -153,3 +153,38 @@ def test_probes_are_found_as_a_search_of_the_whole_content_finds_them(
             for kind, word in (("definition", True), ("error", False), ("path", False)):
                 expected = (_word_at(content, value) if word else content.find(value)) >= 0
                 assert finder.has(Probe(kind, value)) == expected, (content, value, kind)
+
+
+@pytest.mark.parametrize(("together", "wheel"), [(0, True), (256, True), (256, False)])
+def test_many_probes_searched_for_together_are_found_as_each_search_finds_them(
+    together: int, wheel: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From TOGETHER probes on, the plain ones are searched for in one scan (every match, one
+    inside another's too: `a.py` in `ba.py`), or one by one without the automaton's wheel; the
+    answers must be each search's."""
+    import random
+
+    from ctxguard.engine import probes
+    from ctxguard.engine.probes import _word_at
+
+    monkeypatch.setattr(probes, "TOGETHER", together)
+    if not wheel:
+        monkeypatch.setattr(probes, "present", lambda words, text: None)
+    rng = random.Random(5)
+    pieces = ["def ", "run", "_job", "(", ")", " ", "\n", "a/b.py", "ba.py", "a.py", "raise ", "Error", ": ", "ç"]
+    for _ in range(60):
+        content = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 60)))
+        values = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 3))).strip() for _ in range(300)]
+        found = [Probe(kind, v) for v in dict.fromkeys(values) if v for kind in ("definition", "error", "path")]
+        expected = [
+            p for p in found if (_word_at(content, p.value) if p.kind == "definition" else content.find(p.value)) < 0
+        ]
+        kept = measure("diff", content, content, found)
+        assert list(kept.missed) == expected, content
+        assert kept.kept == len(found) - len(expected)
+
+
+def test_a_value_found_only_inside_another_values_match_is_found() -> None:
+    from ctxguard.literals import present
+
+    assert present(["ba.py", "a.py", "a.p", "zz.py"], "x ba.py y") == {"ba.py", "a.py", "a.p"}

@@ -1,7 +1,7 @@
 """Does time grow with the input, and no faster? Inputs that once grew faster than linear.
 
     python bench/growth.py [--line 1.25,2.5,5] [--files 2000,8000,20000] [--hunk 2000,8000,32000]
-                           [--diff-files 2000,8000,32000] [--repeat 3]
+                           [--diff-files 2000,8000,32000] [--rules 2000,8000,32000] [--repeat 3]
 
 - **one long line**: a log line of `name=value` pairs (names with secret words in them:
   `session_id=`, `token_type=`, `cache_key=`), 1x, 2x, 4x the size; CPU time of
@@ -15,6 +15,9 @@
 - **one diff of many files**: N small Python files changed, N = 2,000 / 8,000 / 32,000; CPU time
   of `compress` at half its tokens (each path the cut left out was once searched for in all of
   the content: the probes' check).
+- **one paragraph of rules**: a markdown paragraph of N sentences `It MUST do thing 12.`, N =
+  2,000 / 8,000 / 32,000; CPU time of `compress` at half its tokens (each rule was searched for
+  in the content, and each sentence ending in a digit read its line back to its start).
 
 Prints CPU seconds, the time per unit (per MB, per 1,000 files) and its ratio to the smallest
 size's: linear growth keeps the ratio near 1.0 (within 10 %, where the process's fixed start
@@ -85,14 +88,20 @@ def many_files(count: int) -> str:
     )
 
 
-def time_diff(text: str, repeat: int) -> float:
-    """CPU seconds of compress at half the diff's tokens (least of repeat)."""
+def rules_paragraph(count: int) -> str:
+    """A markdown document of one paragraph of `count` MUST rules."""
+    return "# Spec\n\n" + " ".join(f"It MUST do thing {i}." for i in range(count)) + "\n"
+
+
+def time_diff(text: str, repeat: int, kind: str = "diff") -> float:
+    """CPU seconds of compress at half the text's tokens (least of repeat)."""
     tokenizer = get_tokenizer("o200k_base")
     budget = tokenizer.count(text) // 2
+    compress(text[:4096], 64, tokenizer=tokenizer, name=f"m.{kind}", artifact_type=kind)  # (imports, caches)
     best = float("inf")
     for _ in range(repeat):
         start = time.process_time()
-        compress(text, budget, tokenizer=tokenizer, name="m.diff", artifact_type="diff")
+        compress(text, budget, tokenizer=tokenizer, name=f"m.{kind}", artifact_type=kind)
         best = min(best, time.process_time() - start)
     return best
 
@@ -160,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", default="2000,8000,20000", help="numbers of files for split: file")
     parser.add_argument("--hunk", default="2000,8000,32000", help="lines of the one Python hunk")
     parser.add_argument("--diff-files", default="2000,8000,32000", help="files changed in the one diff")
+    parser.add_argument("--rules", default="2000,8000,32000", help="MUST sentences in the one paragraph")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     if args.line:
@@ -181,6 +191,10 @@ def main(argv: list[str] | None = None) -> int:
         counts = [int(s) for s in args.diff_files.split(",")]
         rows = [(count / 1000, time_diff(many_files(count), args.repeat)) for count in counts]
         _table("one diff of N changed files: compress at 50 %", "s per 1k", rows)
+    if args.rules:
+        counts = [int(s) for s in args.rules.split(",")]
+        rows = [(count / 1000, time_diff(rules_paragraph(count), args.repeat, "markdown")) for count in counts]
+        _table("one markdown paragraph of N MUST rules: compress at 50 %", "s per 1k", rows)
     return 0
 
 

@@ -22,7 +22,8 @@ _MAY = re.compile(r"(?<![\"'“`])\b(?:MAY|OPTIONAL)\b(?![\"'”`])")
 _DECISION = re.compile(r"\bmust\b", re.I)  # a plan's `must` in its first sentence (or the words of _decided)
 _EXAMPLE = re.compile(r"^\W*(?:for example|for instance|e\.g\.|example:)", re.I)
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s")
-_MARKER = re.compile(r"[ \t]*\d+[.)]")  # a numbered item's `2.`, alone before a cut: no sentence ends there
+# A numbered item's `2.`, alone on its line before a cut: no sentence ends there (_marker_before).
+_MARKER = re.compile(r"[ \t]*\d+[.)]")
 _ENDED = re.compile(r"[.!?][\"')\]*_`]*\s*$")  # text that ends a sentence (before a list item)
 _LEADS = re.compile(r":[*_]*\s*$")  # prose that leads into the list after it
 
@@ -119,8 +120,21 @@ def sentences(paragraph: Sequence[_Block]) -> tuple[Sentence, ...]:
 
 
 def _marker_before(text: str, end: int) -> bool:
-    """Whether the line before end holds only a numbered item's marker (`2.`)."""
-    return _MARKER.fullmatch(text, text.rfind("\n", 0, end) + 1, end) is not None
+    """Whether the line before end holds only a numbered item's marker (`2.`: _MARKER), read
+    back from end over the marker alone (a search for the line's start would read back over
+    a whole line at each of its sentences)."""
+    at = end - 1
+    if at < 0 or text[at] not in ".)":
+        return False
+    at -= 1
+    digits = at
+    while at >= 0 and text[at].isdecimal():
+        at -= 1
+    if at == digits:
+        return False  # (no digit)
+    while at >= 0 and text[at] in " \t":
+        at -= 1
+    return at < 0 or text[at] == "\n"
 
 
 def _level(sentence: str, first: bool, block: _Block | None) -> float:

@@ -21,3 +21,21 @@ def test_sentence_ends_are_where_the_lookbehind_form_finds_them() -> None:
         assert ends == [(m.start(), m.end()) for m in LOOKBEHIND.finditer(text)], text[:60]
         found += len(ends)
     assert found > 50
+
+
+def test_a_numbered_items_marker_is_read_back_from_its_end_as_its_line_would_match() -> None:
+    """_marker_before reads back over the marker alone; the line from its start must match
+    _MARKER whole, as a search for the line's start and a full match would say."""
+    import itertools
+
+    from ctxguard.kinds.markdown.prose import _MARKER, _marker_before
+
+    pieces = ["", " ", "\t", "\n", "\r", "2", "10", "٣", "x", ".", ")", "- "]
+    tried = 0
+    for parts in itertools.product(pieces, repeat=4):
+        text = "".join(parts)
+        for end in range(len(text) + 1):
+            expected = _MARKER.fullmatch(text, text.rfind("\n", 0, end) + 1, end) is not None
+            assert _marker_before(text, end) == expected, (text, end)
+            tried += expected
+    assert tried > 1000

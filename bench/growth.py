@@ -1,7 +1,8 @@
 """Does time grow with the input, and no faster? Inputs that once grew faster than linear.
 
     python bench/growth.py [--line 1.25,2.5,5] [--files 2000,8000,20000] [--hunk 2000,8000,32000]
-                           [--diff-files 2000,8000,32000] [--rules 2000,8000,32000] [--repeat 3]
+                           [--diff-files 2000,8000,32000] [--rules 2000,8000,32000]
+                           [--sarif 2000,8000,32000] [--repeat 3]
 
 - **one long line**: a log line of `name=value` pairs (names with secret words in them:
   `session_id=`, `token_type=`, `cache_key=`), 1x, 2x, 4x the size; CPU time of
@@ -18,6 +19,9 @@
 - **one paragraph of rules**: a markdown paragraph of N sentences `It MUST do thing 12.`, N =
   2,000 / 8,000 / 32,000; CPU time of `compress` at half its tokens (each rule was searched for
   in the content, and each sentence ending in a digit read its line back to its start).
+- **a SARIF log**: N results of 30 rules over 500 files, one in seven an error; CPU time of
+  `compress` at half its tokens (each result's key was searched for in the content: the count
+  of what a cut left out; JUnit's failing testcases and a JSON report's failing items alike).
 
 Prints CPU seconds, the time per unit (per MB, per 1,000 files) and its ratio to the smallest
 size's: linear growth keeps the ratio near 1.0 (within 10 %, where the process's fixed start
@@ -27,6 +31,7 @@ is a small share). Minimum of --repeat runs each.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import resource
@@ -91,6 +96,25 @@ def many_files(count: int) -> str:
 def rules_paragraph(count: int) -> str:
     """A markdown document of one paragraph of `count` MUST rules."""
     return "# Spec\n\n" + " ".join(f"It MUST do thing {i}." for i in range(count)) + "\n"
+
+
+def sarif_log(count: int) -> str:
+    """A SARIF 2.1.0 log of `count` results."""
+    results = [
+        {
+            "ruleId": f"R{i % 30}",
+            "level": "error" if i % 7 == 0 else "warning",
+            "message": {"text": f"problem {i} found here"},
+            "locations": [
+                {"physicalLocation": {"artifactLocation": {"uri": f"src/f{i % 500}.py"}, "region": {"startLine": i}}}
+            ],
+        }
+        for i in range(count)
+    ]
+    rules = [{"id": f"R{k}"} for k in range(30)]
+    return json.dumps(
+        {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "lint", "rules": rules}}, "results": results}]}
+    )
 
 
 def time_diff(text: str, repeat: int, kind: str = "diff") -> float:
@@ -170,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hunk", default="2000,8000,32000", help="lines of the one Python hunk")
     parser.add_argument("--diff-files", default="2000,8000,32000", help="files changed in the one diff")
     parser.add_argument("--rules", default="2000,8000,32000", help="MUST sentences in the one paragraph")
+    parser.add_argument("--sarif", default="2000,8000,32000", help="results in the SARIF log")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     if args.line:
@@ -195,6 +220,10 @@ def main(argv: list[str] | None = None) -> int:
         counts = [int(s) for s in args.rules.split(",")]
         rows = [(count / 1000, time_diff(rules_paragraph(count), args.repeat, "markdown")) for count in counts]
         _table("one markdown paragraph of N MUST rules: compress at 50 %", "s per 1k", rows)
+    if args.sarif:
+        counts = [int(s) for s in args.sarif.split(",")]
+        rows = [(count / 1000, time_diff(sarif_log(count), args.repeat, "sarif")) for count in counts]
+        _table("a SARIF log of N results: compress at 50 %", "s per 1k", rows)
     return 0
 
 

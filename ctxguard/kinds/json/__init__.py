@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from ctxguard.kinds.base import KindOf
+from ctxguard.kinds.base import KindOf, not_shown
 from ctxguard.kinds.json.model import JsonDoc, loads, parse, read
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import probes
@@ -84,7 +84,7 @@ def left_out(doc: JsonDoc, content: str) -> tuple[str, int, int]:
         return "failing items", 0, 0
     values, lines, _ = doc.parsed
     wanted = _failing(values if lines else values[0])
-    return "failing items", sum(1 for name in wanted if _quoted(name) not in content), len(wanted)
+    return "failing items", not_shown([_quoted(name) for name in wanted], content), len(wanted)
 
 
 def _quoted(text: str) -> str:

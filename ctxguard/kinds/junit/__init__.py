@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxguard.kinds.base import Facts, Failure, KindOf, Probe
+from ctxguard.kinds.base import Facts, Failure, KindOf, Probe, not_shown
 from ctxguard.kinds.frames import frames_in
 from ctxguard.kinds.junit.model import Case, JUnitDoc, is_junit, read
 from ctxguard.kinds.junit.plan import MESSAGE_CHARS, plan, totals
@@ -53,7 +53,7 @@ def facts(doc: JUnitDoc) -> Facts:
 def left_out(doc: JUnitDoc, content: str) -> tuple[str, int, int]:
     """The failing testcases a cut does not name."""
     failing = _failing(doc)
-    return "failing testcases", sum(1 for case in failing if case.name not in content), len(failing)
+    return "failing testcases", not_shown([case.name for case in failing], content), len(failing)
 
 
 KIND = KindOf(

@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Final
 
+from ctxguard.kinds.base import not_shown
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, Block, MarkdownDoc
 from ctxguard.kinds.markdown.prose import MUST, OTHER, REPEATED, SHOULD
-from ctxguard.literals import present
 from ctxguard.plan import Plan, Unit, omitted_lines, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
@@ -225,7 +225,4 @@ def left_out(doc: MarkdownDoc, content: str) -> tuple[str, int, int]:
     """The rules a cut does not show whole."""
     shown = " ".join(content.split())
     wanted = rules(doc)
-    # (All of them searched for in one scan: a search of the content for each was quadratic.)
-    found = present([rule for rule in dict.fromkeys(wanted) if rule], shown)
-    lost = [rule for rule in wanted if rule and (rule not in found if found is not None else rule not in shown)]
-    return "rules (MUST/SHOULD sentences)", len(lost), len(wanted)
+    return "rules (MUST/SHOULD sentences)", not_shown(wanted, shown), len(wanted)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ctxguard.kinds.base import Facts, KindOf, Probe
+from ctxguard.kinds.base import Facts, KindOf, Probe, not_shown
 from ctxguard.kinds.rendered import bare, shorten
 from ctxguard.kinds.sarif.model import LEVELS, SarifDoc, is_sarif, read
 from ctxguard.kinds.sarif.plan import plan, totals
@@ -51,7 +51,7 @@ def left_out(doc: SarifDoc, content: str) -> tuple[str, int, int]:
     if doc.runs is None:
         return "results", 0, 0
     wanted = [r.key for run in doc.runs for r in run.results]
-    return "results", sum(1 for w in wanted if w not in content), len(wanted)
+    return "results", not_shown(wanted, content), len(wanted)
 
 
 KIND = KindOf(

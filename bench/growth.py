@@ -2,7 +2,7 @@
 
     python bench/growth.py [--line 1.25,2.5,5] [--files 2000,8000,20000] [--hunk 2000,8000,32000]
                            [--diff-files 2000,8000,32000] [--rules 2000,8000,32000]
-                           [--sarif 2000,8000,32000] [--repeat 3]
+                           [--sarif 2000,8000,32000] [--links 1000,4000,16000] [--repeat 3]
 
 - **one long line**: a log line of `name=value` pairs (names with secret words in them:
   `session_id=`, `token_type=`, `cache_key=`), 1x, 2x, 4x the size; CPU time of
@@ -22,6 +22,9 @@
 - **a SARIF log**: N results of 30 rules over 500 files, one in seven an error; CPU time of
   `compress` at half its tokens (each result's key was searched for in the content: the count
   of what a cut left out; JUnit's failing testcases and a JSON report's failing items alike).
+- **failures to their causes**: N hunks over N/5 files and N/10 failures of 8 frames each, their
+  log 13 lines a failure; CPU time of `ctxguard.links.link` (each failure checked every hunk,
+  and read every line of its log for its frames).
 
 Prints CPU seconds, the time per unit (per MB, per 1,000 files) and its ratio to the smallest
 size's: linear growth keeps the ratio near 1.0 (within 10 %, where the process's fixed start
@@ -45,6 +48,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # measure this checkout, not an installed copy
 
 from ctxguard.engine.tiers import compress  # noqa: E402
+from ctxguard.kinds.base import Change, Failure  # noqa: E402
+from ctxguard.links import link  # noqa: E402
 from ctxguard.secrets.redact import redact  # noqa: E402
 from ctxguard.tokens.load import get_tokenizer  # noqa: E402
 
@@ -115,6 +120,29 @@ def sarif_log(count: int) -> str:
     return json.dumps(
         {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "lint", "rules": rules}}, "results": results}]}
     )
+
+
+def time_links(hunks: int, repeat: int) -> float:
+    """CPU seconds of linking hunks/10 failures to `hunks` hunks (least of repeat)."""
+    pick = random.Random(2)
+    files = [f"src/pkg{i % 40}/mod{i}.py" for i in range(hunks // 5)]
+    changes = [
+        (0, "pr.diff", Change(files[h // 5], 10 * (h % 5) + 1, 10 * (h % 5) + 6, (f"parse_thing{h}",), (3 * h,)))
+        for h in range(hunks)
+    ]
+    failures, lines = [], []
+    for f in range(hunks // 10):
+        frames = [f"/work/repo/{pick.choice(files)}:{pick.randint(1, 60)}" for _ in range(8)]
+        tests = [f"tests/test_mod{f}.py::test_parse_thing{pick.randint(0, hunks)}"]
+        failures.append((1, "test.log", Failure(f"AssertionError: {f}", frames[-1], tests, frames)))
+        lines += [f'  File "{frame.rsplit(":", 1)[0]}", line {frame.rsplit(":", 1)[1]}, in f\n' for frame in frames]
+        lines += [f"E   assert {f}\n"] * 5
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.process_time()
+        link(failures, changes, lambda at: lines if at == 1 else ())
+        best = min(best, time.process_time() - start)
+    return best
 
 
 def time_diff(text: str, repeat: int, kind: str = "diff") -> float:
@@ -195,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--diff-files", default="2000,8000,32000", help="files changed in the one diff")
     parser.add_argument("--rules", default="2000,8000,32000", help="MUST sentences in the one paragraph")
     parser.add_argument("--sarif", default="2000,8000,32000", help="results in the SARIF log")
+    parser.add_argument("--links", default="1000,4000,16000", help="hunks the failures are linked to")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     if args.line:
@@ -224,6 +253,10 @@ def main(argv: list[str] | None = None) -> int:
         counts = [int(s) for s in args.sarif.split(",")]
         rows = [(count / 1000, time_diff(sarif_log(count), args.repeat, "sarif")) for count in counts]
         _table("a SARIF log of N results: compress at 50 %", "s per 1k", rows)
+    if args.links:
+        counts = [int(s) for s in args.links.split(",")]
+        rows = [(count / 1000, time_links(count, args.repeat)) for count in counts]
+        _table("N hunks, N/10 failures: links.link", "s per 1k", rows)
     return 0
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from ctxguard.kinds.base import Change, Failure
+from ctxguard.literals import holders
 
 NEAR: Final = 3  # lines: a frame this close to a hunk is in it
 SHORTEST_NAME: Final = 4  # characters: a shorter definition name (`get`, `run`) links nothing by name
@@ -80,16 +81,24 @@ def link(
     """Each failure (with the index and name of the artifact it was read in) linked to the
     hunks of the diffs (`changes`: the diff's index, its name, a hunk) by its strongest
     evidence. A frame that links is a focus of its own artifact too: the raw lines (`lines`:
-    an artifact's, by index) that name it come first among their equals in its cut."""
+    an artifact's, by index) that name it come first among their equals in its cut.
+    (The hunks are looked up by file name, definition word and file stem, and each
+    artifact's lines read once for every frame that links: hundreds of failures against a
+    diff of thousands of hunks were a search of every hunk, and of every line, per failure.)"""
     if not failures or not changes:
         return Linked()
+    hunks = _Hunks(changes)
+    found_of = [hunks.by_frames(f) or hunks.by_names(f) or hunks.by_files(f) for _, _, f in failures]
+    linking: dict[int, set[str]] = {}  # per artifact, the frames that link (their lines are read once)
+    for (at, _, _), found in zip(failures, found_of):
+        linking.setdefault(at, set()).update(by.removeprefix("frame ") for _, by in found if by.startswith("frame "))
+    naming = {at: _naming(lines(at), frames) for at, frames in linking.items() if frames}
     links: list[Link] = []
     unlinked: list[tuple[str, Failure]] = []
     focus: dict[int, set[int]] = {}
-    for at, artifact, failure in failures:
-        found = _by_frames(failure, changes) or _by_names(failure, changes) or _by_files(failure, changes)
+    for (at, artifact, failure), found in zip(failures, found_of):
         frames = {by.removeprefix("frame ") for _, by in found if by.startswith("frame ")}
-        if named := _naming(lines(at), frames) if frames else set():
+        if named := set().union(*(naming[at][frame] for frame in frames)) if frames else set():
             focus.setdefault(at, set()).update(named)
         if not found:
             unlinked.append((artifact, failure))
@@ -109,60 +118,82 @@ def link(
 Found = list[tuple[tuple[int, str, Change], str]]
 
 
-def _naming(lines: Sequence[str], frames: set[str]) -> set[int]:
-    """The lines that name one of the frames: `path:line` as written, or a Python traceback's
+def _naming(lines: Sequence[str], frames: set[str]) -> dict[str, set[int]]:
+    """Per frame, the lines that name it: `path:line` as written, or a Python traceback's
     `File "path", line N`."""
-    said = set(frames)
+    said = {frame: [frame] for frame in frames}
     for frame in frames:
         place = _PLACE.match(frame)
         if place is not None:
-            said.add(f'"{place.group(1)}", line {place.group(2)}')
-    return {i for i, line in enumerate(lines) if any(s in line for s in said)}
+            said[frame].append(f'"{place.group(1)}", line {place.group(2)}')
+    holding = holders([s for spellings in said.values() for s in spellings], lines)
+    return {frame: set().union(*(holding[s] for s in spellings)) for frame, spellings in said.items()}
 
 
-def _by_frames(failure: Failure, changes: Sequence[tuple[int, str, Change]]) -> Found:
-    found: Found = []
-    for frame in failure.frames or ([failure.where] if failure.where else []):
-        place = _PLACE.match(frame)
-        if place is None:
-            continue
-        path, line = place.group(1), int(place.group(2))
-        for item in changes:
-            change = item[2]
-            if same_file(path, change.path) and change.start - NEAR <= line <= change.end + NEAR:
-                found.append((item, f"frame {frame}"))
-    return found
+class _Hunks:
+    """The diffs' hunks, in order, looked up by their file's name, their definitions' first
+    words and their file's stem (each evidence's candidates; each is then checked whole)."""
 
+    def __init__(self, changes: Sequence[tuple[int, str, Change]]) -> None:
+        self.changes = changes
+        self.named: dict[str, list[int]] = {}  # a file's name (its path's last part): its hunks
+        self.worded: dict[str, list[int]] = {}  # a definition's first word: the hunks changing it
+        self.stems: dict[str, list[int]] = {}
+        for k, (_, _, change) in enumerate(changes):
+            self.named.setdefault(_parts(change.path)[-1:][0] if _parts(change.path) else "", []).append(k)
+            self.stems.setdefault(_stem(change.path), []).append(k)
+            for first in dict.fromkeys(words(name)[0] for name in change.definitions if words(name)):
+                self.worded.setdefault(first, []).append(k)
 
-def _by_names(failure: Failure, changes: Sequence[tuple[int, str, Change]]) -> Found:
-    found: Found = []
-    for test in failure.tests:
-        said = _test_words(test)
-        for item in changes:
-            if any(_runs_in(words(name), said) for name in item[2].definitions if len(name) >= SHORTEST_NAME):
-                found.append((item, "name"))
-    return found
+    def by_frames(self, failure: Failure) -> Found:
+        found: Found = []
+        for frame in failure.frames or ([failure.where] if failure.where else []):
+            place = _PLACE.match(frame)
+            if place is None:
+                continue
+            path, line = place.group(1), int(place.group(2))
+            name = _parts(path)[-1:]
+            for k in self.named.get(name[0] if name else "", ()):
+                item = self.changes[k]
+                change = item[2]
+                if same_file(path, change.path) and change.start - NEAR <= line <= change.end + NEAR:
+                    found.append((item, f"frame {frame}"))
+        return found
 
+    def by_names(self, failure: Failure) -> Found:
+        found: Found = []
+        for test in failure.tests:
+            said = _test_words(test)
+            for k in sorted({k for word in set(said) for k in self.worded.get(word, ())}):
+                item = self.changes[k]
+                if any(_runs_in(words(name), said) for name in item[2].definitions if len(name) >= SHORTEST_NAME):
+                    found.append((item, "name"))
+        return found
 
-def _by_files(failure: Failure, changes: Sequence[tuple[int, str, Change]]) -> Found:
-    found: Found = []
-    for test in failure.tests:
-        stem = _tested_stem(test)
-        if stem is None:
-            continue
-        found += [(item, "file") for item in changes if _stem(item[2].path) == stem]
-    return found
+    def by_files(self, failure: Failure) -> Found:
+        found: Found = []
+        for test in failure.tests:
+            stem = _tested_stem(test)
+            if stem is None:
+                continue
+            found += [(self.changes[k], "file") for k in self.stems.get(stem, ())]
+        return found
 
 
 def same_file(frame: str, changed: str) -> bool:
     """A frame's path and a changed file's are one file: the changed path's last parts (its
     name and folder, or the whole of it when it has no folder) end the frame's."""
-    parts = [p for p in frame.replace("\\", "/").split("/") if p not in ("", ".")]
-    wanted = [p for p in changed.replace("\\", "/").split("/") if p not in ("", ".")]
+    parts = _parts(frame)
+    wanted = _parts(changed)
     if parts[-len(wanted) :] == wanted:
         return True
     tail = wanted[-2:]  # (a src/ layout's package installed elsewhere: `src/pkg/mod.py` in site-packages)
     return len(tail) == 2 and parts[-2:] == tail
+
+
+def _parts(path: str) -> list[str]:
+    """A path's parts, past `./`, empty parts and Windows separators."""
+    return [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
 
 
 def words(name: str) -> list[str]:

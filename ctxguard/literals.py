@@ -6,9 +6,11 @@ holds anywhere (`present`: every match, overlapping ones too)."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
+from itertools import accumulate
 from typing import Any
 
 
@@ -27,14 +29,40 @@ def present(words: Sequence[str], text: str) -> set[str] | None:
     """Which of the words (none empty) the text holds, each anywhere (inside another's match
     too), found in one scan; None where the `ahocorasick_rs` wheel is not installed. (Every
     place a word is found is listed on the way: for words a text holds rarely, not letters.)"""
+    found = present_at(words, text)
+    return None if found is None else {words[k] for k, _ in found}
+
+
+def holders(words: Sequence[str], lines: Sequence[str]) -> dict[str, set[int]]:
+    """For each word, the lines (their indices) that hold it anywhere, inside another word's
+    match too: one scan of the lines for all of them (a word with a NUL, or without the
+    automaton's wheel: a search of each line)."""
+    out: dict[str, set[int]] = {word: set() for word in words}
+    joined = "\0".join(lines)
+    scanned = [word for word in out if word and "\0" not in word]
+    found = present_at(scanned, joined)
+    if found is None:
+        scanned = []
+    else:
+        starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+        for k, start in found:
+            out[scanned[k]].add(bisect.bisect_right(starts, start) - 1)
+    for word in set(out) - set(scanned):
+        out[word] = {i for i, line in enumerate(lines) if word in line}
+    return out
+
+
+def present_at(words: Sequence[str], text: str) -> list[tuple[int, int]] | None:
+    """Every match of the words (none empty) in the text, overlapping ones too, as (which word,
+    where it starts); None where the `ahocorasick_rs` wheel is not installed."""
     if not words:
-        return set()
+        return []
     try:
         import ahocorasick_rs
-    except ImportError:  # (a platform without its wheel: the caller searches each word)
+    except ImportError:  # (a platform without its wheel)
         return None
     found = ahocorasick_rs.AhoCorasick(list(words), matchkind=ahocorasick_rs.MatchKind.Standard)
-    return {words[k] for k, _, _ in found.find_matches_as_indexes(text, overlapping=True)}
+    return [(k, start) for k, start, _ in found.find_matches_as_indexes(text, overlapping=True)]
 
 
 @cache

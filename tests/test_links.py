@@ -209,3 +209,66 @@ def test_a_logs_frame_into_the_change_comes_before_the_other_failures_places(red
     bundle = json.loads((red.path / ".git/ctxguard/bundle.json").read_text())
     tests = next(r for r in bundle["artifacts"] if r["artifact_name"] == "reports/tests.log")
     assert "app/sign.py:2: AssertionError" not in tests["content"]
+
+
+def test_the_hunks_looked_up_are_those_a_check_of_every_hunk_finds() -> None:
+    """Each evidence looks its candidates up (file name, definition word, stem) and checks them
+    whole: the same hunks, in the same order, as checking every hunk."""
+    import random
+
+    from ctxguard import links
+
+    rng = random.Random(6)
+    paths = ["src/a/mod.py", "mod.py", "lib/mod.py", "src/b/parse.py", "./x\\y/mod.py", "", "tests/test_mod.py"]
+    names = ["parse_amount", "ParseAmount", "mod", "render_all", "x", "Money2"]
+    for _ in range(200):
+        changes = [
+            (0, "d", Change(rng.choice(paths), s, s + rng.randint(0, 9), tuple(rng.sample(names, rng.randint(0, 2)))))
+            for s in (rng.randint(1, 60) for _ in range(rng.randint(1, 12)))
+        ]
+        frames = [
+            f"{rng.choice(['/w/', '', 'site-packages/a/'])}{rng.choice(paths)}:{rng.randint(1, 70)}" for _ in range(3)
+        ]
+        tests = [
+            f"tests/test_{rng.choice(['mod', 'parse'])}.py::test_{rng.choice(names)}_{rng.choice(['ok', 'amount'])}"
+        ]
+        failure = Failure("E", frames[0], tests, frames)
+        hunks = links._Hunks(changes)
+        every_frame = [
+            (item, f"frame {frame}")
+            for frame in frames
+            if (place := links._PLACE.match(frame))
+            for item in changes
+            if same_file(place.group(1), item[2].path)
+            and item[2].start - links.NEAR <= int(place.group(2)) <= item[2].end + links.NEAR
+        ]
+        said = links._test_words(tests[0])
+        every_name = [
+            (item, "name")
+            for item in changes
+            if any(links._runs_in(words(n), said) for n in item[2].definitions if len(n) >= links.SHORTEST_NAME)
+        ]
+        stem = links._tested_stem(tests[0])
+        every_file = [(item, "file") for item in changes if links._stem(item[2].path) == stem]
+        assert (hunks.by_frames(failure), hunks.by_names(failure), hunks.by_files(failure)) == (
+            every_frame,
+            every_name,
+            every_file,
+        )
+
+
+@pytest.mark.parametrize("wheel", [True, False])
+def test_the_lines_holding_each_word_are_a_search_of_each_lines(wheel: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    import random
+
+    from ctxguard import literals
+
+    if not wheel:
+        monkeypatch.setattr(literals, "present_at", lambda words, text: None)
+    rng = random.Random(8)
+    pieces = ["a.py:3", '"a.py", line 3', "ba.py:3", "\0", " ", "é", "x", ":3"]
+    for _ in range(200):
+        lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 5))) for _ in range(rng.randint(0, 8))]
+        words = [rng.choice(pieces) for _ in range(rng.randint(0, 4))]
+        expected = {word: {i for i, line in enumerate(lines) if word in line} for word in words}
+        assert literals.holders(words, lines) == expected

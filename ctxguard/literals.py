@@ -25,6 +25,46 @@ def automaton(words: Sequence[str]) -> Any | None:
     return ahocorasick_rs.AhoCorasick(list(words), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
 
 
+# A search for each of many words is quadratic when most are missed or found out of order
+# (each such search reads much of the text); one scan for all costs about as much as this many
+# readings of the whole text. So: one by one, each search starting where the last word was
+# found, and once the searches read this many texts' worth with at least TOGETHER words to go,
+# the rest in one scan.
+SCANS_FIRST = 64
+TOGETHER = 256
+
+
+def held(words: Sequence[str], text: str) -> list[bool]:
+    """Whether the text holds each word (see SCANS_FIRST): what `word in text` says of each."""
+    out: list[bool] = []
+    spent = cursor = 0  # characters read so far; where the last word was found
+    for k, word in enumerate(words):
+        if spent > SCANS_FIRST * (len(text) + 1) and len(words) - k >= TOGETHER:
+            rest = words[k:]
+            found = present([w for w in dict.fromkeys(rest) if w], text)
+            if found is not None:
+                return out + [not w or w in found for w in rest]
+            spent = -len(words) * (len(text) + 1)  # (no wheel: one by one to the end)
+        at, read = find_from(text, word, cursor)
+        spent += read
+        out.append(at >= 0)
+        cursor = at if at >= 0 else cursor
+    return out
+
+
+def find_from(text: str, word: str, cursor: int) -> tuple[int, int]:
+    """Where word is in text, searched from cursor on, then before it; and about how many
+    characters the search read."""
+    at = text.find(word, cursor)
+    if at >= 0:
+        return at, at - cursor + len(word)
+    read = len(text) - cursor
+    if cursor:
+        at = text.find(word, 0, cursor + len(word) - 1)
+        read += cursor if at < 0 else at + len(word)
+    return at, read
+
+
 def present(words: Sequence[str], text: str) -> set[str] | None:
     """Which of the words (none empty) the text holds, each anywhere (inside another's match
     too), found in one scan; None where the `ahocorasick_rs` wheel is not installed. (Every

@@ -25,7 +25,7 @@ from typing import Any
 from ctxguard.kinds.base import Probe as Probe  # (re-exported: probes are this module's subject)
 from ctxguard.kinds.base import ProbeSet
 from ctxguard.kinds.registry import KINDS
-from ctxguard.literals import present
+from ctxguard.literals import SCANS_FIRST, TOGETHER, find_from, present
 from ctxguard.options import KindName
 
 _TABLE_ROW = re.compile(r"^\s*\|")
@@ -33,9 +33,6 @@ _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _WORD_CHARS = re.compile(r"[\w$]")
 _WORD_RUN = re.compile(r"[\w$]+")
 WORDS_AFTER = 16  # probes a content does not show before its words are read into a set (see _Finder._find)
-# Probes from which on the plain ones (not templates, not definitions: whole words) are searched
-# for together, in one scan of the content (see _Finder.search_together); fewer, one by one.
-TOGETHER = 256
 _SHORTEST_TOGETHER = 4  # characters: a shorter value is searched for alone (a text holds it in many places)
 
 
@@ -100,10 +97,15 @@ def measure(
     reader = KINDS[kind]
     known = {} if reader.known is None else reader.known(doc if doc is not None else reader.read(raw, ""))
     finder = _Finder(reader.clean(content), known, reader.templates)
-    if len(probes) >= TOGETHER:
-        finder.search_together([p.value for p in probes if p.kind not in ("template", "definition")])
-    missed = tuple(p for p in probes if not finder.has(p))
-    return Retention(probes=len(probes), kept=len(probes) - len(missed), list_missed=lambda: missed)
+    missed: list[Probe] = []
+    together = False  # (once many searches missed, the plain probes left are searched for in one scan)
+    for k, probe in enumerate(probes):
+        if not together and finder.spent > SCANS_FIRST * (len(finder.content) + 1) and len(probes) - k >= TOGETHER:
+            finder.search_together([p.value for p in probes[k:] if p.kind not in ("template", "definition")])
+            together = True
+        if not finder.has(probe):
+            missed.append(probe)
+    return Retention(probes=len(probes), kept=len(probes) - len(missed), list_missed=lambda: tuple(missed))
 
 
 class _Finder:
@@ -116,7 +118,8 @@ class _Finder:
         self._shown: set[str] | None = None
         self._templates: str | None = None
         self._cursor = 0
-        self._misses = 0  # probes not found so far: past WORDS_AFTER, the content's words are read
+        self.misses = 0  # probes not found so far: past WORDS_AFTER, the content's words are read
+        self.spent = 0  # characters the searches read (see ctxguard.literals.SCANS_FIRST)
         self._asked: set[str] = set()  # plain values searched for together (see search_together) …
         self._present: set[str] = set()  # … and those the content holds
 
@@ -158,7 +161,7 @@ class _Finder:
         its probes never pays for reading its words). Then probes mostly come in the order the
         content shows them, so each search starts where the last hit was and only a miss there
         searches the part before it."""
-        if self._misses >= WORDS_AFTER:
+        if self.misses >= WORDS_AFTER:
             if _WORD_RUN.fullmatch(value):
                 if word:
                     return value in self.words
@@ -167,15 +170,20 @@ class _Finder:
             ):
                 return False
         found = self._search(value, word)
-        self._misses += not found
+        self.misses += not found
         return found
 
     def _search(self, value: str, word: bool) -> bool:
-        find = _word_at if word else str.find
-        start = self._cursor
-        at = find(self.content, value, start)
-        if at < 0 and start:
-            at = find(self.content, value, 0, start + len(value) - 1)
+        content, start = self.content, self._cursor
+        if word:
+            at = _word_at(content, value, start)
+            read = at - start + len(value) if at >= 0 else len(content) - start
+            if at < 0 and start:
+                at = _word_at(content, value, 0, start + len(value) - 1)
+                read += start if at < 0 else at + len(value)
+        else:
+            at, read = find_from(content, value, start)
+        self.spent += read
         if at < 0:
             return False
         self._cursor = at

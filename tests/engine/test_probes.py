@@ -155,18 +155,22 @@ def test_probes_are_found_as_a_search_of_the_whole_content_finds_them(
                 assert finder.has(Probe(kind, value)) == expected, (content, value, kind)
 
 
-@pytest.mark.parametrize(("together", "wheel"), [(0, True), (256, True), (256, False)])
+SCANS = [(-1, 0, True), (0, 5, True), (64, 256, True), (-1, 0, False)]  # (scans first, together, the wheel)
+
+
+@pytest.mark.parametrize(("misses", "together", "wheel"), SCANS)
 def test_many_probes_searched_for_together_are_found_as_each_search_finds_them(
-    together: int, wheel: bool, monkeypatch: pytest.MonkeyPatch
+    misses: int, together: int, wheel: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """From TOGETHER probes on, the plain ones are searched for in one scan (every match, one
-    inside another's too: `a.py` in `ba.py`), or one by one without the automaton's wheel; the
-    answers must be each search's."""
+    """Once the searches read SCANS_FIRST contents' worth with TOGETHER probes to go, the plain ones left are
+    searched for in one scan (every match, one inside another's too: `a.py` in `ba.py`), or one
+    by one without the automaton's wheel; the answers must be each search's."""
     import random
 
     from ctxguard.engine import probes
     from ctxguard.engine.probes import _word_at
 
+    monkeypatch.setattr(probes, "SCANS_FIRST", misses)
     monkeypatch.setattr(probes, "TOGETHER", together)
     if not wheel:
         monkeypatch.setattr(probes, "present", lambda words, text: None)

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from ctxguard.kinds import base
+from ctxguard import literals
 from ctxguard.kinds.markdown.model import read
 
 markdown_plan = importlib.import_module("ctxguard.kinds.markdown.plan")  # (the package's `plan` is the function)
@@ -17,7 +17,9 @@ markdown_plan = importlib.import_module("ctxguard.kinds.markdown.plan")  # (the 
 @pytest.mark.parametrize("wheel", [True, False])
 def test_rules_left_out_are_those_the_content_does_not_show_whole(wheel: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     if not wheel:
-        monkeypatch.setattr(base, "present", lambda words, text: None)
+        monkeypatch.setattr(literals, "present", lambda words, text: None)
+    monkeypatch.setattr(literals, "SCANS_FIRST", -1)  # (the one scan, from the first rule on)
+    monkeypatch.setattr(literals, "TOGETHER", 0)
     rng = random.Random(9)
     rules = [f"It MUST keep part {i} of the file." for i in range(40)] + ["Clients SHOULD retry."] * 3
     doc = read("# Spec\n\n" + " ".join(rules) + "\n\nThe server MUST NOT log tokens.\n")

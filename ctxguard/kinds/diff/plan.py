@@ -192,7 +192,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
                 body[i] = FLIPPED if _compared(line[1:], other) else EDITED_QUOTED  # (a value compared: logic)
             elif keep and edited[i] and flipped(lines[edited[i][0]][1:], line[1:]):
                 body[i] = FLIPPED
-            needs = (*hunk, *enclosing, *(edited.get(i, ())))
+            needs = (*hunk, *enclosing, *edited.get(i, ())) if enclosing or i in edited else hunk
         elif kind == "context":
             body[i] = UNCHANGED + offset
             if level < CONTEXT:  # an unchanged definition: the changes below it in the hunk are in it
@@ -213,11 +213,11 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         # Comments and blank lines go first: shown only while none of their file's code is left
         # out; with a task, the other changed lines only while none of the task's lines is.
         quiet = comment and kind != "definition" and not keep
-        if quiet:
+        if quiet:  # (`file` itself, not a tuple a line: a plan of a million lines holds these)
             group.append(())
-            waits.append((file[0],) if file else ())
+            waits.append(file)
         else:
-            group.append(((file[0],) if file else ()) + ((TASK_GROUP,) if asked else ()))
+            group.append((*file, TASK_GROUP) if asked else file)
             waits.append((TASK_GROUP,) if task_words and kind == "change" and not asked else ())
     for i, base in body.items():
         span = 0.0 if base in EDITS else SOURCE_SPAN if base == SOURCE_CODE else BODY_SPAN  # (source code stays ahead)

@@ -90,17 +90,18 @@ def sentences(paragraph: Sequence[_Block]) -> tuple[Sentence, ...]:
     the sentences after it are never shown without. A list item starts a sentence unless the
     item before it has not ended one (`- Constraints:` leads into the items under it, and takes
     their level)."""
-    text = "".join(block.text for block in paragraph)
+    texts = [block.text for block in paragraph]  # (each block's lines joined once)
+    text = "".join(texts)
     starts: dict[int, _Block] = {}  # where each block starts, in text
     leads: set[int] = set()  # where a list item follows prose that leads into it
     at = 0
     before: _Block | None = None
-    for block in paragraph:
+    for block, written in zip(paragraph, texts):
         if before is not None and before.kind == "prose" and block.kind == "item":
             if _LEADS.search(text, max(0, at - 16), at):
                 leads.add(at)
         starts[at] = block
-        at += len(block.text)
+        at += len(written)
         before = block
     cuts = sorted(
         {

@@ -1,7 +1,7 @@
 """Does time grow with the input, and no faster? Inputs that once grew faster than linear.
 
-    python bench/growth.py [--line 1.25,2.5,5] [--files 2000,8000,20000] [--hunk 2000,8000,32000]
-                           [--diff-files 2000,8000,32000] [--rules 2000,8000,32000]
+    python bench/growth.py [--line 1.25,2.5,5] [--files 2000,8000,20000] [--logs 2000,8000,16000]
+                           [--hunk 2000,8000,32000] [--diff-files 2000,8000,32000] [--rules 2000,8000,32000]
                            [--sarif 2000,8000,32000] [--links 1000,4000,16000] [--repeat 3]
 
 - **one long line**: a log line of `name=value` pairs (names with secret words in them:
@@ -10,6 +10,9 @@
 - **split: file**: a staged change of N new files in a real temporary repository, bundled with
   `split: file` (one record per file); CPU time of one `ctxguard bundle` process (children
   included), N = 2,000 / 8,000 / 20,000 (each offload write once scanned the offload folder).
+- **files by a glob**: N small log files named by one entry's glob, `split: file`; CPU time of
+  one `ctxguard bundle` process (each file matched was once looked for in the list of those
+  matched before it), N = 2,000 / 8,000 / 16,000.
 - **one Python hunk**: a diff of one hunk of N lines of Python edited in place (a number
   bumped on each), N = 2,000 / 8,000 / 32,000; CPU time of `compress` at half its tokens (a
   docstring test once walked the hunk from each edited line).
@@ -187,6 +190,20 @@ def files_repo(folder: Path, count: int) -> Path:
     return repo
 
 
+def logs_repo(folder: Path, count: int) -> Path:
+    """A repository whose config names `count` log files by a glob, split: file (ignored by git:
+    files, not a diff)."""
+    repo = folder / f"logs-{count}"
+    (repo / "logs").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    entry = f"  - {{name: logs, paths: ['logs/*.log'], budget: {count * 40}, split: file}}\n"
+    (repo / ".ctxguard.yaml").write_text(f"version: 1\nfail_on: never\nartifacts:\n{entry}")
+    (repo / ".gitignore").write_text("logs/\n")
+    for i in range(count):
+        (repo / "logs" / f"job{i}.log").write_text(f"start job {i}\nERROR step {i} failed: code {i % 7}\nend\n")
+    return repo
+
+
 def time_files(repo: Path, repeat: int) -> float:
     best = float("inf")
     env = {k: v for k, v in os.environ.items()} | {"PYTHONPATH": str(ROOT)}
@@ -219,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--line", default="1.25,2.5,5", help="sizes of the long line, in MB")
     parser.add_argument("--files", default="2000,8000,20000", help="numbers of files for split: file")
+    parser.add_argument("--logs", default="2000,8000,16000", help="log files an entry's glob names")
     parser.add_argument("--hunk", default="2000,8000,32000", help="lines of the one Python hunk")
     parser.add_argument("--diff-files", default="2000,8000,32000", help="files changed in the one diff")
     parser.add_argument("--rules", default="2000,8000,32000", help="MUST sentences in the one paragraph")
@@ -237,6 +255,13 @@ def main(argv: list[str] | None = None) -> int:
                 repo = files_repo(Path(folder), count)
                 rows.append((count / 1000, time_files(repo, args.repeat)))
         _table("split: file, a staged change of N new files: ctxguard bundle", "s per 1k", rows)
+    if args.logs:
+        counts = [int(s) for s in args.logs.split(",")]
+        rows = []
+        with tempfile.TemporaryDirectory() as folder:
+            for count in counts:
+                rows.append((count / 1000, time_files(logs_repo(Path(folder), count), args.repeat)))
+        _table("split: file, N log files by a glob: ctxguard bundle", "s per 1k", rows)
     if args.hunk:
         counts = [int(s) for s in args.hunk.split(",")]
         rows = [(count / 1000, time_hunk(count, args.repeat)) for count in counts]

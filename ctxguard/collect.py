@@ -246,9 +246,9 @@ def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifa
     """The files an entry names; nothing under the git directory is ever an artifact (its
     config, hooks and logs, with committers' e-mails)."""
     common = _entry_fields(spec, spec.type)
-    matches: list[Path] = []
+    matches: dict[Path, None] = {}  # (in order, each once: a set's look-up, not a list's walk)
     problems: list[str] = []
-    gone: list[Path] = []  # configured paths that do not exist
+    gone: set[Path] = set()  # configured paths that do not exist
     resolved_top = top.resolve()
     for pattern in spec.paths:
         if Path(pattern).is_absolute() or ".." in PurePosixPath(pattern).parts:
@@ -258,7 +258,7 @@ def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifa
         globbed = f"{pattern}/*" if pattern.endswith("**") else pattern
         for path in sorted(top.glob(globbed)) if _is_glob(pattern) else [top / pattern]:
             if not _is_glob(pattern) and not path.exists() and not path.is_symlink():
-                gone.append(path)
+                gone.add(path)
             if path.is_dir() and _is_glob(pattern):
                 continue
             if not inside(resolved_top, path):
@@ -270,8 +270,7 @@ def _file_artifacts(spec: ArtifactSpec, top: Path, git_dir: Path) -> list[Artifa
                 continue
             if spec.exclude and is_excluded(path.relative_to(top).as_posix(), spec.exclude):
                 continue  # `exclude:` applies to files entries as to git entries
-            if path not in matches:
-                matches.append(path)
+            matches.setdefault(path)
     if problems and not matches:
         return [Artifact(name=spec.name, budget=spec.budget, text=None, error="; ".join(problems), **common)]
     if not matches:

@@ -140,7 +140,7 @@ class _Hunks:
         self.worded: dict[str, list[int]] = {}  # a definition's first word: the hunks changing it
         self.stems: dict[str, list[int]] = {}
         for k, (_, _, change) in enumerate(changes):
-            self.named.setdefault(_parts(change.path)[-1:][0] if _parts(change.path) else "", []).append(k)
+            self.named.setdefault(_name(change.path), []).append(k)
             self.stems.setdefault(_stem(change.path), []).append(k)
             for first in dict.fromkeys(words(name)[0] for name in change.definitions if words(name)):
                 self.worded.setdefault(first, []).append(k)
@@ -152,8 +152,7 @@ class _Hunks:
             if place is None:
                 continue
             path, line = place.group(1), int(place.group(2))
-            name = _parts(path)[-1:]
-            for k in self.named.get(name[0] if name else "", ()):
+            for k in self.named.get(_name(path), ()):  # (same_file holds only for the same name)
                 item = self.changes[k]
                 change = item[2]
                 if same_file(path, change.path) and change.start - NEAR <= line <= change.end + NEAR:
@@ -189,6 +188,12 @@ def same_file(frame: str, changed: str) -> bool:
         return True
     tail = wanted[-2:]  # (a src/ layout's package installed elsewhere: `src/pkg/mod.py` in site-packages)
     return len(tail) == 2 and parts[-2:] == tail
+
+
+def _name(path: str) -> str:
+    """A path's last part (its file's name), or "" for a path of none."""
+    parts = _parts(path)
+    return parts[-1] if parts else ""
 
 
 def _parts(path: str) -> list[str]:

@@ -38,13 +38,14 @@ def held(words: Sequence[str], text: str) -> list[bool]:
     """Whether the text holds each word (see SCANS_FIRST): what `word in text` says of each."""
     out: list[bool] = []
     spent = cursor = 0  # characters read so far; where the last word was found
+    alone = False  # (without the automaton's wheel: one by one to the end)
     for k, word in enumerate(words):
-        if spent > SCANS_FIRST * (len(text) + 1) and len(words) - k >= TOGETHER:
+        if not alone and spent > SCANS_FIRST * (len(text) + 1) and len(words) - k >= TOGETHER:
             rest = words[k:]
             found = present([w for w in dict.fromkeys(rest) if w], text)
             if found is not None:
                 return out + [not w or w in found for w in rest]
-            spent = -len(words) * (len(text) + 1)  # (no wheel: one by one to the end)
+            alone = True
         at, read = find_from(text, word, cursor)
         spent += read
         out.append(at >= 0)

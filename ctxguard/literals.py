@@ -13,6 +13,17 @@ from functools import cache
 from itertools import accumulate
 from typing import Any
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def scannable(text: str) -> str:
+    """text as the automaton can be given it: each lone surrogate (a JSON string's `\\ud800`,
+    which UTF-8 cannot hold) as U+FFFD, one character for one, so every place stays where it
+    was. (No word the scans look for holds either.)"""
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
 
 def automaton(words: Sequence[str]) -> Any | None:
     """An automaton finding the words (at each place the longest, none overlapping another;
@@ -98,12 +109,15 @@ def present_at(words: Sequence[str], text: str) -> list[tuple[int, int]] | None:
     where it starts); None where the `ahocorasick_rs` wheel is not installed."""
     if not words:
         return []
+    joined = "".join(words)
+    if "\ufffd" in joined or _SURROGATE.search(joined) is not None:
+        return None  # (a word the automaton cannot be given, or one scannable() could fake: one by one)
     try:
         import ahocorasick_rs
     except ImportError:  # (a platform without its wheel)
         return None
     found = ahocorasick_rs.AhoCorasick(list(words), matchkind=ahocorasick_rs.MatchKind.Standard)
-    return [(k, start) for k, start, _ in found.find_matches_as_indexes(text, overlapping=True)]
+    return [(k, start) for k, start, _ in found.find_matches_as_indexes(scannable(text), overlapping=True)]
 
 
 @cache
@@ -112,7 +126,7 @@ def finder(words: tuple[str, ...]) -> Callable[[str], list[int]]:
     found = automaton(words)
     if found is None:
         return regex_finder(words)
-    return lambda text: [start for _, start, _ in found.find_matches_as_indexes(text)]
+    return lambda text: [start for _, start, _ in found.find_matches_as_indexes(scannable(text))]
 
 
 @cache

@@ -257,3 +257,39 @@ def test_a_sigterm_whose_exception_something_swallowed_still_ends_the_run_with_1
     assert entry.main(["x"]) == 143
     assert "terminated (SIGTERM)" in capsys.readouterr().err
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def _sarif_with_surrogates(n: int) -> str:
+    results = [
+        {"ruleId": f"R{i % 7}", "level": "error", "message": {"text": f"bad \ud800 value {i}"}} for i in range(n)
+    ]
+    return json.dumps({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "lint"}}, "results": results}]})
+
+
+_SURROGATES: dict[str, str] = {
+    "log": "INFO start\nERROR token=abcDEF123ghiJKL456 \ud800 failed\n" * 3000,
+    "diff": _DIFF.replace("return 2", "return '\ud800'") * 300,
+    "markdown": "# Spec\n\n" + "".join(f"It MUST keep \ud800 part {i}.\n\n" for i in range(600)),
+    "json": json.dumps({"tests": [{"nodeid": f"t\ud800{i}", "outcome": "failed"} for i in range(600)]}),
+    "sarif": _sarif_with_surrogates(600),
+    "junit": '<testsuite><testcase name="t\ud800"><failure message="m"/></testcase></testsuite>' * 300,
+    "text": "line \ud800 of text\n" * 3000,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_SURROGATES))
+def test_lone_surrogates_given_to_the_library_make_a_valid_record(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone surrogate (a JSON string's `\\ud800`, or a caller's str) cannot be UTF-8 encoded:
+    the literal scans read it as U+FFFD in place, and every one-scan search (forced here from
+    the first text on) falls back to one by one where a text sought holds one."""
+    from ctxguard import literals
+    from ctxguard.api import compress_text
+    from ctxguard.engine import probes
+
+    for module in (literals, probes):
+        monkeypatch.setattr(module, "SCANS_FIRST", -1)
+        monkeypatch.setattr(module, "TOGETHER", 0)
+    text = _SURROGATES[kind]
+    record = compress_text(text, 300, name=f"x.{kind}", artifact_type=kind)
+    jsonschema.validate(record, RECORD)
+    assert record["truncated"] is True

@@ -61,3 +61,13 @@ def test_without_the_automaton_the_regular_expression_is_used(monkeypatch: pytes
     finally:
         monkeypatch.undo()
         literals.finder.cache_clear()
+
+
+def test_a_lone_surrogate_is_scanned_in_place_as_the_regular_expression_scans_it() -> None:
+    """The automaton takes UTF-8, which a lone surrogate cannot be: it reads one as U+FFFD, one
+    character for one, so every match is where the regular expression finds it."""
+    words = ("token", "key", "ab")
+    text = "a\ud800token x\udfffkey ab\ud800ab"
+    assert literals.finder(words)(text) == literals.regex_finder(words)(text) == [2, 10, 14, 17]
+    assert literals.present(["key", "b\ud800a"], text) is None  # (a word with one: searched one by one)
+    assert literals.held(["key", "b\ud800a", "zz"], text) == [True, True, False]

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 
-from ctxguard.literals import automaton
+from ctxguard.literals import automaton, scannable
 from ctxguard.secrets.vendors import FORMATS, Format
 
 __all__ = [
@@ -105,7 +105,7 @@ def _scanner() -> Callable[[str], Iterator[tuple[int, str]]]:
         return regex_anchors
 
     def scan(text: str) -> Iterator[tuple[int, str]]:
-        for word, start, _ in found.find_matches_as_indexes(text):
+        for word, start, _ in found.find_matches_as_indexes(scannable(text)):
             yield start, ANCHOR_WORDS[word]
 
     return scan

@@ -125,6 +125,8 @@ def read(text: str, name: str = "") -> JUnitDoc:
         return JUnitDoc(text, None, str(exc))
     except expat.ExpatError as exc:
         return JUnitDoc(text, None, f"not well-formed XML ({expat.ErrorString(exc.code)} at line {exc.lineno})")
+    except UnicodeEncodeError:  # (a caller's str: the parser takes UTF-8)
+        return JUnitDoc(text, None, "not well-formed XML (a lone surrogate, which no XML document holds)")
 
 
 def is_junit(head: str) -> bool:

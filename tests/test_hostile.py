@@ -39,6 +39,25 @@ _DIFF = (
     "@@ -1,3 +1,3 @@\n def main():\n-    return 1\n+    return 2\n"
 )
 
+
+def _sarif_with_surrogates(n: int) -> str:
+    results = [
+        {"ruleId": f"R{i % 7}", "level": "error", "message": {"text": f"bad \ud800 value {i}"}} for i in range(n)
+    ]
+    return json.dumps({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "lint"}}, "results": results}]})
+
+
+_SURROGATES: dict[str, str] = {
+    "log": "INFO start\nERROR token=abcDEF123ghiJKL456 \ud800 failed\n" * 3000,
+    "diff": _DIFF.replace("return 2", "return '\ud800'") * 300,
+    "markdown": "# Spec\n\n" + "".join(f"It MUST keep \ud800 part {i}.\n\n" for i in range(600)),
+    "json": json.dumps({"tests": [{"nodeid": f"t\ud800{i}", "outcome": "failed"} for i in range(600)]}),
+    "sarif": _sarif_with_surrogates(600),
+    "junit": '<testsuite><testcase name="t\ud800"><failure message="m"/></testcase></testsuite>' * 300,
+    "text": "line \ud800 of text\n" * 3000,
+}
+
+
 CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
     "nul-bytes": ("blob.bin", lambda: b"\x7fELF\x00\x00\x01" * 100),
     "invalid-utf8": ("app.log", lambda: b"INFO start\nERROR bad byte \xff\xfe here\n" * 200),
@@ -52,6 +71,9 @@ CASES: dict[str, tuple[str, Callable[[], bytes]]] = {
     "duplicate-keys": ("dup.json", lambda: b'{"a": 1, "a": 2, "b": {"c": 1, "c": [1, 2, 3]}}' * 1),
     "truncated-diff": ("cut.diff", lambda: (_DIFF * 40)[: len(_DIFF) * 40 - 37].encode()),
     "fifty-thousand-files": ("huge.diff", lambda: _many_files(50_000)),
+    # (escaped lone surrogates: decoded, strings no UTF-8 output can hold)
+    "surrogate-escapes-sarif": ("lint.sarif", lambda: _sarif_with_surrogates(400).encode()),
+    "surrogate-escapes-json": ("report.json", lambda: _SURROGATES["json"].encode()),
 }
 
 
@@ -257,24 +279,6 @@ def test_a_sigterm_whose_exception_something_swallowed_still_ends_the_run_with_1
     assert entry.main(["x"]) == 143
     assert "terminated (SIGTERM)" in capsys.readouterr().err
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
-
-
-def _sarif_with_surrogates(n: int) -> str:
-    results = [
-        {"ruleId": f"R{i % 7}", "level": "error", "message": {"text": f"bad \ud800 value {i}"}} for i in range(n)
-    ]
-    return json.dumps({"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "lint"}}, "results": results}]})
-
-
-_SURROGATES: dict[str, str] = {
-    "log": "INFO start\nERROR token=abcDEF123ghiJKL456 \ud800 failed\n" * 3000,
-    "diff": _DIFF.replace("return 2", "return '\ud800'") * 300,
-    "markdown": "# Spec\n\n" + "".join(f"It MUST keep \ud800 part {i}.\n\n" for i in range(600)),
-    "json": json.dumps({"tests": [{"nodeid": f"t\ud800{i}", "outcome": "failed"} for i in range(600)]}),
-    "sarif": _sarif_with_surrogates(600),
-    "junit": '<testsuite><testcase name="t\ud800"><failure message="m"/></testcase></testsuite>' * 300,
-    "text": "line \ud800 of text\n" * 3000,
-}
 
 
 @pytest.mark.parametrize("kind", sorted(_SURROGATES))

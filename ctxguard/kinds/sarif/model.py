@@ -54,7 +54,42 @@ def read(text: str, name: str = "") -> SarifDoc:
         return SarifDoc(text, None)
     if not isinstance(value, dict) or not isinstance(value.get("runs"), list):
         return SarifDoc(text, None)
+    if _SURROGATE_ESCAPE.search(text):
+        value = _escaped(value)
     return SarifDoc(text, [_run(run) for run in value["runs"] if isinstance(run, dict)])
+
+
+# A lone surrogate's escape (`\ud800`): decoded, a string no UTF-8 output can hold.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(value: Any) -> Any:
+    """The parsed log with each lone surrogate in its strings written back as its escape, as the
+    file holds it (a row shows `\ud800`, where UTF-8 could write nothing). (A walk, not a
+    recursion: the parse allows deeper nesting than Python's stack.)"""
+
+    def text(s: str) -> str:
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+
+    def fixed(item: Any) -> Any:
+        if isinstance(item, str):
+            return text(item)
+        if isinstance(item, dict):
+            return {text(k): v for k, v in item.items()}
+        return list(item) if isinstance(item, list) else item
+
+    top = fixed(value)
+    stack = [top]
+    while stack:
+        node = stack.pop()
+        pairs = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, item in list(pairs):
+            new = fixed(item)
+            node[key] = new
+            if isinstance(new, (dict, list)):
+                stack.append(new)
+    return top
 
 
 def is_sarif(head: str) -> bool:

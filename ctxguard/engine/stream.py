@@ -34,7 +34,7 @@ from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.classify import classify
 from ctxguard.kinds.registry import KINDS
 from ctxguard.kinds.sink import Offered, Sink, Taker
-from ctxguard.options import KindName, Options
+from ctxguard.options import TYPES, KindName, Options
 from ctxguard.plan import MAX_LINE, Plan, Unit, hole
 from ctxguard.read import NOT_TEXT_LIMIT, BinaryData, not_text_share
 from ctxguard.record import Listed, Record
@@ -212,7 +212,7 @@ def streamable(path: Path, label: str, artifact_type: str | None) -> KindName | 
     if b"\x00" in head[:8192] or head.startswith((b"\xff\xfe", b"\xfe\xff")) or not_text_share(head) > NOT_TEXT_LIMIT:
         return None  # binary or UTF-16/32: the normal path handles and explains it
     kind = artifact_type or classify(label, head.decode("utf-8", "replace"))
-    return kind if kind in KINDS and KINDS[kind].sink is not None else None
+    return kind if kind in TYPES and KINDS[kind].sink is not None else None
 
 
 def prepare(

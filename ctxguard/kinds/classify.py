@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-from ctxguard.kinds.registry import FALLBACK, KINDS, SNIFFED
+from ctxguard.kinds.registry import FALLBACK, KINDS, SNIFFED, SUFFIXES, WITHIN
 from ctxguard.options import TYPES, KindName
 
-_BY_SUFFIX: dict[str, KindName] = {suffix: name for name, kind in KINDS.items() for suffix in kind.suffixes}
+# (from the registry's tables: telling a kind by its name imports no kind)
+_BY_SUFFIX: dict[str, KindName] = {suffix: name for name, suffixes in SUFFIXES.items() for suffix in suffixes}
 _WITHIN: dict[str, list[KindName]] = {}
-for _name, _kind in KINDS.items():
-    for _suffix in _kind.within:
+for _name in KINDS:
+    for _suffix in WITHIN.get(_name, ()):
         _WITHIN.setdefault(_suffix, []).append(_name)
 
 

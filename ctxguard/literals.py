@@ -13,16 +13,16 @@ from functools import cache
 from itertools import accumulate
 from typing import Any
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate: no UTF-8 text holds one
 
 
 def scannable(text: str) -> str:
     """text as the automaton can be given it: each lone surrogate (a JSON string's `\\ud800`,
     which UTF-8 cannot hold) as U+FFFD, one character for one, so every place stays where it
     was. (No word the scans look for holds either.)"""
-    if text.isascii() or _SURROGATE.search(text) is None:
+    if text.isascii() or SURROGATE.search(text) is None:
         return text
-    return _SURROGATE.sub("\ufffd", text)
+    return SURROGATE.sub("\ufffd", text)
 
 
 def automaton(words: Sequence[str]) -> Any | None:
@@ -45,13 +45,19 @@ SCANS_FIRST = 64
 TOGETHER = 256
 
 
+def one_scan_pays(spent: int, size: int, left: int) -> bool:
+    """Whether the words left (`left` of them) are better found in one scan of a text of `size`
+    characters, the searches one by one having read `spent` characters (see SCANS_FIRST)."""
+    return spent > SCANS_FIRST * (size + 1) and left >= TOGETHER
+
+
 def held(words: Sequence[str], text: str) -> list[bool]:
     """Whether the text holds each word (see SCANS_FIRST): what `word in text` says of each."""
     out: list[bool] = []
     spent = cursor = 0  # characters read so far; where the last word was found
     alone = False  # (without the automaton's wheel: one by one to the end)
     for k, word in enumerate(words):
-        if not alone and spent > SCANS_FIRST * (len(text) + 1) and len(words) - k >= TOGETHER:
+        if not alone and one_scan_pays(spent, len(text), len(words) - k):
             rest = words[k:]
             found = present([w for w in dict.fromkeys(rest) if w], text)
             if found is not None:
@@ -64,15 +70,17 @@ def held(words: Sequence[str], text: str) -> list[bool]:
     return out
 
 
-def find_from(text: str, word: str, cursor: int) -> tuple[int, int]:
+def find_from(
+    text: str, word: str, cursor: int, find: Callable[[str, str, int, int], int] = str.find
+) -> tuple[int, int]:
     """Where word is in text, searched from cursor on, then before it; and about how many
-    characters the search read."""
-    at = text.find(word, cursor)
+    characters the search read. (`find`: str.find's arguments, such as a whole-word search.)"""
+    at = find(text, word, cursor, len(text))
     if at >= 0:
         return at, at - cursor + len(word)
     read = len(text) - cursor
     if cursor:
-        at = text.find(word, 0, cursor + len(word) - 1)
+        at = find(text, word, 0, cursor + len(word) - 1)
         read += cursor if at < 0 else at + len(word)
     return at, read
 
@@ -110,7 +118,7 @@ def present_at(words: Sequence[str], text: str) -> list[tuple[int, int]] | None:
     if not words:
         return []
     joined = "".join(words)
-    if "\ufffd" in joined or _SURROGATE.search(joined) is not None:
+    if "\ufffd" in joined or SURROGATE.search(joined) is not None:
         return None  # (a word the automaton cannot be given, or one scannable() could fake: one by one)
     try:
         import ahocorasick_rs

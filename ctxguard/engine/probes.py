@@ -25,7 +25,7 @@ from typing import Any
 from ctxguard.kinds.base import Probe as Probe  # (re-exported: probes are this module's subject)
 from ctxguard.kinds.base import ProbeSet
 from ctxguard.kinds.registry import KINDS
-from ctxguard.literals import SCANS_FIRST, TOGETHER, find_from, present
+from ctxguard.literals import find_from, one_scan_pays, present
 from ctxguard.options import KindName
 
 _TABLE_ROW = re.compile(r"^\s*\|")
@@ -100,7 +100,7 @@ def measure(
     missed: list[Probe] = []
     together = False  # (once many searches missed, the plain probes left are searched for in one scan)
     for k, probe in enumerate(probes):
-        if not together and finder.spent > SCANS_FIRST * (len(finder.content) + 1) and len(probes) - k >= TOGETHER:
+        if not together and one_scan_pays(finder.spent, len(finder.content), len(probes) - k):
             finder.search_together([p.value for p in probes[k:] if p.kind not in ("template", "definition")])
             together = True
         if not finder.has(probe):
@@ -174,15 +174,7 @@ class _Finder:
         return found
 
     def _search(self, value: str, word: bool) -> bool:
-        content, start = self.content, self._cursor
-        if word:
-            at = _word_at(content, value, start)
-            read = at - start + len(value) if at >= 0 else len(content) - start
-            if at < 0 and start:
-                at = _word_at(content, value, 0, start + len(value) - 1)
-                read += start if at < 0 else at + len(value)
-        else:
-            at, read = find_from(content, value, start)
+        at, read = find_from(self.content, value, self._cursor, _word_at if word else str.find)
         self.spent += read
         if at < 0:
             return False

@@ -167,11 +167,12 @@ def test_many_probes_searched_for_together_are_found_as_each_search_finds_them(
     by one without the automaton's wheel; the answers must be each search's."""
     import random
 
+    from ctxguard import literals
     from ctxguard.engine import probes
     from ctxguard.engine.probes import _word_at
 
-    monkeypatch.setattr(probes, "SCANS_FIRST", misses)
-    monkeypatch.setattr(probes, "TOGETHER", together)
+    monkeypatch.setattr(literals, "SCANS_FIRST", misses)  # (the probes' check asks literals.one_scan_pays)
+    monkeypatch.setattr(literals, "TOGETHER", together)
     if not wheel:
         monkeypatch.setattr(probes, "present", lambda words, text: None)
     rng = random.Random(5)

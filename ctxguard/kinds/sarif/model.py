@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxguard.kinds.json.model import loads
+from ctxguard.literals import SURROGATE
 
 LEVELS = ("error", "warning", "note", "none")
 
@@ -61,7 +62,6 @@ def read(text: str, name: str = "") -> SarifDoc:
 
 # A lone surrogate's escape (`\ud800`): decoded, a string no UTF-8 output can hold.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _escaped(value: Any) -> Any:
@@ -70,7 +70,7 @@ def _escaped(value: Any) -> Any:
     recursion: the parse allows deeper nesting than Python's stack.)"""
 
     def text(s: str) -> str:
-        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
+        return SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
 
     def fixed(item: Any) -> Any:
         if isinstance(item, str):

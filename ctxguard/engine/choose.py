@@ -24,18 +24,21 @@ def choose(
     fill: bool = True,
     skip: Sequence[bool] | None = None,
     most: int | None = None,
+    start: tuple[list[bool], int] | None = None,
 ) -> tuple[list[bool], int] | None:
     """The units kept at limit: the must units in order (all of them, or None), then, with fill,
     the others that fit, except those skipped. Given skip (a tier-3 cut's second step), the
     must units are those its first step found to fit: they are taken whatever the limit, which
     bounds only what is added around them. Given most (a tier-3 cut's first step), the first
-    `most` must units in order are taken, whatever the limit, and no other. Returns the units
-    chosen and their estimated cost."""
+    `most` must units in order are taken, whatever the limit, and no other. Given start (with
+    skip: the first step's units and their estimated cost), the must units are those it chose,
+    taken as it took them: the fill goes on from there without taking them again. Returns the
+    units chosen and their estimated cost."""
     units = plan.units
     n = len(units)
     costs, anchors, blank = plan.columns  # (lists: read at every unit of every choice)
-    chosen = [False] * n
-    used = gap if n else 0  # everything left out is one gap
+    chosen = list(start[0]) if start is not None else [False] * n
+    used = start[1] if start is not None else gap if n else 0  # (at first everything left out is one gap)
     # The units never taken: a must unit the first step left out (not even as an anchor).
     barred = [s and not m for s, m in zip(skip, must)] if skip else None
 
@@ -72,16 +75,17 @@ def choose(
         used += cost
         return True
 
-    taken = 0
-    for i in order:
-        if not must[i] or chosen[i]:
-            continue
-        if most is not None and taken == most:
-            break
-        taken += 1
-        if not take(i, force=skip is not None or most is not None):
-            return None  # (tier 2: every must unit, or no content)
-    used += _close_cheap_gaps(plan, chosen, must, skip, gap)  # (between the must units: before the fill)
+    if start is None:
+        taken = 0
+        for i in order:
+            if not must[i] or chosen[i]:
+                continue
+            if most is not None and taken == most:
+                break
+            taken += 1
+            if not take(i, force=skip is not None or most is not None):
+                return None  # (tier 2: every must unit, or no content)
+        used += _close_cheap_gaps(plan, chosen, must, skip, gap)  # (between the must units: before the fill)
     if fill:
         waits, groups = plan.waits_for, plan.group
         held: set[int] = set()  # groups one of whose units was left out at its turn

@@ -114,7 +114,19 @@ def _tier3(
     fixed = [m and c for m, c in zip(must, found.chosen)]  # the must units kept; the others left out
     # Around them, the room left: from their estimated cost on.
     base = (found.estimated, room - room_left)  # (the run's estimated cost, its content's size with the list)
-    filled = _fit(plan, order, fixed, gap, found.estimated + room_left, room, count, marker, skip=must, base=base)
+    filled = _fit(
+        plan,
+        order,
+        fixed,
+        gap,
+        found.estimated + room_left,
+        room,
+        count,
+        marker,
+        must,
+        base,
+        (found.chosen, found.estimated),
+    )
     result = filled or found
     if not any(result.chosen) and order and listing is None:  # no unit fits: the first one's start
         return _clipped_first(plan, order[0], room, count, marker) or result.content
@@ -199,13 +211,15 @@ def _fit(
     marker: Callable[[int], str] | None,
     skip: Sequence[bool] | None = None,
     base: tuple[int, int] | None = None,
+    start: tuple[list[bool], int] | None = None,
 ) -> Fit | None:
     """Choose and render, packing again into a smaller limit while the content is over room,
     and into a bigger one while the room left unused could hold a unit left out (the gaps' cost
     is estimated: a plan's gap lines vary), keeping the content of the biggest limit that fit.
     While every limit tried fits, the next is as much bigger as the room left, or more where the
     sizes grow slower than the limits (base: the limit and size of what every try keeps, a
-    tier-3 cut's must units; see _toward). Once a limit that fits and one over are known, the
+    tier-3 cut's must units; see _toward; start: the units it chose, which every try goes on
+    from, and their estimated cost). Once a limit that fits and one over are known, the
     next lies where the line between the two sizes meets the room (but not in the outer quarters
     of the interval: sizes jump where a big unit comes in)."""
     fitted: Fit | None = None  # the best content
@@ -220,7 +234,7 @@ def _fit(
         return min(max(guess, fits.limit + quarter), over - quarter)
 
     for _ in range(_TRIES):
-        found = choose(plan, order, must, gap, limit, True, skip)
+        found = choose(plan, order, must, gap, limit, True, skip, start=start)
         if found is None:
             return fitted
         chosen, estimated = found

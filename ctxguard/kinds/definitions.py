@@ -114,12 +114,13 @@ def is_definition(line: str, language: str | None = None) -> bool:
     return _PATTERNS.get(language or "", DEFINITION).match(line) is not None
 
 
-_COMMENT_OR_BLANK = re.compile(r"^\s*(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")
+_COMMENT_OR_BLANK = re.compile(r"\s*(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")
 
 
-def is_comment_or_blank(line: str) -> bool:
-    """Blank lines and lines that hold only a comment."""
-    return _COMMENT_OR_BLANK.match(line) is not None
+def is_comment_or_blank(line: str, start: int = 0) -> bool:
+    """Blank lines and lines that hold only a comment (from start on: a diff's line after its
+    sign, without a copy of the rest)."""
+    return _COMMENT_OR_BLANK.match(line, start) is not None
 
 
 _NAME_AFTER_KEYWORD = re.compile(

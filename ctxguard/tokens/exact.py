@@ -136,11 +136,19 @@ class _TiktokenEncoded:
 
     def segment_counts(self, segments: Sequence[str]) -> list[int]:
         out = [0] * len(segments)
-        for k, pos, j, ends in _walk(self.text, self.segments, segments):
-            if ends is None:
-                out[j] += self.counts[k]  # inside one part, or the rest is blank lines
+        text, counts = self.text, self.counts
+        ends = list(itertools.accumulate(map(len, segments)))
+        last = len(ends) - 1
+        j, pos = 0, 0
+        for k, segment in enumerate(self.segments):  # (_walk's steps, inline: a step per line of a text)
+            end = pos + len(segment)
+            while j < last and ends[j] <= pos:
+                j += 1
+            if end <= ends[j] or text[ends[j] : end].isspace():
+                out[j] += counts[k]  # inside one part, or the rest is blank lines
             else:
                 self._spread(k, pos, ends, j, out)
+            pos = end
         return out
 
     def _spread(self, k: int, pos: int, ends: list[int], j: int, out: list[int]) -> None:

@@ -311,3 +311,63 @@ def test_prose_whose_gaps_are_written_short_is_packed_in_few_counts() -> None:
     content = pack(plan, room, count, marker)
     assert content is not None and 0.97 * room <= TOKENIZER.count(content) <= room
     assert len(counted) <= 5
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(min_value=0, max_value=10_000),
+    kind=st.sampled_from(["diff", "json", "log", "markdown"]),
+    shares=st.lists(st.floats(min_value=0.0, max_value=1.2), min_size=1, max_size=3),
+)
+def test_a_tier3_fill_from_the_first_steps_units_is_the_fill_that_takes_them_again(
+    seed: int, kind: str, shares: list[float]
+) -> None:
+    """The second step of a tier-3 cut goes on from the units the first step chose (`start`):
+    what it chooses, and its estimate, are those of a fill that takes the first step's must
+    units again, at every limit."""
+    from ctxguard.engine.choose import choose
+    from ctxguard.engine.packer import _order
+    from ctxguard.kinds.registry import KINDS
+
+    rnd = random.Random(seed)
+    if kind == "json":
+        import json
+
+        rows = [
+            {"name": f"t{i}", "status": rnd.choice(["passed", "failed"]), "log": "x " * rnd.randint(0, 40)}
+            for i in range(rnd.randint(2, 30))
+        ]
+        text = json.dumps({"tests": rows, "summary": {"n": len(rows)}}, indent=2)
+    elif kind == "diff":
+        text = "".join(
+            f"diff --git a/f{f}.py b/f{f}.py\n--- a/f{f}.py\n+++ b/f{f}.py\n@@ -1,4 +1,4 @@\n def g{f}():\n"
+            + "".join(
+                rnd.choice([" x = 1\n", "-if n == 0:\n+if n == 1:\n", "+# note\n", "-y = 2\n"])
+                for _ in range(rnd.randint(1, 12))
+            )
+            for f in range(rnd.randint(1, 5))
+        )
+    elif kind == "log":
+        text = "".join(
+            rnd.choice(["step ok\n", "ERROR boom at x.py:3\n", "WARNING slow\n", "info line\n"])
+            for _ in range(rnd.randint(5, 80))
+        )
+    else:
+        text = "".join(
+            rnd.choice(["# Title\n", "The service MUST retry.\n", "Some prose here.\n", "\n", "- item\n"])
+            for _ in range(rnd.randint(5, 80))
+        )
+    k = KINDS[kind]
+    plan = k.plan(k.read(text, f"x.{kind}"), TOKENIZER.encode(text), TOKENIZER)
+    order = _order(plan)
+    must = [u.must for u in plan.units]
+    gap = 3
+    most = rnd.randint(0, sum(must))
+    first = choose(plan, order, must, gap, 0, fill=False, most=most)
+    assert first is not None
+    fixed = [m and c for m, c in zip(must, first[0])]
+    total = sum(u.cost for u in plan.units)
+    for share in shares:
+        limit = first[1] + int(total * share)
+        again = choose(plan, order, fixed, gap, limit, True, must)
+        assert choose(plan, order, fixed, gap, limit, True, must, start=(list(first[0]), first[1])) == again

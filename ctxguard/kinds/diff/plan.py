@@ -6,6 +6,8 @@ import bisect
 import os.path
 import re
 from collections.abc import Sequence
+from itertools import accumulate, compress
+from operator import itemgetter
 from typing import Final
 
 from ctxguard.git.paths import line_path
@@ -29,10 +31,12 @@ def turn_of(seen: dict[float, int], level: float, together: bool) -> int:
     return seen.get(level, 0)
 
 
-def _each_files_turn(rank: list[tuple[float, int]], kinds: list[str]) -> None:
-    """Changed definitions and error lines by turns across files (see turn_of)."""
+def _each_files_turn(rank: list[tuple[float, int]], kinds: list[str], outline: Sequence[int]) -> None:
+    """Changed definitions and error lines by turns across files (see turn_of). (outline: the
+    lines that are not plain changes or context, in order: the others are neither.)"""
     seen: dict[float, int] = {}
-    for i, kind in enumerate(kinds):
+    for i in outline:
+        kind = kinds[i]
         if kind == "file":
             seen = {}
         elif kind in ("definition", "error"):
@@ -68,18 +72,20 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
 
 
 def _first_units_file_first(
-    rank: Sequence[tuple[float, int]], must: Sequence[bool], kinds: Sequence[str], stats: Sequence[FileStat]
+    rank: Sequence[tuple[float, int]], must: Sequence[bool], files: Sequence[int], stats: Sequence[FileStat]
 ) -> list[FileStat]:
     """The files in the diff's order, but the file of the must unit a cut takes first at the
     top: a list shown alone (a room the first change does not fit) names the file that change
     is in, which a bigger room shows; the other rows name files the cut may not show. (The
-    diff's order where the lines' files and the parsed files differ in number.)"""
-    first: list[tuple[float, int]] = []
-    for i, kind in enumerate(kinds):
-        if kind == "file":
-            first.append((float("inf"), i))
-        elif first and must[i]:
-            first[-1] = min(first[-1], rank[i])
+    diff's order where the lines' files and the parsed files differ in number.) files: the
+    `diff --git` lines, in order.)"""
+    first = [(float("inf"), i) for i in files]
+    k = -1  # the file of line i
+    for i in compress(range(len(must)), must):
+        while k + 1 < len(files) and files[k + 1] <= i:
+            k += 1
+        if k >= 0 and i != files[k]:
+            first[k] = min(first[k], rank[i])
     if len(first) != len(stats) or not stats:
         return list(stats)
     top = min(range(len(stats)), key=first.__getitem__)
@@ -124,6 +130,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     body: dict[int, float] = {}  # hunk lines ranked by distance: their level at distance 0
     hunks: list[tuple[int, ...]] = []  # each line's hunk (file and hunk header)
     reader_kind: list[str] = []
+    outline: list[int] = []  # the lines that are not plain changes or context
     edited = small_edits(lines)
     quotes = _Quotes(lines)
     quoted = {
@@ -139,7 +146,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         kind, level = reader.read(line)
         offset = reader.offset
         keep, needs = kind in ("file", "hunk", "definition", "error"), hunk
-        comment = kind in ("change", "context", "definition") and is_comment_or_blank(line[1:])
+        comment = kind in ("change", "context", "definition") and is_comment_or_blank(line, 1)
         named = bool(task_words) and kind != "file" and mentions(line[1:], task_words)
         task = named and not keep
         # A changed line or definition that names the task's words: first among its equals, and
@@ -210,6 +217,8 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         anchors.append(needs)
         hunks.append(hunk)
         reader_kind.append(kind)
+        if kind != "change" and kind != "context":
+            outline.append(i)
         # Comments and blank lines go first: shown only while none of their file's code is left
         # out; with a task, the other changed lines only while none of the task's lines is.
         quiet = comment and kind != "definition" and not keep
@@ -219,24 +228,29 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         else:
             group.append((*file, TASK_GROUP) if asked else file)
             waits.append((TASK_GROUP,) if task_words and kind == "change" and not asked else ())
-    for i, base in body.items():
+    distance = _Distances(keys)
+    for i, base in body.items():  # (in order)
         span = 0.0 if base in EDITS else SOURCE_SPAN if base == SOURCE_CODE else BODY_SPAN  # (source code stays ahead)
         late = REMOVED_AFTER if base in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
-        rank[i] = (base + late + min(_distance(i, keys.get(hunks[i], [])), REACH) / REACH * span, i)
-    for i in _moved(lines, reader_kind):  # a definition or error line moved or re-indented: after the edits
+        rank[i] = (base + late + min(distance(i, hunks[i]), REACH) / REACH * span, i)
+    for i in _moved(lines, reader_kind, outline):  # a definition or error line moved or re-indented: after the edits
         rank[i] = (MOVED + rank[i][0] - 1, i)
-    _each_files_turn(rank, reader_kind)
-    shown = [short_commit(line) if kind == "commit" else line for line, kind in zip(lines, reader_kind)]
+    _each_files_turn(rank, reader_kind, outline)
+    shown = list(lines)
+    for i in outline:
+        if reader_kind[i] == "commit":
+            shown[i] = short_commit(lines[i])
     stats = doc.files
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
     # Every header is kept (tier 2 and 3), after the changed definitions and the lines edited in
     # place of its file's rank: a tier-3 cut lists the files first, so a header alone says
     # little, and the behaviour's change comes before it. (Still must: a bigger room keeps every
     # header a smaller one kept.)
-    for i, kind in enumerate(reader_kind):
-        if stats and must[i] and kind in ("file", "header", "hunk"):
+    for i in outline:
+        if stats and must[i] and reader_kind[i] in ("file", "header", "hunk"):
             rank[i] = (rank[i][0] + HEADERS_AFTER_EDITS, i)
-    listed = _first_units_file_first(rank, must, reader_kind, stats)
+    files = [i for i in outline if reader_kind[i] == "file"]
+    listed = _first_units_file_first(rank, must, files, stats)
     return Plan(
         units(lines, shown, rank, must, anchors.__getitem__, encoded, tokenizer),
         encoded.count,
@@ -275,21 +289,24 @@ TASK_GROUP: Final = -1  # the group of the task's lines (a file's group is its h
 HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 
-def _moved(lines: Sequence[str], kinds: Sequence[str]) -> list[int]:
+def _moved(lines: Sequence[str], kinds: Sequence[str], outline: Sequence[int]) -> list[int]:
     """The changed definition and error lines whose text (white space aside) is both removed
     and added in their file: code moved or re-indented (`raise ValueError(` one level out), not
-    a change of behaviour. Still kept by tier 2; taken by a cut after the lines edited in place."""
+    a change of behaviour. Still kept by tier 2; taken by a cut after the lines edited in place.
+    (outline: the lines that are not plain changes or context, in order.)"""
     moved: list[int] = []
-    start = 0
-    for end in [i for i, kind in enumerate(kinds) if kind == "file"][1:] + [len(lines)]:
-        signed = {
-            i: (lines[i][0], " ".join(lines[i][1:].split()))
-            for i in range(start, end)
-            if kinds[i] in ("definition", "error")
-        }
-        said = set(signed.values())
-        moved += [i for i, (sign, text) in signed.items() if ("+" if sign == "-" else "-", text) in said]
-        start = end
+    signed: dict[int, tuple[str, str]] = {}  # the current file's
+    files = 0
+    for i in [*outline, None]:
+        if i is None or kinds[i] == "file" and files:
+            said = set(signed.values())
+            moved += [j for j, (sign, text) in signed.items() if ("+" if sign == "-" else "-", text) in said]
+            signed = {}
+        if i is None:
+            break
+        files += kinds[i] == "file"
+        if kinds[i] in ("definition", "error"):
+            signed[i] = (lines[i][0], " ".join(lines[i][1:].split()))
     return moved
 
 
@@ -299,24 +316,35 @@ def small_edits(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
     changed constant reads like this; new code does not. Each added line maps to its removed line
     (shown with it), each removed line to nothing."""
     found: dict[int, tuple[int, ...]] = {}
-    i, n = 0, len(lines)
-    while i < n:
-        if not lines[i].startswith("-") or lines[i].startswith("---"):
-            i += 1
-            continue
-        minus_end = i
-        while minus_end < n and lines[minus_end].startswith("-") and not lines[minus_end].startswith("---"):
-            minus_end += 1
-        plus_end = minus_end
-        while plus_end < n and lines[plus_end].startswith("+") and not lines[plus_end].startswith("+++"):
-            plus_end += 1
+    for run in _EDIT_RUN.finditer(_signs(lines)):  # (each run of `-` lines and the `+` lines after it)
+        i, minus_end, plus_end = run.start(), run.end(1), run.end()
         if plus_end - minus_end == minus_end - i and minus_end - i <= 8:
             for a, b in zip(range(i, minus_end), range(minus_end, plus_end)):
                 old, new = lines[a][1:].strip(), lines[b][1:].strip()
                 if old != new and old and _alike(old, new):
                     found[a], found[b] = (), (a,)
-        i = max(plus_end, i + 1)
     return found
+
+
+_EDIT_RUN = re.compile(r"(-+)\+*")
+
+
+def _signs(lines: Sequence[str]) -> str:
+    """One character per line: its first (`-` a removed line, `+` an added one), but `=` for a
+    line starting `---` or `+++` (a file's header, not an edit) and for an empty one. (Read
+    from the joined text: the headers found by a search, not a test of each line.)"""
+    signs = [line[:1] or "=" for line in lines] if "" in lines else list(map(itemgetter(0), lines))
+    text = "".join(lines)
+    starts: list[int] | None = None
+    for head in ("---", "+++"):
+        at = 0 if text.startswith(head) else text.find("\n" + head) + 1 or -1  # (a line's start)
+        while at >= 0:
+            if starts is None:
+                starts = list(accumulate(map(len, lines)))  # (each line's end)
+            signs[bisect.bisect_right(starts, at)] = "="
+            found = text.find("\n" + head, at)
+            at = found + 1 if found >= 0 else -1
+    return "".join(signs)
 
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -429,9 +457,23 @@ def names_new_path(line: str) -> bool:
     return line.startswith("+++ ") and line_path(line, "+++ ").strip() != "/dev/null"
 
 
-def _distance(i: int, keys: list[int]) -> int:
-    """How many lines from line i the nearest of its hunk's key lines (in order) is."""
-    at = bisect.bisect_left(keys, i)
-    if at == len(keys):
-        return i - keys[at - 1] if at else REACH  # (after the last key, or none)
-    return keys[at] - i if at == 0 else min(i - keys[at - 1], keys[at] - i)
+class _Distances:
+    """How many lines from a line of a hunk the nearest of the hunk's key lines (in order) is,
+    asked of the hunks' lines in order: a walk along each hunk's keys, not a search per line."""
+
+    def __init__(self, keys: dict[tuple[int, ...], list[int]]) -> None:
+        self.keys = keys
+        self.hunk: tuple[int, ...] | None = None
+        self.marks: list[int] = []
+        self.at = 0  # the first key at or after the last line asked
+
+    def __call__(self, i: int, hunk: tuple[int, ...]) -> int:
+        if hunk is not self.hunk:
+            self.hunk, self.marks, self.at = hunk, self.keys.get(hunk, []), 0
+        marks, at = self.marks, self.at
+        while at < len(marks) and marks[at] < i:
+            at += 1
+        self.at = at
+        if at == len(marks):
+            return i - marks[at - 1] if at else REACH  # (after the last key, or none)
+        return marks[at] - i if at == 0 else min(i - marks[at - 1], marks[at] - i)

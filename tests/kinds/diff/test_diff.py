@@ -711,15 +711,28 @@ def test_a_streamed_git_log_keeps_its_commits(sample, tmp_path, monkeypatch) -> 
 
 
 def test_a_lines_distance_is_to_the_nearest_key_line_of_its_hunk() -> None:
+    """Asked of the hunks' lines in order (as the plan asks), each line's distance is to the
+    nearest key line of its own hunk, REACH in a hunk without one."""
     import random as _random
 
-    from ctxguard.kinds.diff.plan import REACH, _distance
+    from ctxguard.kinds.diff.plan import REACH, _Distances
 
     rnd = _random.Random(1)
-    for _ in range(5000):
-        keys = sorted(rnd.sample(range(200), rnd.randint(0, 8)))
-        i = rnd.randint(0, 210)
-        assert _distance(i, keys) == min((abs(i - k) for k in keys), default=REACH)
+    for _ in range(300):
+        keys: dict[tuple[int, ...], list[int]] = {}
+        asked: list[tuple[int, tuple[int, ...]]] = []
+        start = 0
+        for _hunk in range(rnd.randint(1, 4)):
+            size = rnd.randint(1, 60)
+            hunk = (start,)
+            keys[hunk] = sorted(rnd.sample(range(start, start + size), rnd.randint(0, min(size, 8))))
+            if not keys[hunk]:
+                del keys[hunk]
+            asked += [(i, hunk) for i in range(start, start + size) if rnd.random() < 0.7]
+            start += size
+        distance = _Distances(keys)
+        for i, hunk in asked:
+            assert distance(i, hunk) == min((abs(i - k) for k in keys.get(hunk, [])), default=REACH)
 
 
 def test_a_changed_line_is_read_once_for_the_plan_and_the_probes(monkeypatch: pytest.MonkeyPatch) -> None:

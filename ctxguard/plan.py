@@ -9,10 +9,12 @@ their tokens.
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import accumulate
+from operator import attrgetter
 from typing import Final, NamedTuple
 
 from ctxguard.tokens.base import Encoded, Tokenizer
@@ -122,23 +124,33 @@ class Plan:
         return changed
 
     @cached_property
-    def starts(self) -> list[int]:
+    def starts(self) -> Sequence[int]:
         """Per unit, the raw line ends before it (its first raw line's number, less one), and
         last, all of them: a run's line ends are the difference of two, without a walk."""
-        return list(accumulate((u.omits for u in self.units), initial=0))
+        return _sums([u.text.count("\n") if u.lines is None else u.lines for u in self.units])
 
     @cached_property
     def columns(self) -> tuple[list[int], list[tuple[int, ...]], list[bool]]:
         """Per unit, its cost, its anchors, and whether it is blank (white space only): what the
         packer's every choice reads of each unit, as lists."""
         units = self.units
-        return [u.cost for u in units], [u.anchors for u in units], [not u.text.strip() for u in units]
+        return list(map(_COST, units)), list(map(_ANCHORS, units)), [not u.text.strip() for u in units]
 
     @cached_property
-    def costs(self) -> list[int]:
+    def costs(self) -> Sequence[int]:
         """Per unit, the tokens of the units before it, and last, of all of them."""
-        return list(accumulate((u.cost for u in self.units), initial=0))
+        return _sums(self.columns[0])
 
+
+def _sums(numbers: Sequence[int]) -> Sequence[int]:
+    """The sums of the numbers before each (non-negative: tokens, line ends), and of all of
+    them: a plan holds one per unit, as 8-byte integers (a list of big ints costs 36 bytes
+    each), or as a list where they outgrow them (a cost over millions of holes)."""
+    sums = accumulate(numbers, initial=0)
+    return array("q", sums) if sum(numbers) < 1 << 63 else list(sums)
+
+
+_COST, _ANCHORS, PRIORITY = attrgetter("cost"), attrgetter("anchors"), attrgetter("priority")
 
 # What a plan works out of its units, once: its cached properties (each made of the units alone).
 _OF_UNITS = tuple(name for name, value in vars(Plan).items() if isinstance(value, cached_property))

@@ -18,7 +18,7 @@ from itertools import compress
 from typing import NamedTuple
 
 from ctxguard.engine.choose import choose
-from ctxguard.plan import Omitted, Plan, listing_room
+from ctxguard.plan import PRIORITY, Omitted, Plan, listing_room
 from ctxguard.words import cut_line
 
 _TRIES = 6
@@ -80,8 +80,7 @@ def tier2(plan: Plan, room: int, count: Callable[[str], int]) -> Cut | None:
 
 def _order(plan: Plan) -> list[int]:
     """The units in the order a cut takes them."""
-    units = plan.units
-    return sorted(range(len(units)), key=lambda i: units[i].priority)  # stable: ties in order
+    return sorted(range(len(plan.units)), key=list(map(PRIORITY, plan.units)).__getitem__)  # stable: ties in order
 
 
 def _widest_gap(plan: Plan, count: Callable[[str], int]) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import operator
 import os
 import re
 import unicodedata
@@ -166,10 +167,13 @@ class _TiktokenEncoded:
             )
         ends_at = self._byte_ends(segment, k)
         n = len(ends_at)
+        if not n:
+            return
         # Tokens starting before each cut: the first, and each whose previous token ends before it.
-        upto = [*(min(n, 1 + bisect.bisect_left(ends_at, cut, 0, max(0, n - 1))) for cut in cuts), n]
-        for i, (before, after) in enumerate(zip([0, *upto], upto)):
-            out[j + i] += after - before
+        upto = list(map((1).__add__, map(functools.partial(bisect.bisect_left, ends_at, lo=0, hi=n - 1), cuts)))
+        upto.append(n)
+        m = len(upto)  # (the parts it spreads over: their counts grow by the tokens between two cuts)
+        out[j : j + m] = map(operator.add, out[j : j + m], map(operator.sub, upto, [0, *upto]))
 
     def recount(self, text: str) -> int:
         if text == self.text:

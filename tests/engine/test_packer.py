@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
@@ -246,7 +247,7 @@ def test_a_plan_copied_with_but_keeps_what_it_worked_out_of_the_same_units_only(
     assert listed.prefix == "files\n" and (listed.starts, listed.costs, listed.columns) == worked
     assert listed.starts is plan.starts  # (carried, not worked out again)
     fewer = plan.but(units=plan.units[:2])
-    assert fewer.starts == [0, 1, 2] and fewer.costs == plan.costs[:3] and len(fewer.columns[0]) == 2
+    assert list(fewer.starts) == [0, 1, 2] and fewer.costs == plan.costs[:3] and len(fewer.columns[0]) == 2
 
 
 def test_when_all_must_units_fit_the_cut_shows_them_all_and_fills_around_them() -> None:
@@ -371,3 +372,23 @@ def test_a_tier3_fill_from_the_first_steps_units_is_the_fill_that_takes_them_aga
         limit = first[1] + int(total * share)
         again = choose(plan, order, fixed, gap, limit, True, must)
         assert choose(plan, order, fixed, gap, limit, True, must, start=(list(first[0]), first[1])) == again
+
+
+def test_a_plans_sums_are_exact_whatever_their_size() -> None:
+    """The sums a plan holds per unit (costs, line ends) are 8-byte integers while they fit,
+    and exact beyond (a cost over millions of holes)."""
+    from ctxguard.plan import HOLE_COST, _sums
+
+    assert list(_sums([3, 0, 5])) == [0, 3, 3, 8]
+    huge = [HOLE_COST] * 3 + [1 << 62, 1 << 62]
+    assert list(_sums(huge)) == [
+        0,
+        HOLE_COST,
+        2 * HOLE_COST,
+        3 * HOLE_COST,
+        3 * HOLE_COST + (1 << 62),
+        3 * HOLE_COST + (1 << 63),
+    ]
+    plan = _plan(LINES[:3], [1.0, 2.0, 3.0])
+    assert list(plan.costs) == [0, *itertools.accumulate(u.cost for u in plan.units)]
+    assert list(plan.starts) == [0, 1, 2, 3]

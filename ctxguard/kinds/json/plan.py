@@ -60,9 +60,9 @@ def plan(
     if costed is not encoded:
         encoded.learn(costed)  # the content's lines are the rewritten text's: count them from it
     scale = encoded.count / max(1, costed.count)  # raw tokens a unit stands for
-    n = len(u.kind)
     priority = [
-        (u.stage[i] + min(u.depth[i] - (u.kind[i] in _AT_PARENT and u.parent[i] >= 0), 999) / 1000, i) for i in range(n)
+        (stage + min(depth - (kind in _AT_PARENT and parent >= 0), 999) / 1000, i)
+        for i, (stage, depth, kind, parent) in enumerate(zip(u.stage, u.depth, u.kind, u.parent))
     ]  # a scalar (or a whole item) is taken with its container, at its depth
     # Every key is kept: the first unit (by priority) to carry each key path is kept whatever
     # the stage (at tier 3: first, as far as they fit).
@@ -75,8 +75,8 @@ def plan(
     rests = {first: [j for j in range(first + 1, last + 1) if u.kind[j] == REST] for first, last in u.items.items()}
     first_of = {j: first for first, units in rests.items() for j in units}
     out = []
-    for i in range(n):
-        kind, parent = u.kind[i], u.parent[i]
+    made = tuple.__new__  # (a Unit built from its fields' tuple: NamedTuple's own __new__ costs twice as much)
+    for i, (kind, parent, text, cost, stage) in enumerate(zip(u.kind, u.parent, u.text, costs, u.stage)):
         if kind == OPEN:
             # A record's scalars are taken with it, all or none: a record is not shown as its
             # opening and a note that its keys were left out.
@@ -95,7 +95,7 @@ def plan(
             out.append(Unit("", HOLE_COST, 0, (float("inf"), i), False, anchors))
             continue
         out.append(
-            Unit(u.text[i], costs[i], round(costs[i] * scale), priority[i], u.stage[i] < 1 or i in carriers, anchors)
+            made(Unit, (text, cost, round(cost * scale), priority[i], stage < 1 or i in carriers, anchors, None, 0))
         )
     lossless = functools.partial(whole_of, tops, layout, u, encoded, costed.count)
     return Plan(

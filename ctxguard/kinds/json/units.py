@@ -106,9 +106,12 @@ def _spread(m: int) -> list[int]:
 def _string_ends(n: int) -> list[int]:
     """Where a string of n characters is cut into pieces: its first 16, then at 30, 60, 120,
     200, and every _PIECE after."""
-    ends = [end for *_, end in STAGES if end < n]
-    ends.extend(range(STAGES[-1][3] + _PIECE, n, _PIECE))
-    return [*ends, n]
+    if n > _ENDS[-1]:
+        return [*_ENDS, *range(_ENDS[-1] + _PIECE, n, _PIECE), n]
+    return [*(end for end in _ENDS if end < n), n]
+
+
+_ENDS = tuple(stage[3] for stage in STAGES)  # (the stages' string lengths)
 
 
 def quoted(text: str) -> str:

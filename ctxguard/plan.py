@@ -8,6 +8,7 @@ their tokens.
 
 from __future__ import annotations
 
+import functools
 import re
 from array import array
 from collections.abc import Callable, Sequence
@@ -33,11 +34,10 @@ class Unit(NamedTuple):
     lines: int | None = None  # raw line ends it stands for (None: those in its text)
     clipped: int = 0  # characters of its line its text leaves out (`... (N chars omitted)`)
 
-    @property
-    def omits(self) -> int:
-        """The raw line ends this unit stands for: a gap counts them when it is left out, and
-        the units' sum before a unit is the raw line it starts on, less one."""
-        return self.lines if self.lines is not None else self.text.count("\n")
+
+# A Unit from its eight fields' tuple, in order: NamedTuple's own __new__ costs twice as much,
+# and a plan of a big artifact makes one per line.
+new_unit = functools.partial(tuple.__new__, Unit)
 
 
 Ranks = list[tuple[float, int]]  # per unit, its priority as a plan builds it: (level, order among equals)
@@ -126,7 +126,8 @@ class Plan:
     @cached_property
     def starts(self) -> Sequence[int]:
         """Per unit, the raw line ends before it (its first raw line's number, less one), and
-        last, all of them: a run's line ends are the difference of two, without a walk."""
+        last, all of them: a run's line ends are the difference of two, without a walk. (A
+        unit stands for its `lines`, else for the line ends in its text: a gap counts them.)"""
         return _sums([u.text.count("\n") if u.lines is None else u.lines for u in self.units])
 
     @cached_property
@@ -177,9 +178,8 @@ def units(
         raw = encoded.segment_counts(lines)
     else:  # (a text changed on reading, e.g. colour codes removed)
         raw = [tokenizer.count(line) for line in lines]
-    made = tuple.__new__  # (a Unit built from its fields' tuple: NamedTuple's own __new__ costs twice as much)
     return [
-        made(Unit, (s, r, r, rank[i], must[i], anchors(i), None, 0))
+        new_unit((s, r, r, rank[i], must[i], anchors(i), None, 0))
         if s is line
         else Unit(
             s,

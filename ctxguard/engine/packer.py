@@ -113,19 +113,8 @@ def _tier3(
     fixed = [m and c for m, c in zip(must, found.chosen)]  # the must units kept; the others left out
     # Around them, the room left: from their estimated cost on.
     base = (found.estimated, room - room_left)  # (the run's estimated cost, its content's size with the list)
-    filled = _fit(
-        plan,
-        order,
-        fixed,
-        gap,
-        found.estimated + room_left,
-        room,
-        count,
-        marker,
-        must,
-        base,
-        (found.chosen, found.estimated),
-    )
+    start = (found.chosen, found.estimated)  # (every try goes on from them: see choose)
+    filled = _fit(plan, order, fixed, gap, found.estimated + room_left, room, count, marker, must, base, start)
     result = filled or found
     if not any(result.chosen) and order and listing is None:  # no unit fits: the first one's start
         return _clipped_first(plan, order[0], room, count, marker) or result.content

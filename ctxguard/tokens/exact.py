@@ -136,20 +136,19 @@ class _TiktokenEncoded:
         return before[i] + bisect.bisect_right(self._byte_ends(self.segments[i]), nbytes)
 
     def segment_counts(self, segments: Sequence[str]) -> list[int]:
+        return self._counts_of(segments, _placed(self.text, self.segments, segments))
+
+    def _counts_of(
+        self, segments: Sequence[str], placed: tuple[list[int], list[int], list[tuple[int, int]]]
+    ) -> list[int]:
+        """segment_counts, given where the clean segments fall among them (_placed)."""
+        ends, part, spread = placed
         out = [0] * len(segments)
-        text, counts = self.text, self.counts
-        ends = list(itertools.accumulate(map(len, segments)))
-        last = len(ends) - 1
-        j, pos = 0, 0
-        for k, segment in enumerate(self.segments):  # (_walk's steps, inline: a step per line of a text)
-            end = pos + len(segment)
-            while j < last and ends[j] <= pos:
-                j += 1
-            if end <= ends[j] or text[ends[j] : end].isspace():
-                out[j] += counts[k]  # inside one part, or the rest is blank lines
-            else:
-                self._spread(k, pos, ends, j, out)
-            pos = end
+        for j, count in zip(part, self.counts):
+            out[j] += count
+        for k, pos in spread:  # (counted in the part they start in above: spread instead)
+            out[part[k]] -= self.counts[k]
+            self._spread(k, pos, ends, part[k], out)
         return out
 
     def _spread(self, k: int, pos: int, ends: list[int], j: int, out: list[int]) -> None:
@@ -202,19 +201,27 @@ class _TiktokenEncoded:
         return total
 
 
-def _walk(text: str, segments: Sequence[str], parts: Sequence[str]) -> Iterator[tuple[int, int, int, list[int] | None]]:
-    """Per clean segment of text: its index, its start, the part it starts in, and the parts'
-    ends when its tokens are spread over several parts (else None: it lies inside one part, or
-    what runs past that part's end is blank lines, which count with the line they follow)."""
+def _placed(
+    text: str, segments: Sequence[str], parts: Sequence[str]
+) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+    """Where text's clean segments fall among parts of it: the parts' ends; per segment the part
+    it starts in; and the segments whose tokens are spread over several parts, with where each
+    starts (the others lie inside one part, or what runs past that part's end is blank lines,
+    which count with the line they follow)."""
     ends = list(itertools.accumulate(map(len, parts)))
-    j, pos = 0, 0
-    for k, segment in enumerate(segments):
+    last = len(ends) - 1
+    part: list[int] = []
+    spread: list[tuple[int, int]] = []
+    j = pos = 0
+    for k, segment in enumerate(segments):  # (a step per line of a text: a loop, not a generator)
         end = pos + len(segment)
-        while j < len(ends) - 1 and ends[j] <= pos:
+        while j < last and ends[j] <= pos:
             j += 1
-        whole = end <= ends[j] or text[ends[j] : end].isspace()
-        yield k, pos, j, None if whole else ends
+        part.append(j)
+        if end > ends[j] and not text[ends[j] : end].isspace():
+            spread.append((k, pos))
         pos = end
+    return ends, part, spread
 
 
 def _byte_ends(
@@ -295,13 +302,10 @@ class TiktokenTokenizer:
         # The segments whose tokens fall in several parts are encoded once, whole: their count
         # and the token ends that spread it over the parts come from that one encode.
         lengths, token_bytes = _token_lengths(self._encoding), self._encoding.decode_tokens_bytes  # type: ignore[attr-defined]
-        held = {
-            k: _byte_ends(self._tokens(segments[k]), lengths, token_bytes)
-            for k, _, _, ends in _walk(text, segments, parts)
-            if ends is not None
-        }
+        placed = _placed(text, segments, parts)
+        held = {k: _byte_ends(self._tokens(segments[k]), lengths, token_bytes) for k, _ in placed[2]}
         encoded = self._encoded(text, segments, held)
-        return encoded, encoded.segment_counts(parts)
+        return encoded, encoded._counts_of(parts, placed)  # (placed once for both)
 
     def _encoded(self, text: str, segments: list[str], held: dict[int, Sequence[int]]) -> _TiktokenEncoded:
         """text as its clean segments (same length: one "?" per surrogate), every distinct

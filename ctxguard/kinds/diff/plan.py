@@ -294,19 +294,19 @@ def _moved(lines: Sequence[str], kinds: Sequence[str], outline: Sequence[int]) -
     and added in their file: code moved or re-indented (`raise ValueError(` one level out), not
     a change of behaviour. Still kept by tier 2; taken by a cut after the lines edited in place.
     (outline: the lines that are not plain changes or context, in order.)"""
+    files: list[dict[int, tuple[str, str]]] = [{}]  # per file, its definition and error lines, signed
+    first = True  # (the first file's lines are those before its line too)
+    for i in outline:
+        if kinds[i] == "file":
+            if not first:
+                files.append({})
+            first = False
+        elif kinds[i] in ("definition", "error"):
+            files[-1][i] = (lines[i][0], " ".join(lines[i][1:].split()))
     moved: list[int] = []
-    signed: dict[int, tuple[str, str]] = {}  # the current file's
-    files = 0
-    for i in [*outline, None]:
-        if i is None or kinds[i] == "file" and files:
-            said = set(signed.values())
-            moved += [j for j, (sign, text) in signed.items() if ("+" if sign == "-" else "-", text) in said]
-            signed = {}
-        if i is None:
-            break
-        files += kinds[i] == "file"
-        if kinds[i] in ("definition", "error"):
-            signed[i] = (lines[i][0], " ".join(lines[i][1:].split()))
+    for signed in files:
+        said = set(signed.values())
+        moved += [i for i, (sign, text) in signed.items() if ("+" if sign == "-" else "-", text) in said]
     return moved
 
 

@@ -20,7 +20,7 @@ from ctxguard.kinds.json import must
 from ctxguard.kinds.json.model import JsonDoc, parse
 from ctxguard.kinds.json.units import CLOSE, LEAF, OPEN, PIECE_OF, REST, STAGES, walk
 from ctxguard.kinds.json.write import gap_of, layout_of, whole_of, write_cut
-from ctxguard.plan import HOLE_COST, Plan, Unit
+from ctxguard.plan import HOLE_COST, Plan, Unit, new_unit
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import plural
 
@@ -75,7 +75,6 @@ def plan(
     rests = {first: [j for j in range(first + 1, last + 1) if u.kind[j] == REST] for first, last in u.items.items()}
     first_of = {j: first for first, units in rests.items() for j in units}
     out = []
-    made = tuple.__new__  # (a Unit built from its fields' tuple: NamedTuple's own __new__ costs twice as much)
     for i, (kind, parent, text, cost, stage) in enumerate(zip(u.kind, u.parent, u.text, costs, u.stage)):
         if kind == OPEN:
             # A record's scalars are taken with it, all or none: a record is not shown as its
@@ -95,7 +94,7 @@ def plan(
             out.append(Unit("", HOLE_COST, 0, (float("inf"), i), False, anchors))
             continue
         out.append(
-            made(Unit, (text, cost, round(cost * scale), priority[i], stage < 1 or i in carriers, anchors, None, 0))
+            new_unit((text, cost, round(cost * scale), priority[i], stage < 1 or i in carriers, anchors, None, 0))
         )
     lossless = functools.partial(whole_of, tops, layout, u, encoded, costed.count)
     return Plan(

@@ -11,12 +11,12 @@ from __future__ import annotations
 import functools
 import re
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from itertools import accumulate
-from operator import attrgetter
-from typing import Final, NamedTuple
+from itertools import accumulate, compress, repeat
+from operator import attrgetter, is_not, itemgetter
+from typing import Final, NamedTuple, overload
 
 from ctxguard.tokens.base import Encoded, Tokenizer
 
@@ -38,6 +38,67 @@ class Unit(NamedTuple):
 # A Unit from its eight fields' tuple, in order: NamedTuple's own __new__ costs twice as much,
 # and a plan of a big artifact makes one per line.
 new_unit = functools.partial(tuple.__new__, Unit)
+
+
+class UnitTable(Sequence[Unit]):
+    """A plan's units held as columns: a text, two counts, a level, an order and a flag a unit
+    take some forty bytes, where a Unit with its priority takes about two hundred (a plan of a
+    big artifact holds one per line). Read as a sequence it gives Units, built when asked; the
+    packer reads its columns (see Plan.texts and the like)."""
+
+    __slots__ = ("text", "cost", "raw", "level", "order", "must", "anchors", "clipped")
+
+    def __init__(
+        self,
+        text: list[str],
+        cost: Sequence[int],
+        raw: Sequence[int],
+        level: Iterable[float],
+        order: Sequence[int],
+        must: Iterable[bool | int],
+        anchors: list[tuple[int, ...]],
+        clipped: Sequence[int] | None = None,
+    ) -> None:
+        self.text = text
+        self.cost = _numbers(cost)
+        self.raw = _numbers(raw)
+        self.level = array("d", level)  # (a unit's priority: its level, then its order)
+        self.order = _numbers(order)
+        self.must = bytes(map(bool, must))
+        self.anchors = anchors
+        self.clipped = clipped  # (None: no unit leaves characters of its line out)
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    @overload
+    def __getitem__(self, i: int) -> Unit: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Unit]: ...
+
+    def __getitem__(self, i: int | slice) -> Unit | list[Unit]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        clipped = self.clipped[i] if self.clipped is not None else 0
+        priority = (self.level[i], self.order[i])
+        must = bool(self.must[i])
+        return new_unit((self.text[i], self.cost[i], self.raw[i], priority, must, self.anchors[i], None, clipped))
+
+    def with_priorities(self, changed: dict[int, tuple[float, int]]) -> UnitTable:
+        """The same units, those given taken at the priorities given."""
+        level, order = array("d", self.level), list(self.order)
+        for i, (at, among) in changed.items():
+            level[i], order[i] = at, among
+        return UnitTable(self.text, self.cost, self.raw, level, order, self.must, self.anchors, self.clipped)
+
+
+def _numbers(numbers: Sequence[int]) -> Sequence[int]:
+    """Counts as 8-byte integers, or as they are where one outgrows them."""
+    try:
+        return array("q", numbers)
+    except OverflowError:
+        return numbers
 
 
 Ranks = list[tuple[float, int]]  # per unit, its priority as a plan builds it: (level, order among equals)
@@ -123,11 +184,56 @@ class Plan:
                     changed.__dict__[name] = self.__dict__[name]
         return changed
 
+    def showing(self, texts: Sequence[str]) -> Plan:
+        """The plan with its units' texts as given, where they stand for the same raw lines (a
+        line clipped to fit): what the packer renders of it."""
+        changed = self.but()
+        changed.__dict__["texts"] = texts
+        return changed
+
+    @cached_property
+    def texts(self) -> Sequence[str]:
+        """Per unit, its text: what the packer reads of each unit it shows."""
+        units = self.units
+        return units.text if isinstance(units, UnitTable) else [u.text for u in units]
+
+    @cached_property
+    def raws(self) -> Sequence[int]:
+        """Per unit, the raw tokens it stands for."""
+        units = self.units
+        return units.raw if isinstance(units, UnitTable) else [u.raw for u in units]
+
+    @cached_property
+    def clips(self) -> Sequence[int]:
+        """Per unit, the characters of its line its text leaves out."""
+        units = self.units
+        if isinstance(units, UnitTable):
+            return units.clipped if units.clipped is not None else bytes(len(units))
+        return [u.clipped for u in units]
+
+    @cached_property
+    def musts(self) -> list[bool]:
+        """Per unit, whether it is a must unit."""
+        units = self.units
+        return list(map(bool, units.must)) if isinstance(units, UnitTable) else [u.must for u in units]
+
+    @cached_property
+    def order(self) -> list[int]:
+        """The units in the order a cut takes them: by priority, ties in their own order."""
+        units = self.units
+        if not isinstance(units, UnitTable):
+            return sorted(range(len(units)), key=list(map(PRIORITY, units)).__getitem__)
+        order = sorted(range(len(units)), key=units.order.__getitem__)  # (sorted twice, stably: by level, then order)
+        order.sort(key=units.level.__getitem__)
+        return order
+
     @cached_property
     def starts(self) -> Sequence[int]:
         """Per unit, the raw line ends before it (its first raw line's number, less one), and
         last, all of them: a run's line ends are the difference of two, without a walk. (A
         unit stands for its `lines`, else for the line ends in its text: a gap counts them.)"""
+        if isinstance(self.units, UnitTable):  # (whose units stand for the line ends in their text)
+            return _sums(list(map(str.count, self.units.text, repeat("\n"))))
         return _sums([u.text.count("\n") if u.lines is None else u.lines for u in self.units])
 
     @cached_property
@@ -135,6 +241,8 @@ class Plan:
         """Per unit, its cost, its anchors, and whether it is blank (white space only): what the
         packer's every choice reads of each unit, as lists."""
         units = self.units
+        if isinstance(units, UnitTable):
+            return list(units.cost), units.anchors, [not text.strip() for text in units.text]
         return list(map(_COST, units)), list(map(_ANCHORS, units)), [not u.text.strip() for u in units]
 
     @cached_property
@@ -167,7 +275,7 @@ def units(
     tokenizer: Tokenizer,
     costs: Sequence[int] | None = None,
     clipped: Sequence[int] | None = None,
-) -> list[Unit]:
+) -> UnitTable:
     """The units of a plan from its lines (as shown, their priorities, must-keep flags and
     anchors), each costed: raw tokens from the one encode when the lines are the encoded text,
     each shown line that differs from its raw line counted on its own (or given: `costs`, the
@@ -178,20 +286,15 @@ def units(
         raw = encoded.segment_counts(lines)
     else:  # (a text changed on reading, e.g. colour codes removed)
         raw = [tokenizer.count(line) for line in lines]
-    return [
-        new_unit((s, r, r, rank[i], must[i], anchors(i), None, 0))
-        if s is line
-        else Unit(
-            s,
-            costs[i] if costs is not None else tokenizer.count(s),
-            r,
-            rank[i],
-            must[i],
-            anchors(i),
-            clipped=clipped[i] if clipped is not None else 0,
-        )
-        for i, (line, s, r) in enumerate(zip(lines, shown, raw))
-    ]
+    cost = list(raw)
+    left = [0] * len(lines) if clipped is not None else None
+    for i in compress(range(len(lines)), map(is_not, lines, shown)):  # (the shown lines that differ)
+        cost[i] = costs[i] if costs is not None else tokenizer.count(shown[i])
+        if left is not None and clipped is not None:
+            left[i] = clipped[i]
+    text = shown if isinstance(shown, list) else list(shown)
+    level, order = map(itemgetter(0), rank), list(map(itemgetter(1), rank))
+    return UnitTable(text, cost, raw, level, order, must, list(map(anchors, range(len(lines)))), left)
 
 
 _ANY = 1 << 62  # a room any list fits in

@@ -34,9 +34,8 @@ def choose(
     skip: the first step's units and their estimated cost), the must units are those it chose,
     taken as it took them: the fill goes on from there without taking them again. Returns the
     units chosen and their estimated cost."""
-    units = plan.units
-    n = len(units)
-    costs, anchors, blank = plan.columns  # (lists: read at every unit of every choice)
+    costs, anchors, blank = plan.columns
+    n = len(costs)  # (lists: read at every unit of every choice)
     chosen = list(start[0]) if start is not None else [False] * n
     used = start[1] if start is not None else gap if n else 0  # (at first everything left out is one gap)
     # The units never taken: a must unit the first step left out (not even as an anchor).
@@ -113,12 +112,13 @@ def _close_cheap_gaps(
     gap line standing for it: a blank line, a short sentence. Returns the change in cost.
     (Never a must unit left out, nor a unit skipped: they are not the packer's to add here.)
     A walk over the units shown, each run's cost from the plan's sums."""
-    units, costs = plan.units, plan.costs
-    kept = list(compress(range(len(units)), chosen))
+    costs, anchors = plan.costs, plan.columns[1]
+    n = len(anchors)
+    kept = list(compress(range(n), chosen))
     if not kept:
         return 0
     change = 0
-    for before, end in zip([-1, *kept], [*kept, len(units)]):  # each run between two shown
+    for before, end in zip([-1, *kept], [*kept, n]):  # each run between two shown
         first = before + 1
         if first == end:
             continue
@@ -127,7 +127,7 @@ def _close_cheap_gaps(
             continue
         run = range(first, end)
         if all(
-            not must[j] and not (skip and skip[j]) and all(chosen[a] or first <= a < end for a in units[j].anchors)
+            not must[j] and not (skip and skip[j]) and all(chosen[a] or first <= a < end for a in anchors[j])
             for j in run
         ):
             for j in run:

@@ -13,12 +13,12 @@ one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from itertools import compress
+from operator import not_
 from typing import NamedTuple
 
 from ctxguard.engine.choose import choose
-from ctxguard.plan import PRIORITY, Omitted, Plan, listing_room
+from ctxguard.plan import Omitted, Plan, UnitTable, listing_room
 from ctxguard.words import cut_line
 
 _TRIES = 6
@@ -61,16 +61,15 @@ def pack(plan: Plan, room: int, count: Callable[[str], int], marker: Callable[[i
 def tier2(plan: Plan, room: int, count: Callable[[str], int]) -> Cut | None:
     """Tier 2's content of plan within room tokens, every `must` unit in, and what it left out;
     or None."""
-    units = plan.units
     whole = plan.lossless(room) if plan.lossless is not None else None
     if whole is not None and count(whole) <= room:
         return Cut(whole, ())
     order, gap = _order(plan), _widest_gap(plan, count)
     limit = room - count(plan.prefix)
     for level in plan.levels or (None,):  # tier 2: the first must set that fits
-        base = plan.tier2_must if plan.tier2_must is not None else [u.must for u in units]
-        must = list(base) if level is None else [m or u.priority[0] < level for u, m in zip(units, base)]
-        if sum(u.cost for u, m in zip(units, must) if m) > limit:
+        base = plan.tier2_must if plan.tier2_must is not None else plan.musts
+        must = list(base) if level is None else [m or before < level for before, m in zip(_levels(plan), base)]
+        if sum(compress(plan.columns[0], must)) > limit:
             continue  # (sure not to fit, without choosing)
         found = _fit(plan, order, must, gap, limit, room, count, None)
         if found is not None:
@@ -80,7 +79,13 @@ def tier2(plan: Plan, room: int, count: Callable[[str], int]) -> Cut | None:
 
 def _order(plan: Plan) -> list[int]:
     """The units in the order a cut takes them."""
-    return sorted(range(len(plan.units)), key=list(map(PRIORITY, plan.units)).__getitem__)  # stable: ties in order
+    return plan.order
+
+
+def _levels(plan: Plan) -> Sequence[float]:
+    """Per unit, the level of its priority."""
+    units = plan.units
+    return units.level if isinstance(units, UnitTable) else [u.priority[0] for u in units]
 
 
 def _widest_gap(plan: Plan, count: Callable[[str], int]) -> int:
@@ -99,7 +104,7 @@ def _tier3(
     a bigger room never keeps fewer must units, nor list rows, than a smaller one."""
     listing = plan.listing
     plan = plan.but(listing=None)
-    must = [u.must for u in plan.units]
+    must = plan.musts
     listed = listing_room(listing, room, count, *_first(plan, order, must, gap, count, marker)) if listing else 0
     found = _longest_run(plan, order, must, gap, room - listed, count, marker)
     if found is None:
@@ -244,9 +249,7 @@ def _fit(
             if trimmed is not None:
                 return trimmed
             limit -= over + 2
-        elif -over <= room * _UNUSED or -over < min(
-            (u.cost for u, kept in zip(plan.units, chosen) if not kept), default=room + 1
-        ):
+        elif -over <= room * _UNUSED or -over < min(compress(plan.columns[0], map(not_, chosen)), default=room + 1):
             # (little is left, or no unit left out would fit there)
             return Fit(content, chosen, limit, estimated, size, tally)
         else:
@@ -289,12 +292,11 @@ def _clipped_first(
         return None  # (a line clipped already: the tiers' head cut shows more of it)
     body = unit.text.rstrip("\r\n")
     chosen = [i == first for i in range(len(plan.units))]
-    units = list(plan.units)  # (one copy: only the first unit's text changes between tries)
-    clipped = replace(plan, units=units)
+    texts = list(plan.texts)  # (one copy: only the first unit's text changes between tries)
+    clipped = plan.showing(texts)
 
     def content(chars: int) -> str:
-        text = cut_line(body, len(body), chars)
-        units[first] = unit._replace(text=text, cost=count(text))
+        texts[first] = cut_line(body, len(body), chars)  # (a line still: the plan's line ends stand)
         return render(clipped, chosen, marker)
 
     low, high = 0, len(body) - 1  # the most characters that fit
@@ -317,7 +319,7 @@ def _trim(
     join, made it longer than estimated), if that fits: a smaller limit might not hold every must
     unit, and tier 2 keeps them all or is not tier 2."""
     kept = list(chosen)
-    needed = {j for i, k in enumerate(kept) if k for j in plan.units[i].anchors}
+    needed = {j for anchors in compress(plan.columns[1], kept) for j in anchors}
     for i in [i for i in reversed(order) if kept[i] and not must[i] and i not in needed][:_TRIES]:
         kept[i] = False
         tally: Omitted = {}
@@ -339,12 +341,12 @@ def render(
     in place. A plan that writes its own syntax (JSON) is given the marker line. (A walk over
     the units shown, not all of them: the packer renders a plan several times.)
     """
-    units = plan.units
-    kept = list(compress(range(len(units)), chosen))
     if plan.write is not None:
-        shown = sum(units[i].raw for i in kept)
+        shown = sum(compress(plan.raws, chosen))
         return plan.write(chosen, marker(max(1, plan.total - shown)) if marker is not None else None, tally)
-    starts = plan.starts
+    texts, clips, starts = plan.texts, plan.clips, plan.starts
+    n = len(texts)
+    kept = list(compress(range(n), chosen))
     out = [plan.prefix]
     mid = False  # the output so far ends inside a line
 
@@ -360,7 +362,7 @@ def render(
             if tally is not None:
                 for what, n in plan.says(ends, starts[end] - ends + 1):
                     tally[what] = tally.get(what, 0) + n
-        last = units[end - 1].text
+        last = texts[end - 1]
         if last and not last.endswith("\n"):
             out.append("… ")  # the next unit shown starts inside a line, or goes on in one
             mid = True
@@ -369,16 +371,16 @@ def render(
     for i in kept:
         if i > after:
             close(after, i)
-        text = units[i].text
+        text = texts[i]
         out.append(text)
         mid = not text.endswith("\n")
         after = i + 1
-        if tally is not None and units[i].clipped:
-            tally["char"] = tally.get("char", 0) + units[i].clipped
-    if after < len(units):
-        close(after, len(units))
+        if tally is not None and clips[i]:
+            tally["char"] = tally.get("char", 0) + clips[i]
+    if after < n:
+        close(after, n)
         if mid:
             out.append("\n")
     if marker is not None:
-        out.append(marker(max(1, plan.total - sum(units[i].raw for i in kept))))
+        out.append(marker(max(1, plan.total - sum(compress(plan.raws, chosen)))))
     return "".join(out)

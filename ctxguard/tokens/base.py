@@ -45,6 +45,9 @@ class Encoded(Protocol):
         """Take in the segment counts of another encode by the same tokenizer (a rewritten form
         of this text), so that recounts of texts made from its lines are as cheap."""
 
+    def remember(self, text: str, count: int) -> None:
+        """Take count as the tokens of this very text (counted already) when it is recounted."""
+
 
 class Tokenizer(Protocol):
     @property
@@ -84,6 +87,9 @@ class _HeuristicEncoded:
 
     def learn(self, other: Encoded) -> None:
         pass  # (counts come from lengths)
+
+    def remember(self, text: str, count: int) -> None:
+        pass
 
 
 @dataclass(frozen=True)

@@ -187,6 +187,9 @@ class _TiktokenEncoded:
         if isinstance(other, _TiktokenEncoded):
             self.known.update(other.known)
 
+    def remember(self, text: str, count: int) -> None:
+        self._last = (text, count)  # (asked again: the text a cut writes whole, before it is shown)
+
     def _new(self, segments: list[str]) -> list[str]:
         return [segment for segment in segments if segment not in self.known]
 

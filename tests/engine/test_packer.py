@@ -392,3 +392,65 @@ def test_a_plans_sums_are_exact_whatever_their_size() -> None:
     plan = _plan(LINES[:3], [1.0, 2.0, 3.0])
     assert list(plan.costs) == [0, *itertools.accumulate(u.cost for u in plan.units)]
     assert list(plan.starts) == [0, 1, 2, 3]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([*LINES[:8], "\n", "a sentence, "]),
+            st.floats(0, 4, allow_nan=False),
+            st.integers(0, 3),
+            st.booleans(),
+            st.integers(0, 3),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(5, 300),
+    st.booleans(),
+    st.integers(0, 2),
+)
+def test_a_plan_of_columns_packs_as_the_same_plan_of_units(
+    rows: list[tuple[str, float, int, bool, int]], room: int, cut: bool, clipped_every: int
+) -> None:
+    """A plan's units held as columns (UnitTable, what a big plan holds) read as the same Units
+    and give the same content at every room, tier 2 and 3, ties among priorities kept in order."""
+    from ctxguard.plan import UnitTable
+
+    n = len(rows)
+    text = [row[0] for row in rows]
+    cost = [TOKENIZER.count(line) for line in text]
+    priority = [(float(round(level)), order) for _, level, order, _, _ in rows]  # (ties: often)
+    must = [row[3] for row in rows]
+    anchors = [(row[4] % n,) if row[4] and row[4] % n != i else () for i, row in enumerate(rows)]
+    clipped = [(i % clipped_every) * 7 if clipped_every else 0 for i in range(n)]
+    units = [
+        Unit(t, c, c + 1, p, m, a, None, k) for t, c, p, m, a, k in zip(text, cost, priority, must, anchors, clipped)
+    ]
+    levels, orders = [p[0] for p in priority], [p[1] for p in priority]
+    table = UnitTable(list(text), cost, [c + 1 for c in cost], levels, orders, must, anchors, clipped)
+    assert list(table) == units and table[1:3] == units[1:3] and len(table) == n
+    total = TOKENIZER.count("".join(text))
+    listed, columnar = Plan(units, total), Plan(table, total)
+    assert listed.order == columnar.order and list(listed.starts) == list(columnar.starts)
+    assert listed.columns == columnar.columns and listed.musts == columnar.musts
+    assert pack(listed, room, TOKENIZER.count, marker if cut else None) == pack(
+        columnar, room, TOKENIZER.count, marker if cut else None
+    )
+
+
+def test_a_plan_of_columns_takes_the_priorities_given_and_clips_its_first_unit_as_units_do() -> None:
+    from ctxguard.plan import UnitTable
+
+    count = get_tokenizer().count
+    error = "x.c:1057:1: error: conflicting types for ‘scan’; have ‘" + "PyObject *(PyObject *, long int), " * 6 + "’\n"
+    tail = "a tail line that is over the room on its own as well, " * 3 + "\n"
+    text = [error, tail]
+    costs = [count(line) for line in text]
+    table = UnitTable(text, costs, costs, [1.0, 1.0], [0, 1], [True, False], [(), ()])
+    later = table.with_priorities({0: (3.0, 0)})
+    assert [u.priority for u in later] == [(3.0, 0), (1.0, 1)] and table[0].priority == (1.0, 0)
+    assert Plan(later, sum(costs)).order == [1, 0] and Plan(table, sum(costs)).order == [0, 1]
+    content = pack(Plan(table, sum(costs)), 40, count, marker) or ""
+    assert "chars omitted" in content and content == pack(Plan(list(table), sum(costs)), 40, count, marker)

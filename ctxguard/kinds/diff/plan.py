@@ -127,7 +127,10 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     naming: tuple[int, ...] = ()  # the line naming the current file, which every line of it needs
     hunk: tuple[int, ...] = ()  # … and the current hunk's
     enclosing: tuple[int, ...] = ()  # … and the unchanged definition above a change in its hunk
-    body: dict[int, float] = {}  # hunk lines ranked by distance: their level at distance 0
+    # Hunk lines ranked by distance, in order, and their level at distance 0 (two lists: a
+    # dict of a million lines holds ten times their memory).
+    body: list[int] = []
+    base: list[float] = []
     hunks: list[tuple[int, ...]] = []  # each line's hunk (file and hunk header)
     reader_kind: list[str] = []
     outline: list[int] = []  # the lines that are not plain changes or context
@@ -193,22 +196,26 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             # A line of code edited in place: the behaviour changed there (a docstring's line is
             # prose: `On Python 3.12` -> `3.13` flips no condition).
             keep = source and i in edited and not (reader.language == "python" and _in_docstring(quotes, i))
-            body[i] = EDITED if keep else SOURCE_CODE if source else PROSE if not code else OTHER_CODE + offset
+            body.append(i)
+            base.append(EDITED if keep else SOURCE_CODE if source else PROSE if not code else OTHER_CODE + offset)
             if keep and i in quoted:
                 other = lines[edited[i][0]][1:] if edited[i] else ""
-                body[i] = FLIPPED if _compared(line[1:], other) else EDITED_QUOTED  # (a value compared: logic)
+                base[-1] = FLIPPED if _compared(line[1:], other) else EDITED_QUOTED  # (a value compared: logic)
             elif keep and edited[i] and flipped(lines[edited[i][0]][1:], line[1:]):
-                body[i] = FLIPPED
+                base[-1] = FLIPPED
             needs = (*hunk, *enclosing, *edited.get(i, ())) if enclosing or i in edited else hunk
         elif kind == "context":
-            body[i] = UNCHANGED + offset
+            body.append(i)
+            base.append(UNCHANGED + offset)
             if level < CONTEXT:  # an unchanged definition: the changes below it in the hunk are in it
                 enclosing = above = (i,)
         if task:
             level = min(level, TASK_LINE + offset)  # before a source file's other changed code
         tier2.append(keep)
         if asked or linked:
-            body.pop(i, None)
+            if body and body[-1] == i:
+                body.pop()
+                base.pop()
             level = (LINKED if linked else ASKED) + offset
             needs = tuple(dict.fromkeys((*needs, *enclosing, *(() if kind == "definition" else above))))
             keep = True
@@ -229,10 +236,10 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             group.append((*file, TASK_GROUP) if asked else file)
             waits.append((TASK_GROUP,) if task_words and kind == "change" and not asked else ())
     distance = _Distances(keys)
-    for i, base in body.items():  # (in order)
-        span = 0.0 if base in EDITS else SOURCE_SPAN if base == SOURCE_CODE else BODY_SPAN  # (source code stays ahead)
-        late = REMOVED_AFTER if base in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
-        rank[i] = (base + late + min(distance(i, hunks[i]), REACH) / REACH * span, i)
+    for i, at in zip(body, base):
+        span = 0.0 if at in EDITS else SOURCE_SPAN if at == SOURCE_CODE else BODY_SPAN  # (source code stays ahead)
+        late = REMOVED_AFTER if at in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
+        rank[i] = (at + late + min(distance(i, hunks[i]), REACH) / REACH * span, i)
     for i in _moved(lines, reader_kind, outline):  # a definition or error line moved or re-indented: after the edits
         rank[i] = (MOVED + rank[i][0] - 1, i)
     _each_files_turn(rank, reader_kind, outline)

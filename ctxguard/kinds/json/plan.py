@@ -20,7 +20,7 @@ from ctxguard.kinds.json import must
 from ctxguard.kinds.json.model import JsonDoc, parse
 from ctxguard.kinds.json.units import CLOSE, LEAF, OPEN, PIECE_OF, REST, STAGES, walk
 from ctxguard.kinds.json.write import gap_of, layout_of, whole_of, write_cut
-from ctxguard.plan import HOLE_COST, Plan, Unit, new_unit
+from ctxguard.plan import HOLE_COST, Plan, UnitTable
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import plural
 
@@ -52,53 +52,58 @@ def plan(
     tops, rows, duplicates = found
     layout = layout_of(encoded.text, rows)
     u = walk(tops, layout)
-    written = "".join(u.text)
-    if written in (encoded.text, encoded.text + "\n"):
-        costed, costs = encoded, encoded.segment_counts(u.text)
+    if _written_as(u.text, encoded.text):  # (a compact document: its units are its text)
+        costs, compact = encoded.segment_counts(u.text), encoded.count
     else:
         costed, costs = tokenizer.encode_parts(u.text)
-    if costed is not encoded:
-        encoded.learn(costed)  # the content's lines are the rewritten text's: count them from it
-    scale = encoded.count / max(1, costed.count)  # raw tokens a unit stands for
-    priority = [
-        (stage + min(depth - (kind in _AT_PARENT and parent >= 0), 999) / 1000, i)
-        for i, (stage, depth, kind, parent) in enumerate(zip(u.stage, u.depth, u.kind, u.parent))
-    ]  # a scalar (or a whole item) is taken with its container, at its depth
+        if rows:
+            # A cut's rows are the rewritten text's: counted from it. (A document rewritten is
+            # one line, which no cut repeats: the whole is remembered where it is written.)
+            encoded.learn(costed)
+        compact = costed.count
+        del costed  # (its text: as big as the document's)
+    scale = encoded.count / max(1, compact)  # raw tokens a unit stands for
+    level = [
+        stage + min(depth - (kind in _AT_PARENT and parent >= 0), 999) / 1000
+        for stage, depth, kind, parent in zip(u.stage, u.depth, u.kind, u.parent)
+    ]  # a scalar (or a whole item) is taken with its container, at its depth; ties in order
     # Every key is kept: the first unit (by priority) to carry each key path is kept whatever
     # the stage (at tier 3: first, as far as they fit).
     carriers: set[int] = set()
     seen: set[str] = set()
-    for i in sorted(u.paths, key=priority.__getitem__):
+    for i in sorted(u.paths, key=level.__getitem__):  # (the paths are in order: ties stay so)
         if u.paths[i] not in seen:
             seen.add(u.paths[i])
             carriers.add(i)
     rests = {first: [j for j in range(first + 1, last + 1) if u.kind[j] == REST] for first, last in u.items.items()}
     first_of = {j: first for first, units in rests.items() for j in units}
-    out = []
-    for i, (kind, parent, text, cost, stage) in enumerate(zip(u.kind, u.parent, u.text, costs, u.stage)):
+    anchors: list[tuple[int, ...]] = []
+    for i, (kind, parent) in enumerate(zip(u.kind, u.parent)):
         if kind == OPEN:
             # A record's scalars are taken with it, all or none: a record is not shown as its
             # opening and a note that its keys were left out.
-            anchors: tuple[int, ...] = (u.end[i], *((parent,) if parent >= 0 else ()), *u.records.get(i, ()))
+            anchors.append((u.end[i], *((parent,) if parent >= 0 else ()), *u.records.get(i, ())))
         elif kind == CLOSE:
-            anchors = (u.end[i],)  # (a closing's end is its opening)
+            anchors.append((u.end[i],))  # (a closing's end is its opening)
         elif kind == PIECE_OF:
-            anchors = (i - 1,)
+            anchors.append((i - 1,))
         elif kind == REST:
-            anchors = (first_of[i],)  # (a whole item's units: all or none)
+            anchors.append((first_of[i],))  # (a whole item's units: all or none)
         elif i in u.items:
-            anchors = (*((parent,) if parent >= 0 else ()), *rests[i])
+            anchors.append((*((parent,) if parent >= 0 else ()), *rests[i]))
         else:
-            anchors = (parent,) if parent >= 0 else ()
-        if i in u.gaps:  # (never shown: the writer counts what it stands for)
-            out.append(Unit("", HOLE_COST, 0, (float("inf"), i), False, anchors))
-            continue
-        out.append(
-            new_unit((text, cost, round(cost * scale), priority[i], stage < 1 or i in carriers, anchors, None, 0))
-        )
-    lossless = functools.partial(whole_of, tops, layout, u, encoded, costed.count)
+            anchors.append((parent,) if parent >= 0 else ())
+    raw = [round(cost * scale) for cost in costs]
+    must = [stage < 1 for stage in u.stage]
+    for i in carriers:
+        must[i] = True
+    for i in u.gaps:  # (never shown: the writer counts what it stands for)
+        costs[i], raw[i], level[i], must[i] = HOLE_COST, 0, float("inf"), False
+    table = UnitTable(u.text, costs, raw, level, range(len(level)), must, anchors)
+    u.planned()
+    lossless = functools.partial(whole_of, tops, layout, u, encoded, compact)
     return Plan(
-        out,
+        table,
         encoded.count,
         gap=gap_of(layout),
         write=functools.partial(write_cut, u, layout),
@@ -108,6 +113,12 @@ def plan(
         tier2_check=None if rows else functools.partial(_keeps_its_must_set, tops[0]),
         notes=_duplicates_note(duplicates),
     )
+
+
+def _written_as(parts: list[str], text: str) -> bool:
+    """Whether the parts joined are the text (with a line break at its end, or not)."""
+    size = sum(map(len, parts))
+    return (size == len(text) or size == len(text) + 1) and "".join(parts) in (text, text + "\n")
 
 
 def _keeps_its_must_set(original: Any, content: str) -> str | None:

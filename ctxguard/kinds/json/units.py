@@ -67,6 +67,11 @@ class Units:
         self.heads = heads or set()
         self.items = items or {}
 
+    def planned(self) -> None:
+        """Let go of what only the plan reads (stages, depths, key paths, records): the writer
+        keeps the rest, as long as the cut it writes (a third of the units' memory)."""
+        self.stage, self.depth, self.paths, self.records = [], [], {}, {}
+
 
 def _item_stage(i: int, n: int, spread: list[int]) -> float:
     """The stage of item i of n: the first stage that keeps it, else the middle's, spread: the

@@ -164,14 +164,16 @@ def whole_of(tops: list[Any], layout: Layout, u: Units, encoded: Encoded, compac
         return None
     indent = _raw_indent(encoded.text)
     low, high = 0, min(DEEPEST, u.deepest + 1) if indent is not None else 0
-    best = "".join(u.text)  # (levels indented: 0)
+    best, tokens = "".join(u.text), compact  # (levels indented: 0)
     while low < high:  # the deepest level that fits: each level more costs more
         deep = (low + high + 1) // 2
         text = _indented(tops[0], indent or "", deep, 0) + "\n"
-        if encoded.recount(text) <= room:
-            low, best = deep, text
+        counted = encoded.recount(text)
+        if counted <= room:
+            low, best, tokens = deep, text, counted
         else:
             high = deep - 1
+    encoded.remember(best, tokens)  # (the cut counts it next)
     return best
 
 

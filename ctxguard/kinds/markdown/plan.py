@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Sequence
 from typing import Final
 
 from ctxguard.kinds.base import not_shown
 from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, Block, MarkdownDoc
 from ctxguard.kinds.markdown.prose import MUST, OTHER, REPEATED, SHOULD
-from ctxguard.plan import Plan, Unit, omitted_lines, units
+from ctxguard.plan import Plan, UnitTable, omitted_lines, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
@@ -148,7 +147,7 @@ def _code_anchors(
     return heading
 
 
-def _rules_in_order(planned: list[Unit], paths: dict[int, tuple[int, ...]], gap: int) -> list[Unit]:
+def _rules_in_order(planned: UnitTable, paths: dict[int, tuple[int, ...]], gap: int) -> UnitTable:
     """Rules (MUST and SHOULD sentences) ordered so that a cut keeps as many as its room holds,
     from the whole document: each next rule is the one that costs least to add to those before
     it. A rule's cost is its own tokens, what it is shown with and is not shown yet (its
@@ -156,9 +155,10 @@ def _rules_in_order(planned: list[Unit], paths: dict[int, tuple[int, ...]], gap:
     same, and a gap line unless it sits next to a rule already taken. A SHOULD counts a
     quarter dearer than a MUST of the same cost. The order is the plan's, whatever the room: a
     bigger room keeps every rule a smaller one kept."""
-    rules = [i for i, u in enumerate(planned) if u.priority[0] in (MUST, SHOULD)]
+    level, costs, anchors = planned.level, planned.cost, planned.anchors
+    rules = [i for i, at in enumerate(level) if at in (MUST, SHOULD)]
     context = {i: _context(planned, paths, i) for i in rules}
-    waiting = Counter(planned[i].anchors for i in rules)  # rules not yet ordered, by what they are shown with
+    waiting = Counter(anchors[i] for i in rules)  # rules not yet ordered, by what they are shown with
     under: dict[int, list[int]] = {}  # a unit: the rules shown with it
     for i in rules:
         for h in context[i]:
@@ -167,15 +167,14 @@ def _rules_in_order(planned: list[Unit], paths: dict[int, tuple[int, ...]], gap:
     taken: set[int] = set()
 
     def cost(i: int) -> int:
-        u = planned[i]
-        opens = sum(planned[h].cost for h in context[i] if h not in shown)
+        opens = sum(costs[h] for h in context[i] if h not in shown)
         near = i - 1 in taken or i + 1 in taken or i - 1 in shown
-        own = u.cost + opens // waiting[u.anchors] + (0 if near else gap)
-        return own * (5 if u.priority[0] == SHOULD else 4) // 4
+        own = costs[i] + opens // waiting[anchors[i]] + (0 if near else gap)
+        return own * (5 if level[i] == SHOULD else 4) // 4
 
     heap = [(cost(i), i) for i in rules]
     heapq.heapify(heap)
-    keyed = list(planned)
+    keyed: dict[int, tuple[float, int]] = {}  # the rules' priorities: in the order taken
     while heap:
         key, i = heapq.heappop(heap)
         if i in taken:
@@ -184,21 +183,21 @@ def _rules_in_order(planned: list[Unit], paths: dict[int, tuple[int, ...]], gap:
         if now > key:  # (its group's share grew): back, at its cost now
             heapq.heappush(heap, (now, i))
             continue
-        keyed[i] = planned[i]._replace(priority=(MUST, len(taken)))
+        keyed[i] = (MUST, len(taken))
         taken.add(i)
-        waiting[planned[i].anchors] -= 1
+        waiting[anchors[i]] -= 1
         opened = [h for h in context[i] if h not in shown]
         shown.update(opened)
         for j in {j for h in opened for j in under[h]} | {i - 1, i + 1}:  # cheaper now: again
             if j in context and j not in taken:
                 heapq.heappush(heap, (cost(j), j))
-    return keyed
+    return planned.with_priorities(keyed)
 
 
-def _context(planned: Sequence[Unit], paths: dict[int, tuple[int, ...]], i: int) -> list[int]:
+def _context(planned: UnitTable, paths: dict[int, tuple[int, ...]], i: int) -> list[int]:
     """The units unit i is shown with: its anchors and theirs, a heading with its path."""
     found: list[int] = []
-    for a in planned[i].anchors:
+    for a in planned.anchors[i]:
         found += paths[a] if a in paths else [a, *_context(planned, paths, a)]
     return found
 

@@ -424,3 +424,32 @@ def test_a_cut_of_notes_and_its_marker_alone_is_hollow() -> None:
     assert not hollow('{"_truncated":"3 keys omitted","status":"failed"}')
     assert not hollow('[{"_truncated":"4 items omitted"},{"a":null},' + marker + "]")
     assert not hollow("not json") and not KINDS["log"].hollow(marker)
+
+
+def test_a_document_written_whole_and_compact_is_counted_once_and_its_plan_keeps_no_copy() -> None:
+    """Tier 2 shows a spread-out document whole, written compactly, when that fits: the cut
+    counts it from the plan's encode (not again), and the raw text's counts do not keep the
+    rewritten text (megabytes for a big document) for it."""
+    from ctxguard.engine.tiers import compress
+
+    tokenizer = get_tokenizer()
+    said = "checked the parser against the sample input and found it well formed"
+    doc = {"name": "report", "items": [{"id": i, "message": f"case {i} {said}"} for i in range(40)]}
+    text = json.dumps(doc, indent=2) + "\n"
+    encoded = tokenizer.encode(text)
+    compact = json.dumps(doc, separators=(",", ":")) + "\n"
+    budget = tokenizer.count(compact) + 5
+    assert budget < encoded.count  # (the raw text is over the budget: a cut)
+    encoded_again: list[str] = []
+    count_each = encoded.count_each  # type: ignore[attr-defined]
+
+    def counting(segments: Any) -> dict[str, int]:
+        segments = list(segments)
+        encoded_again.extend(segments)
+        return count_each(segments)  # type: ignore[no-any-return]
+
+    encoded.count_each = counting  # type: ignore[attr-defined]
+    record = compress(text, budget, tokenizer=tokenizer, name="r.json", artifact_type="json", encoded=encoded)
+    assert record.content == compact and not record.truncated
+    assert record.compacted_tokens == tokenizer.count(compact) and compact not in encoded_again
+    assert compact not in encoded.known  # type: ignore[attr-defined]

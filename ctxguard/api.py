@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,8 +43,8 @@ def compress_file_record(
         )
     if streamed is not None:
         return streamed
-    return compress_loaded(
-        read_artifact(path),
+    return _compress_reading(
+        lambda: read_artifact(path),
         label,
         budget,
         artifact_type=artifact_type,
@@ -77,7 +78,31 @@ def compress_loaded(
     redact: bool = True,
 ) -> Record:
     """Compress text already read (from a file or stdin), or record why there is none."""
+    return _compress_reading(
+        lambda: loaded,
+        label,
+        budget,
+        artifact_type=artifact_type,
+        encoding=encoding,
+        options=options,
+        redact=redact,
+    )
+
+
+def _compress_reading(
+    reading: Callable[[], Loaded],
+    label: str,
+    budget: int,
+    *,
+    artifact_type: str | None,
+    encoding: str | None,
+    options: Options,
+    redact: bool,
+) -> Record:
+    """compress_loaded of what reading gives, which only this holds: the text as read is let go
+    of once its secrets are redacted (a file of megabytes is not held twice while it is cut)."""
     tokenizer = get_tokenizer(encoding)
+    loaded = reading()
     if loaded.text is None:
         kind = classify(label, "", artifact_type)
         return error_record(
@@ -87,14 +112,16 @@ def compress_loaded(
             budget=budget,
             encoding=tokenizer.name,
         )
-    text, counts, allowed = loaded.text, {}, 0
+    text, said, counts, allowed = loaded.text, loaded.notes, {}, 0
+    del loaded
     if redact:
         found = redact_secrets(text)
         text, counts, allowed = found.text, found.counts, found.allowed
+        del found
     record = compress(text, budget, tokenizer=tokenizer, name=label, artifact_type=artifact_type, options=options)
     if counts or allowed:
         record = replace(record, redacted=tuple(counts.items()), notes=(*record.notes, *notes(counts, allowed)))
-    return replace(record, notes=loaded.notes + record.notes) if loaded.notes else record
+    return replace(record, notes=said + record.notes) if said else record
 
 
 def compress_file(

@@ -218,14 +218,15 @@ class Plan:
         return list(map(bool, units.must)) if isinstance(units, UnitTable) else [u.must for u in units]
 
     @cached_property
-    def order(self) -> list[int]:
-        """The units in the order a cut takes them: by priority, ties in their own order."""
+    def order(self) -> Sequence[int]:
+        """The units in the order a cut takes them: by priority, ties in their own order. (For a
+        table, 8 bytes a unit: a list would hold an int object for each.)"""
         units = self.units
         if not isinstance(units, UnitTable):
             return sorted(range(len(units)), key=list(map(PRIORITY, units)).__getitem__)
         order = sorted(range(len(units)), key=units.order.__getitem__)  # (sorted twice, stably: by level, then order)
         order.sort(key=units.level.__getitem__)
-        return order
+        return array("q", order)
 
     @cached_property
     def starts(self) -> Sequence[int]:
@@ -276,13 +277,32 @@ def units(
     costs: Sequence[int] | None = None,
     clipped: Sequence[int] | None = None,
 ) -> UnitTable:
-    """The units of a plan from its lines (as shown, their priorities, must-keep flags and
-    anchors), each costed: raw tokens from the one encode when the lines are the encoded text,
-    each shown line that differs from its raw line counted on its own (or given: `costs`, the
-    shown lines' tokens, when the plan encoded them together). `clipped`: per shown line that
-    differs, the characters of its line it leaves out."""
+    """The units of a plan from its lines, as table() makes them, given their priorities."""
+    level, order = map(itemgetter(0), rank), list(map(itemgetter(1), rank))
+    return table(lines, shown, level, order, must, anchors, encoded, tokenizer, costs, clipped)
+
+
+def table(
+    lines: Sequence[str],
+    shown: Sequence[str],
+    level: Iterable[float],
+    order: Sequence[int],
+    must: Sequence[bool],
+    anchors: Callable[[int], tuple[int, ...]],
+    encoded: Encoded,
+    tokenizer: Tokenizer,
+    costs: Sequence[int] | None = None,
+    clipped: Sequence[int] | None = None,
+) -> UnitTable:
+    """The units of a plan from its lines (as shown, their priorities' levels and orders,
+    must-keep flags and anchors), each costed: raw tokens from the one encode when the lines
+    are the encoded text, each shown line that differs from its raw line counted on its own (or
+    given: `costs`, the shown lines' tokens, when the plan encoded them together). `clipped`:
+    per shown line that differs, the characters of its line it leaves out."""
     joined = "".join(lines)
-    if joined == encoded.text or joined == encoded.text + "\n":
+    same = joined == encoded.text or joined == encoded.text + "\n"
+    del joined  # (as big as the text: not held while the lines are counted)
+    if same:
         raw = encoded.segment_counts(lines)
     else:  # (a text changed on reading, e.g. colour codes removed)
         raw = [tokenizer.count(line) for line in lines]
@@ -293,7 +313,6 @@ def units(
         if left is not None and clipped is not None:
             left[i] = clipped[i]
     text = shown if isinstance(shown, list) else list(shown)
-    level, order = map(itemgetter(0), rank), list(map(itemgetter(1), rank))
     return UnitTable(text, cost, raw, level, order, must, list(map(anchors, range(len(lines)))), left)
 
 

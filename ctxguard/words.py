@@ -1,4 +1,4 @@
-"""Words the kinds share: a task's key words, plurals, a long line clipped."""
+"""Words the kinds share: a task's key words, plurals, a long line clipped, white space squeezed."""
 
 from __future__ import annotations
 
@@ -53,3 +53,21 @@ def cut_line(start: str, length: int, limit: int) -> str:
 def plural(n: int, word: str) -> str:
     """'1 line', '2 lines'."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+_SQUEEZE_PIECE = 1 << 20  # characters squeezed at a time: a content's words are listed a piece at a time
+_SPACE = re.compile(r"\s")
+
+
+def squeezed(text: str) -> str:
+    """text's words joined by single spaces, `" ".join(text.split())`, without a list of every
+    word of a content of megabytes at once: a piece at a time, each cut at white space."""
+    pieces, start = [], 0
+    while len(text) - start > _SQUEEZE_PIECE:
+        found = _SPACE.search(text, start + _SQUEEZE_PIECE)
+        if found is None:
+            break
+        pieces.append(" ".join(text[start : found.start()].split()))
+        start = found.start()
+    pieces.append(" ".join(text[start:].split()))
+    return " ".join(filter(None, pieces))

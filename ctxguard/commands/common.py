@@ -40,8 +40,10 @@ def check_tokenizer(encoding: str | None, strict: bool) -> None:
 
 
 def print_json(data: Any) -> None:
-    """JSON on stdout, UTF-8, stable key order as given."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    """JSON on stdout, UTF-8, stable key order as given. (Written as it is encoded: a record's
+    content of megabytes is not copied whole into the JSON text and that again into a line.)"""
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
 
 
 def ratio(value: str) -> float:

@@ -17,7 +17,7 @@ from ctxguard.plan import Plan
 
 def choose(
     plan: Plan,
-    order: list[int],
+    order: Sequence[int],
     must: Sequence[bool],
     gap: int,
     limit: int,

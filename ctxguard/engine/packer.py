@@ -77,7 +77,7 @@ def tier2(plan: Plan, room: int, count: Callable[[str], int]) -> Cut | None:
     return None
 
 
-def _order(plan: Plan) -> list[int]:
+def _order(plan: Plan) -> Sequence[int]:
     """The units in the order a cut takes them."""
     return plan.order
 
@@ -95,7 +95,7 @@ def _widest_gap(plan: Plan, count: Callable[[str], int]) -> int:
 
 
 def _tier3(
-    plan: Plan, order: list[int], gap: int, room: int, count: Callable[[str], int], marker: Callable[[int], str]
+    plan: Plan, order: Sequence[int], gap: int, room: int, count: Callable[[str], int], marker: Callable[[int], str]
 ) -> str | None:
     """A tier-3 cut in two steps. First the longest run of must units, in order, that fits shown
     alone (what the probes are made of) in the room the plan's list (a cut diff's file list)
@@ -128,7 +128,7 @@ def _tier3(
 
 def _first(
     plan: Plan,
-    order: list[int],
+    order: Sequence[int],
     must: Sequence[bool],
     gap: int,
     count: Callable[[str], int],
@@ -143,7 +143,7 @@ def _first(
 
 def _longest_run(
     plan: Plan,
-    order: list[int],
+    order: Sequence[int],
     must: Sequence[bool],
     gap: int,
     room: int,
@@ -195,7 +195,7 @@ def _longest_run(
 
 def _fit(
     plan: Plan,
-    order: list[int],
+    order: Sequence[int],
     must: list[bool],
     gap: int,
     limit: int,
@@ -308,7 +308,7 @@ def _clipped_first(
 
 def _trim(
     plan: Plan,
-    order: list[int],
+    order: Sequence[int],
     must: Sequence[bool],
     chosen: list[bool],
     room: int,

@@ -139,7 +139,7 @@ class _TiktokenEncoded:
         return self._counts_of(segments, _placed(self.text, self.segments, segments))
 
     def _counts_of(
-        self, segments: Sequence[str], placed: tuple[list[int], list[int], list[tuple[int, int]]]
+        self, segments: Sequence[str], placed: tuple[Sequence[int], Sequence[int], list[tuple[int, int]]]
     ) -> list[int]:
         """segment_counts, given where the clean segments fall among them (_placed)."""
         ends, part, spread = placed
@@ -151,7 +151,7 @@ class _TiktokenEncoded:
             self._spread(k, pos, ends, part[k], out)
         return out
 
-    def _spread(self, k: int, pos: int, ends: list[int], j: int, out: list[int]) -> None:
+    def _spread(self, k: int, pos: int, ends: Sequence[int], j: int, out: list[int]) -> None:
         """Count segment k's tokens in the parts where they start."""
         segment = self.segments[k]
         inner = ends[j : bisect.bisect_left(ends, pos + len(segment), j, len(ends) - 1)]  # part ends inside it
@@ -179,9 +179,14 @@ class _TiktokenEncoded:
             return self.count
         if self._last is not None and self._last[0] is text:
             return self._last[1]  # a chosen candidate is asked about again as the content
-        segments = clean_segments(_scrub_surrogates(text))  # as the raw text's segments were
-        self._last = (text, self._recount(text, segments, self._new(segments)))
-        return self._last[1]
+        total = 0
+        for chunk in _chunks(_scrub_surrogates(text)):  # (segments as the raw text's were)
+            total += self._counted(clean_segments(chunk))
+        if _verify():
+            exact = len(self.encode(text))
+            assert total == exact, f"recount {total} != encode {exact} for {text[:200]!r}"
+        self._last = (text, total)
+        return total
 
     def learn(self, other: Encoded) -> None:
         if isinstance(other, _TiktokenEncoded):
@@ -190,23 +195,36 @@ class _TiktokenEncoded:
     def remember(self, text: str, count: int) -> None:
         self._last = (text, count)  # (asked again: the text a cut writes whole, before it is shown)
 
-    def _new(self, segments: list[str]) -> list[str]:
-        return [segment for segment in segments if segment not in self.known]
-
-    def _recount(self, text: str, segments: list[str], new: list[str]) -> int:
+    def _counted(self, segments: list[str]) -> int:
+        """The tokens of segments: those met before from their counts, the others encoded and
+        remembered (the next candidate or the cut with its marker shares them)."""
         known = self.known
-        if new:  # remembered too: the next candidate or the cut with its marker shares them
+        new = [segment for segment in segments if segment not in known]
+        if new:
             known.update(self.count_each(new))
-        total = sum(map(known.__getitem__, segments))
-        if _verify():
-            exact = len(self.encode(text))
-            assert total == exact, f"recount {total} != encode {exact} for {text[:200]!r}"
-        return total
+        return sum(map(known.__getitem__, segments))
+
+
+_CHUNK = 1 << 20  # characters of a text recounted at a time: its segments are held a chunk at a time
+
+
+def _chunks(text: str) -> Iterator[str]:
+    """text in pieces of about _CHUNK characters, each ending at a clean break (or the end):
+    cut into clean segments, the pieces give the whole text's segments (the test of a break
+    reads no further than the next line break)."""
+    start = 0
+    while len(text) - start > _CHUNK:
+        found = _CLEAN_BREAK.search(text, start + _CHUNK)
+        if found is None:
+            break
+        yield text[start : found.end()]
+        start = found.end()
+    yield text[start:] if start else text
 
 
 def _placed(
     text: str, segments: Sequence[str], parts: Sequence[str]
-) -> tuple[list[int], list[int], list[tuple[int, int]]]:
+) -> tuple[Sequence[int], Sequence[int], list[tuple[int, int]]]:
     """Where text's clean segments fall among parts of it: the parts' ends; per segment the part
     it starts in; and the segments whose tokens are spread over several parts, with where each
     starts (the others lie inside one part, or what runs past that part's end is blank lines,
@@ -232,8 +250,14 @@ def _byte_ends(
 ) -> Sequence[int]:
     """Where each token ends, in bytes from the start of the text they encode (an array: a
     segment of megabytes has millions of tokens)."""
-    sizes = map(table.__getitem__, tokens) if table is not None else map(len, token_bytes(list(tokens)))
-    return array("q", itertools.accumulate(sizes))
+
+    def sizes() -> Iterator[int]:
+        return map(table.__getitem__, tokens) if table is not None else map(len, token_bytes(list(tokens)))
+
+    try:  # (4 bytes a token: a segment under 2 GB)
+        return array("i", itertools.accumulate(sizes()))
+    except OverflowError:
+        return array("q", itertools.accumulate(sizes()))
 
 
 @functools.lru_cache(maxsize=4)
@@ -385,8 +409,10 @@ def _pieces(text: str) -> list[str] | tuple[str]:
 
 def _scrub_surrogates(text: str) -> str:
     # Lone surrogates (from JSON "\ud800" escapes) cannot be UTF-8 encoded; count them as U+FFFD.
+    if text.isascii():
+        return text
     try:
-        text.encode("utf-8")
+        text.encode("utf-8")  # (four times as fast as a search for one)
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace").decode("utf-8")
     return text

@@ -433,7 +433,7 @@ def test_a_plan_of_columns_packs_as_the_same_plan_of_units(
     assert list(table) == units and table[1:3] == units[1:3] and len(table) == n
     total = TOKENIZER.count("".join(text))
     listed, columnar = Plan(units, total), Plan(table, total)
-    assert listed.order == columnar.order and list(listed.starts) == list(columnar.starts)
+    assert listed.order == list(columnar.order) and list(listed.starts) == list(columnar.starts)
     assert listed.columns == columnar.columns and listed.musts == columnar.musts
     assert pack(listed, room, TOKENIZER.count, marker if cut else None) == pack(
         columnar, room, TOKENIZER.count, marker if cut else None
@@ -451,6 +451,6 @@ def test_a_plan_of_columns_takes_the_priorities_given_and_clips_its_first_unit_a
     table = UnitTable(text, costs, costs, [1.0, 1.0], [0, 1], [True, False], [(), ()])
     later = table.with_priorities({0: (3.0, 0)})
     assert [u.priority for u in later] == [(3.0, 0), (1.0, 1)] and table[0].priority == (1.0, 0)
-    assert Plan(later, sum(costs)).order == [1, 0] and Plan(table, sum(costs)).order == [0, 1]
+    assert list(Plan(later, sum(costs)).order) == [1, 0] and list(Plan(table, sum(costs)).order) == [0, 1]
     content = pack(Plan(table, sum(costs)), 40, count, marker) or ""
     assert "chars omitted" in content and content == pack(Plan(list(table), sum(costs)), 40, count, marker)

@@ -192,6 +192,8 @@ def _tricky_lines(rnd: random.Random, n: int) -> list[str]:
 @pytest.mark.parametrize("seed", range(40))
 def test_recount_of_texts_made_from_lines_is_exact(encoding: str, seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CTXGUARD_VERIFY_COUNTS")  # compare here, not inside
+    if seed % 4 == 3:  # a recount a few lines at a time (a big content's), as exact
+        monkeypatch.setattr("ctxguard.tokens.exact._CHUNK", 12)
     rnd = random.Random(seed)
     lines = _tricky_lines(rnd, 60)
     raw = "".join(lines)[: -1 if seed % 2 else None]  # with and without a final line break
@@ -388,3 +390,31 @@ def test_a_tiktoken_cache_dir_is_read_through_the_ranks_cache_too(tmp_path: Path
     assert [p.name.split("-")[0] for p in cache.iterdir()] == ["o200k_base"]  # (the ranks kept)
     second = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
     assert first.stdout == second.stdout and json.loads(second.stdout)["input_tokens"] == independent_count(text)
+
+
+def test_token_ends_are_held_in_four_bytes_a_token_or_eight_past_two_gigabytes() -> None:
+    from ctxguard.tokens.exact import _byte_ends
+
+    small = _byte_ends([0, 1, 0], [3, 5], lambda tokens: [])
+    assert small.typecode == "i" and list(small) == [3, 8, 11]
+    big = _byte_ends([0, 0, 0], [1 << 30], lambda tokens: [])
+    assert big.typecode == "q" and list(big) == [1 << 30, 1 << 31, 3 << 30]
+    untabled = _byte_ends([7, 8], None, lambda tokens: [b"ab", b"cde"])
+    assert list(untabled) == [2, 5]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_text_recounted_in_pieces_is_cut_into_the_segments_of_the_whole(seed: int) -> None:
+    from ctxguard.tokens import exact
+
+    rnd = random.Random(seed)
+    text = "".join(_tricky_lines(rnd, 80))
+    pieces = list(exact._chunks(text))
+    assert "".join(pieces) == text and len(pieces) == 1
+    old, exact._CHUNK = exact._CHUNK, rnd.randint(1, 30)
+    try:
+        pieces = list(exact._chunks(text))
+    finally:
+        exact._CHUNK = old
+    assert "".join(pieces) == text and len(pieces) > 1
+    assert [segment for piece in pieces for segment in exact.clean_segments(piece)] == exact.clean_segments(text)

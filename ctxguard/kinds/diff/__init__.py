@@ -37,9 +37,19 @@ def rows(doc: DiffDoc, content: str, tier: int) -> list[Listed]:
 
 
 def left_out(doc: DiffDoc, content: str) -> tuple[str, int, int]:
-    """The changed lines (`+` and `-`, not the file headers) a cut does not show."""
-    wanted = [line for line in doc.text.splitlines() if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+    """The changed lines (`+` and `-`, not the file headers) a cut does not show. (The lines as
+    str.splitlines cuts them: the document's own, unless a break it does not cut at is there.)"""
+    if any(map(doc.text.__contains__, _OTHER_BREAKS)):
+        lines = doc.text.splitlines()
+        wanted = [line for line in lines if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+    else:  # (a blank line, "" to splitlines, passes `in "+-"`: "\n" here, the same once stripped)
+        wanted = [
+            line for line in doc.lines if (line[:1] in "+-" or line == "\n") and not line.startswith(("+++ ", "--- "))
+        ]
     return "changed lines", missing_lines(wanted, content), len(wanted)
+
+
+_OTHER_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"  # (where splitlines cuts too: a search for each is fast)
 
 
 KIND = KindOf(

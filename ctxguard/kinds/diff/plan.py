@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import os.path
 import re
+from array import array
 from collections.abc import Sequence
 from itertools import accumulate, compress
 from operator import itemgetter
@@ -14,7 +15,7 @@ from ctxguard.git.paths import line_path
 from ctxguard.kinds.definitions import is_comment_or_blank
 from ctxguard.kinds.diff.lines import CONTEXT, PATH_AGAIN, DiffReader, short_commit
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
-from ctxguard.plan import Plan, ended, units
+from ctxguard.plan import Plan, ended, table
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
@@ -31,18 +32,19 @@ def turn_of(seen: dict[float, int], level: float, together: bool) -> int:
     return seen.get(level, 0)
 
 
-def _each_files_turn(rank: list[tuple[float, int]], kinds: list[str], outline: Sequence[int]) -> None:
-    """Changed definitions and error lines by turns across files (see turn_of). (outline: the
-    lines that are not plain changes or context, in order: the others are neither.)"""
+def _each_files_turn(levels: Sequence[float], order: array[int], kinds: list[str], outline: Sequence[int]) -> None:
+    """Changed definitions and error lines by turns across files (see turn_of), their order
+    among equal levels set so. (outline: the lines that are not plain changes or context, in
+    order: the others are neither.)"""
     seen: dict[float, int] = {}
     for i in outline:
         kind = kinds[i]
         if kind == "file":
             seen = {}
         elif kind in ("definition", "error"):
-            level = rank[i][0]
-            together = i > 0 and kinds[i - 1] in ("definition", "error") and rank[i - 1][0] == level
-            rank[i] = (level, turn_of(seen, level, together) * TURN + i)
+            level = levels[i]
+            together = i > 0 and kinds[i - 1] in ("definition", "error") and levels[i - 1] == level
+            order[i] = turn_of(seen, level, together) * TURN + i
 
 
 def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) -> str:
@@ -72,7 +74,7 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
 
 
 def _first_units_file_first(
-    rank: Sequence[tuple[float, int]], must: Sequence[bool], files: Sequence[int], stats: Sequence[FileStat]
+    levels: Sequence[float], order: Sequence[int], must: Sequence[bool], files: Sequence[int], stats: Sequence[FileStat]
 ) -> list[FileStat]:
     """The files in the diff's order, but the file of the must unit a cut takes first at the
     top: a list shown alone (a room the first change does not fit) names the file that change
@@ -85,7 +87,7 @@ def _first_units_file_first(
         while k + 1 < len(files) and files[k + 1] <= i:
             k += 1
         if k >= 0 and i != files[k]:
-            first[k] = min(first[k], rank[i])
+            first[k] = min(first[k], (levels[i], order[i]))
     if len(first) != len(stats) or not stats:
         return list(stats)
     top = min(range(len(stats)), key=first.__getitem__)
@@ -120,7 +122,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     generated. No line is shown without its file header and its hunk header."""
     lines = ended(list(doc.lines))  # (a copy of the list: the last line may get a line break)
     reader = DiffReader(said=doc.said())  # (what the probes read of its changed lines)
-    rank: list[tuple[float, int]] = []
+    levels = array("d")  # per line, how early a cut takes it (its priority's level) …
     must: list[bool] = []
     anchors: list[tuple[int, ...]] = []
     file: tuple[int, ...] = ()  # the current file's `diff --git` line (its lines' group)
@@ -176,8 +178,8 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
                 # was left out, at the level of its `index` and `---` lines (never as a tight
                 # cut's filler).
                 # (A rename, a mode, a new or deleted file: its `diff --git` line stays.)
-                naming, keep, needs, level, header = (i,), True, (), rank[file[0]][0], file[0]
-                rank[header], must[header], tier2[header] = (PATH_AGAIN + reader.offset, header), False, False
+                naming, keep, needs, level, header = (i,), True, (), levels[file[0]], file[0]
+                levels[header], must[header], tier2[header] = PATH_AGAIN + reader.offset, False, False
                 waits[header:] = [file] * (i - header)
         elif kind == "hunk":
             hunk, needs, enclosing, above = (*naming, i), naming, (), ()
@@ -219,7 +221,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             level = (LINKED if linked else ASKED) + offset
             needs = tuple(dict.fromkeys((*needs, *enclosing, *(() if kind == "definition" else above))))
             keep = True
-        rank.append((level, i))
+        levels.append(level)
         must.append(keep)
         anchors.append(needs)
         hunks.append(hunk)
@@ -239,10 +241,11 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     for i, at in zip(body, base):
         span = 0.0 if at in EDITS else SOURCE_SPAN if at == SOURCE_CODE else BODY_SPAN  # (source code stays ahead)
         late = REMOVED_AFTER if at in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
-        rank[i] = (at + late + min(distance(i, hunks[i]), REACH) / REACH * span, i)
+        levels[i] = at + late + min(distance(i, hunks[i]), REACH) / REACH * span
     for i in _moved(lines, reader_kind, outline):  # a definition or error line moved or re-indented: after the edits
-        rank[i] = (MOVED + rank[i][0] - 1, i)
-    _each_files_turn(rank, reader_kind, outline)
+        levels[i] = MOVED + levels[i] - 1
+    order = array("q", range(len(levels)))  # … and among equal levels: in order, but for turns
+    _each_files_turn(levels, order, reader_kind, outline)
     shown = list(lines)
     for i in outline:
         if reader_kind[i] == "commit":
@@ -255,11 +258,11 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     # header a smaller one kept.)
     for i in outline:
         if stats and must[i] and reader_kind[i] in ("file", "header", "hunk"):
-            rank[i] = (rank[i][0] + HEADERS_AFTER_EDITS, i)
+            levels[i] += HEADERS_AFTER_EDITS
     files = [i for i in outline if reader_kind[i] == "file"]
-    listed = _first_units_file_first(rank, must, files, stats)
+    listed = _first_units_file_first(levels, order, must, files, stats)
     return Plan(
-        units(lines, shown, rank, must, anchors.__getitem__, encoded, tokenizer),
+        table(lines, shown, levels, order, must, anchors.__getitem__, encoded, tokenizer),
         encoded.count,
         listing=lambda room: file_listing(listed, tokenizer, room),
         notes=notes,

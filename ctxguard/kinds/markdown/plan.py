@@ -11,7 +11,7 @@ from ctxguard.kinds.markdown.model import FENCE, OPEN_TASK, Block, MarkdownDoc
 from ctxguard.kinds.markdown.prose import MUST, OTHER, REPEATED, SHOULD
 from ctxguard.plan import Plan, UnitTable, omitted_lines, units
 from ctxguard.tokens.base import Encoded, Tokenizer
-from ctxguard.words import mentions
+from ctxguard.words import mentions, squeezed
 
 # The levels of a document's lines, lowest first (its sentences' levels: ctxguard.kinds.markdown.prose).
 # The document's first heading (its title) is taken first; the others come after the open task
@@ -222,6 +222,6 @@ def rules(doc: MarkdownDoc) -> list[str]:
 
 def left_out(doc: MarkdownDoc, content: str) -> tuple[str, int, int]:
     """The rules a cut does not show whole."""
-    shown = " ".join(content.split())
+    shown = squeezed(content)
     wanted = rules(doc)
     return "rules (MUST/SHOULD sentences)", not_shown(wanted, shown), len(wanted)

@@ -4,6 +4,8 @@ import random
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from unidiff import PatchSet
 
 from ctxguard import compress_text
@@ -551,8 +553,6 @@ def test_changed_definitions_go_by_turns_across_files() -> None:
 
 
 # --- comments and blank lines go first --------------------------------------------------------
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 from ctxguard.kinds.definitions import is_comment_or_blank  # noqa: E402
 from ctxguard.plan import omitted_lines  # noqa: E402
@@ -793,3 +793,19 @@ def test_a_hunk_read_at_once_says_what_each_of_its_lines_says_alone(lines: list[
         | (ERROR if line[0] == "+" and is_error_line(line[1:]) else 0)
         for line in changed
     ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(["+a = 1", "-a = 0", " ctx", "", "+++ b/x", "--- a/x", "+b\rc", "-d\x0b+e", "+f\x85"])),
+    st.booleans(),
+)
+def test_changed_lines_left_out_are_counted_from_the_lines_as_splitlines_cuts_them(lines: list[str], end: bool) -> None:
+    """left_out reads the document's own lines where they are what str.splitlines gives."""
+    from ctxguard.kinds.base import missing_lines
+    from ctxguard.kinds.diff import left_out
+
+    text = "\n".join(lines) + ("\n" if end and lines else "")
+    content = "\n".join(lines[::2])
+    wanted = [line for line in text.splitlines() if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
+    assert left_out(read(text), content) == ("changed lines", missing_lines(wanted, content), len(wanted))

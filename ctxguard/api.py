@@ -43,8 +43,8 @@ def compress_file_record(
         )
     if streamed is not None:
         return streamed
-    return _compress_reading(
-        lambda: read_artifact(path),
+    return compress_loaded(
+        lambda: read_artifact(path),  # (read there, so that only it holds the text as read)
         label,
         budget,
         artifact_type=artifact_type,
@@ -68,7 +68,7 @@ def _stream(
 
 
 def compress_loaded(
-    loaded: Loaded,
+    loaded: Loaded | Callable[[], Loaded],
     label: str,
     budget: int,
     *,
@@ -77,43 +77,23 @@ def compress_loaded(
     options: Options = Options(),
     redact: bool = True,
 ) -> Record:
-    """Compress text already read (from a file or stdin), or record why there is none."""
-    return _compress_reading(
-        lambda: loaded,
-        label,
-        budget,
-        artifact_type=artifact_type,
-        encoding=encoding,
-        options=options,
-        redact=redact,
-    )
-
-
-def _compress_reading(
-    reading: Callable[[], Loaded],
-    label: str,
-    budget: int,
-    *,
-    artifact_type: str | None,
-    encoding: str | None,
-    options: Options,
-    redact: bool,
-) -> Record:
-    """compress_loaded of what reading gives, which only this holds: the text as read is let go
-    of once its secrets are redacted (a file of megabytes is not held twice while it is cut)."""
+    """Compress text already read (from a file or stdin), or record why there is none. Given
+    the function that reads it, the text as read is let go of once its secrets are redacted
+    (only this holds it: a file of megabytes is not held twice while it is cut)."""
     tokenizer = get_tokenizer(encoding)
-    loaded = reading()
-    if loaded.text is None:
+    read = loaded() if callable(loaded) else loaded
+    del loaded
+    if read.text is None:
         kind = classify(label, "", artifact_type)
         return error_record(
             label,
-            loaded.error or "unreadable",
+            read.error or "unreadable",
             artifact_type=kind,
             budget=budget,
             encoding=tokenizer.name,
         )
-    text, said, counts, allowed = loaded.text, loaded.notes, {}, 0
-    del loaded
+    text, said, counts, allowed = read.text, read.notes, {}, 0
+    del read
     if redact:
         found = redact_secrets(text)
         text, counts, allowed = found.text, found.counts, found.allowed

@@ -266,10 +266,17 @@ _COST, _ANCHORS, PRIORITY = attrgetter("cost"), attrgetter("anchors"), attrgette
 _OF_UNITS = tuple(name for name, value in vars(Plan).items() if isinstance(value, cached_property))
 
 
+class Priorities(NamedTuple):
+    """Per unit, its priority as two columns: its level, and its order among equal levels."""
+
+    level: Iterable[float]
+    order: Sequence[int]
+
+
 def units(
     lines: Sequence[str],
     shown: Sequence[str],
-    rank: Sequence[tuple[float, int]],
+    rank: Sequence[tuple[float, int]] | Priorities,
     must: Sequence[bool],
     anchors: Callable[[int], tuple[int, ...]],
     encoded: Encoded,
@@ -277,28 +284,11 @@ def units(
     costs: Sequence[int] | None = None,
     clipped: Sequence[int] | None = None,
 ) -> UnitTable:
-    """The units of a plan from its lines, as table() makes them, given their priorities."""
-    level, order = map(itemgetter(0), rank), list(map(itemgetter(1), rank))
-    return table(lines, shown, level, order, must, anchors, encoded, tokenizer, costs, clipped)
-
-
-def table(
-    lines: Sequence[str],
-    shown: Sequence[str],
-    level: Iterable[float],
-    order: Sequence[int],
-    must: Sequence[bool],
-    anchors: Callable[[int], tuple[int, ...]],
-    encoded: Encoded,
-    tokenizer: Tokenizer,
-    costs: Sequence[int] | None = None,
-    clipped: Sequence[int] | None = None,
-) -> UnitTable:
-    """The units of a plan from its lines (as shown, their priorities' levels and orders,
-    must-keep flags and anchors), each costed: raw tokens from the one encode when the lines
-    are the encoded text, each shown line that differs from its raw line counted on its own (or
-    given: `costs`, the shown lines' tokens, when the plan encoded them together). `clipped`:
-    per shown line that differs, the characters of its line it leaves out."""
+    """The units of a plan from its lines (as shown, their priorities, must-keep flags and
+    anchors), each costed: raw tokens from the one encode when the lines are the encoded text,
+    each shown line that differs from its raw line counted on its own (or given: `costs`, the
+    shown lines' tokens, when the plan encoded them together). `clipped`: per shown line that
+    differs, the characters of its line it leaves out."""
     joined = "".join(lines)
     same = joined == encoded.text or joined == encoded.text + "\n"
     del joined  # (as big as the text: not held while the lines are counted)
@@ -313,7 +303,9 @@ def table(
         if left is not None and clipped is not None:
             left[i] = clipped[i]
     text = shown if isinstance(shown, list) else list(shown)
-    return UnitTable(text, cost, raw, level, order, must, list(map(anchors, range(len(lines)))), left)
+    if not isinstance(rank, Priorities):
+        rank = Priorities(map(itemgetter(0), rank), list(map(itemgetter(1), rank)))
+    return UnitTable(text, cost, raw, rank.level, rank.order, must, list(map(anchors, range(len(lines)))), left)
 
 
 _ANY = 1 << 62  # a room any list fits in

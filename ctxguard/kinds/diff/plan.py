@@ -15,7 +15,7 @@ from ctxguard.git.paths import line_path
 from ctxguard.kinds.definitions import is_comment_or_blank
 from ctxguard.kinds.diff.lines import CONTEXT, PATH_AGAIN, DiffReader, short_commit
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
-from ctxguard.plan import Plan, ended, table
+from ctxguard.plan import Plan, Priorities, ended, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
@@ -262,7 +262,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     files = [i for i in outline if reader_kind[i] == "file"]
     listed = _first_units_file_first(levels, order, must, files, stats)
     return Plan(
-        table(lines, shown, levels, order, must, anchors.__getitem__, encoded, tokenizer),
+        units(lines, shown, Priorities(levels, order), must, anchors.__getitem__, encoded, tokenizer),
         encoded.count,
         listing=lambda room: file_listing(listed, tokenizer, room),
         notes=notes,

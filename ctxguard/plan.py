@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import accumulate, compress, repeat
-from operator import attrgetter, is_not, itemgetter
+from operator import is_not, itemgetter
 from typing import Final, NamedTuple, overload
 
 from ctxguard.tokens.base import Encoded, Tokenizer
@@ -46,7 +46,7 @@ class UnitTable(Sequence[Unit]):
     big artifact holds one per line). Read as a sequence it gives Units, built when asked; the
     packer reads its columns (see Plan.texts and the like)."""
 
-    __slots__ = ("text", "cost", "raw", "level", "order", "must", "anchors", "clipped")
+    __slots__ = ("text", "cost", "raw", "level", "order", "must", "anchors", "clipped", "lines")
 
     def __init__(
         self,
@@ -58,6 +58,7 @@ class UnitTable(Sequence[Unit]):
         must: Iterable[bool | int],
         anchors: list[tuple[int, ...]],
         clipped: Sequence[int] | None = None,
+        lines: Sequence[int | None] | None = None,
     ) -> None:
         self.text = text
         self.cost = _numbers(cost)
@@ -67,6 +68,23 @@ class UnitTable(Sequence[Unit]):
         self.must = bytes(map(bool, must))
         self.anchors = anchors
         self.clipped = clipped  # (None: no unit leaves characters of its line out)
+        self.lines = lines  # (None: every unit stands for the line ends in its text)
+
+    @classmethod
+    def of(cls, units: Sequence[Unit]) -> UnitTable:
+        """Units made one by one (a streamed file's, a test's), as columns."""
+        lines = [u.lines for u in units]
+        return cls(
+            [u.text for u in units],
+            [u.cost for u in units],
+            [u.raw for u in units],
+            [u.priority[0] for u in units],
+            [u.priority[1] for u in units],
+            [u.must for u in units],
+            [u.anchors for u in units],
+            [u.clipped for u in units],
+            lines if lines.count(None) < len(lines) else None,
+        )
 
     def __len__(self) -> int:
         return len(self.text)
@@ -81,16 +99,19 @@ class UnitTable(Sequence[Unit]):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         clipped = self.clipped[i] if self.clipped is not None else 0
+        lines = self.lines[i] if self.lines is not None else None
         priority = (self.level[i], self.order[i])
         must = bool(self.must[i])
-        return new_unit((self.text[i], self.cost[i], self.raw[i], priority, must, self.anchors[i], None, clipped))
+        return new_unit((self.text[i], self.cost[i], self.raw[i], priority, must, self.anchors[i], lines, clipped))
 
     def with_priorities(self, changed: dict[int, tuple[float, int]]) -> UnitTable:
         """The same units, those given taken at the priorities given."""
         level, order = array("d", self.level), list(self.order)
         for i, (at, among) in changed.items():
             level[i], order[i] = at, among
-        return UnitTable(self.text, self.cost, self.raw, level, order, self.must, self.anchors, self.clipped)
+        return UnitTable(
+            self.text, self.cost, self.raw, level, order, self.must, self.anchors, self.clipped, self.lines
+        )
 
 
 def _numbers(numbers: Sequence[int]) -> Sequence[int]:
@@ -192,59 +213,59 @@ class Plan:
         return changed
 
     @cached_property
+    def table(self) -> UnitTable:
+        """The units as columns (those given one by one, put in columns once): what the packer
+        reads of them."""
+        units = self.units
+        return units if isinstance(units, UnitTable) else UnitTable.of(units)
+
+    @cached_property
     def texts(self) -> Sequence[str]:
         """Per unit, its text: what the packer reads of each unit it shows."""
-        units = self.units
-        return units.text if isinstance(units, UnitTable) else [u.text for u in units]
+        return self.table.text
 
     @cached_property
     def raws(self) -> Sequence[int]:
         """Per unit, the raw tokens it stands for."""
-        units = self.units
-        return units.raw if isinstance(units, UnitTable) else [u.raw for u in units]
+        return self.table.raw
 
     @cached_property
     def clips(self) -> Sequence[int]:
         """Per unit, the characters of its line its text leaves out."""
-        units = self.units
-        if isinstance(units, UnitTable):
-            return units.clipped if units.clipped is not None else bytes(len(units))
-        return [u.clipped for u in units]
+        table = self.table
+        return table.clipped if table.clipped is not None else bytes(len(table))
 
     @cached_property
     def musts(self) -> list[bool]:
         """Per unit, whether it is a must unit."""
-        units = self.units
-        return list(map(bool, units.must)) if isinstance(units, UnitTable) else [u.must for u in units]
+        return list(map(bool, self.table.must))
 
     @cached_property
     def order(self) -> Sequence[int]:
         """The units in the order a cut takes them: by priority, ties in their own order. (For a
         table, 8 bytes a unit: a list would hold an int object for each.)"""
-        units = self.units
-        if not isinstance(units, UnitTable):
-            return sorted(range(len(units)), key=list(map(PRIORITY, units)).__getitem__)
-        order = sorted(range(len(units)), key=units.order.__getitem__)  # (sorted twice, stably: by level, then order)
-        order.sort(key=units.level.__getitem__)
-        return array("q", order)
+        table = self.table
+        order = sorted(range(len(table)), key=table.order.__getitem__)  # (sorted twice, stably: by level, then order)
+        order.sort(key=table.level.__getitem__)
+        return array("q", order) if table is self.units else order
 
     @cached_property
     def starts(self) -> Sequence[int]:
         """Per unit, the raw line ends before it (its first raw line's number, less one), and
         last, all of them: a run's line ends are the difference of two, without a walk. (A
         unit stands for its `lines`, else for the line ends in its text: a gap counts them.)"""
-        if isinstance(self.units, UnitTable):  # (whose units stand for the line ends in their text)
-            return _sums(list(map(str.count, self.units.text, repeat("\n"))))
-        return _sums([u.text.count("\n") if u.lines is None else u.lines for u in self.units])
+        table = self.table
+        ends = list(map(str.count, table.text, repeat("\n")))
+        if table.lines is not None:
+            ends = [found if lines is None else lines for found, lines in zip(ends, table.lines)]
+        return _sums(ends)
 
     @cached_property
     def columns(self) -> tuple[list[int], list[tuple[int, ...]], list[bool]]:
         """Per unit, its cost, its anchors, and whether it is blank (white space only): what the
         packer's every choice reads of each unit, as lists."""
-        units = self.units
-        if isinstance(units, UnitTable):
-            return list(units.cost), units.anchors, [not text.strip() for text in units.text]
-        return list(map(_COST, units)), list(map(_ANCHORS, units)), [not u.text.strip() for u in units]
+        table = self.table
+        return list(table.cost), table.anchors, [not text.strip() for text in table.text]
 
     @cached_property
     def costs(self) -> Sequence[int]:
@@ -259,8 +280,6 @@ def _sums(numbers: Sequence[int]) -> Sequence[int]:
     sums = accumulate(numbers, initial=0)
     return array("q", sums) if sum(numbers) < 1 << 63 else list(sums)
 
-
-_COST, _ANCHORS, PRIORITY = attrgetter("cost"), attrgetter("anchors"), attrgetter("priority")
 
 # What a plan works out of its units, once: its cached properties (each made of the units alone).
 _OF_UNITS = tuple(name for name, value in vars(Plan).items() if isinstance(value, cached_property))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _STOPWORDS = frozenset(
@@ -61,13 +62,19 @@ _SPACE = re.compile(r"\s")
 
 def squeezed(text: str) -> str:
     """text's words joined by single spaces, `" ".join(text.split())`, without a list of every
-    word of a content of megabytes at once: a piece at a time, each cut at white space."""
-    pieces, start = [], 0
-    while len(text) - start > _SQUEEZE_PIECE:
-        found = _SPACE.search(text, start + _SQUEEZE_PIECE)
+    word of a content of megabytes at once: a piece at a time, each cut after white space."""
+    return " ".join(filter(None, (" ".join(piece.split()) for piece in pieces(text, _SQUEEZE_PIECE, _SPACE))))
+
+
+def pieces(text: str, size: int, after: re.Pattern[str]) -> Iterator[str]:
+    """text in pieces of about `size` characters, each cut just after the first match of
+    `after` past its size (the last at the end): what a reader of a text of megabytes holds at
+    once, where a piece's reading does not depend on the text beyond the cut."""
+    start = 0
+    while len(text) - start > size:
+        found = after.search(text, start + size)
         if found is None:
             break
-        pieces.append(" ".join(text[start : found.start()].split()))
-        start = found.start()
-    pieces.append(" ".join(text[start:].split()))
-    return " ".join(filter(None, pieces))
+        yield text[start : found.end()]
+        start = found.end()
+    yield text[start:] if start else text

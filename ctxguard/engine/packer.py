@@ -18,7 +18,7 @@ from operator import not_
 from typing import NamedTuple
 
 from ctxguard.engine.choose import choose
-from ctxguard.plan import Omitted, Plan, UnitTable, listing_room
+from ctxguard.plan import Omitted, Plan, listing_room
 from ctxguard.words import cut_line
 
 _TRIES = 6
@@ -68,7 +68,7 @@ def tier2(plan: Plan, room: int, count: Callable[[str], int]) -> Cut | None:
     limit = room - count(plan.prefix)
     for level in plan.levels or (None,):  # tier 2: the first must set that fits
         base = plan.tier2_must if plan.tier2_must is not None else plan.musts
-        must = list(base) if level is None else [m or before < level for before, m in zip(_levels(plan), base)]
+        must = list(base) if level is None else [m or before < level for before, m in zip(plan.table.level, base)]
         if sum(compress(plan.columns[0], must)) > limit:
             continue  # (sure not to fit, without choosing)
         found = _fit(plan, order, must, gap, limit, room, count, None)
@@ -78,14 +78,8 @@ def tier2(plan: Plan, room: int, count: Callable[[str], int]) -> Cut | None:
 
 
 def _order(plan: Plan) -> Sequence[int]:
-    """The units in the order a cut takes them."""
+    """The units in the order a cut takes them (the plan's, worked out once)."""
     return plan.order
-
-
-def _levels(plan: Plan) -> Sequence[float]:
-    """Per unit, the level of its priority."""
-    units = plan.units
-    return units.level if isinstance(units, UnitTable) else [u.priority[0] for u in units]
 
 
 def _widest_gap(plan: Plan, count: Callable[[str], int]) -> int:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxguard.tokens.base import Encoded
+from ctxguard.words import pieces
 
 # Runs without whitespace longer than this are encoded in pieces: BPE is superlinear in the
 # length of one pre-token, and older tiktoken releases take minutes on a 1 MB base64 line.
@@ -212,14 +213,7 @@ def _chunks(text: str) -> Iterator[str]:
     """text in pieces of about _CHUNK characters, each ending at a clean break (or the end):
     cut into clean segments, the pieces give the whole text's segments (the test of a break
     reads no further than the next line break)."""
-    start = 0
-    while len(text) - start > _CHUNK:
-        found = _CLEAN_BREAK.search(text, start + _CHUNK)
-        if found is None:
-            break
-        yield text[start : found.end()]
-        start = found.end()
-    yield text[start:] if start else text
+    return pieces(text, _CHUNK, _CLEAN_BREAK)
 
 
 def _placed(

@@ -25,15 +25,43 @@ def scannable(text: str) -> str:
     return SURROGATE.sub("\ufffd", text)
 
 
-def automaton(words: Sequence[str]) -> Any | None:
-    """An automaton finding the words (at each place the longest, none overlapping another;
-    `find_matches_as_indexes(text)` gives (word, start, end) in order), or None where the
-    `ahocorasick_rs` wheel is not installed. (Built anew: callers remember theirs.)"""
+def matcher(words: tuple[str, ...]) -> Callable[[str], list[tuple[int, int]]] | None:
+    """Each match of the words in a text, in order, as (which word, where it starts): at each
+    place the longest, none overlapping another. None where the
+    `ahocorasick_rs` wheel is not installed, or for a word holding a lone surrogate. The
+    automaton reads the text's UTF-8 (given a str, it maps every match back to its character
+    itself, which costs as much as the scan): a word's UTF-8 is found exactly where the word is,
+    and a lone surrogate (a JSON string's `\\ud800`), written as `surrogatepass` writes it,
+    holds no byte of a word's. Places are counted back in characters from match to match.
+    (Built anew: callers remember theirs.)"""
+    found = _utf8_automaton(words)
+    if found is None:
+        return None
+
+    def scan(text: str) -> list[tuple[int, int]]:
+        if text.isascii():
+            return [(k, start) for k, start, _ in found.find_matches_as_indexes(text.encode("ascii"))]
+        data = text.encode("utf-8", "surrogatepass")
+        out: list[tuple[int, int]] = []
+        char = byte = 0
+        for k, start, _ in found.find_matches_as_indexes(data):
+            char += len(data[byte:start].decode("utf-8", "surrogatepass"))
+            byte = start
+            out.append((k, char))
+        return out
+
+    return scan
+
+
+def _utf8_automaton(words: tuple[str, ...]) -> Any | None:
+    """An automaton finding the words' UTF-8 in bytes (see matcher), or None."""
     try:
         import ahocorasick_rs
-    except ImportError:  # (a platform without its wheel)
+
+        encoded = [word.encode("utf-8") for word in words]
+    except (ImportError, UnicodeEncodeError):  # (a platform without its wheel; a word UTF-8 cannot hold)
         return None
-    return ahocorasick_rs.AhoCorasick(list(words), matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
+    return ahocorasick_rs.BytesAhoCorasick(encoded, matchkind=ahocorasick_rs.MatchKind.LeftmostLongest)
 
 
 # A search for each of many words is quadratic when most are missed or found out of order
@@ -131,10 +159,10 @@ def present_at(words: Sequence[str], text: str) -> list[tuple[int, int]] | None:
 @cache
 def finder(words: tuple[str, ...]) -> Callable[[str], list[int]]:
     """Where each match of the words in a text starts, in order (built once per set of words)."""
-    found = automaton(words)
+    found = matcher(words)
     if found is None:
         return regex_finder(words)
-    return lambda text: [start for _, start, _ in found.find_matches_as_indexes(scannable(text))]
+    return lambda text: [start for _, start in found(text)]
 
 
 @cache
@@ -146,13 +174,22 @@ def regex_finder(words: tuple[str, ...]) -> Callable[[str], list[int]]:
 
 def lines_holding(lines: Sequence[str], words: tuple[str, ...]) -> list[int]:
     """The indices, in order, of the lines that hold one of the words (none of which holds a
-    line break or a NUL), found in one scan of the lines joined."""
-    joined = "\0".join(lines)
-    found: list[int] = []
+    line break or a NUL), found in one scan of the lines joined (as UTF-8 bytes where the
+    automaton reads them: see matcher; a line is told by the NULs before a match, in bytes too)."""
+    text = "\0".join(lines)
+    found = _utf8_automaton(words) if text else None
+    if found is not None:
+        joined: str | bytes = text.encode("utf-8", "surrogatepass")
+        del text
+        starts = [start for _, start, _ in found.find_matches_as_indexes(joined)]
+        nul: str | bytes = b"\0"
+    else:
+        joined, starts, nul = text, finder(words)(text), "\0"
+    out: list[int] = []
     i = at = 0  # the line of the last match, and where it starts
-    for start in finder(words)(joined):
-        i += joined.count("\0", at, start)
+    for start in starts:
+        i += joined.count(nul, at, start)  # type: ignore[arg-type]
         at = start
-        if not found or found[-1] != i:
-            found.append(i)
-    return found
+        if not out or out[-1] != i:
+            out.append(i)
+    return out

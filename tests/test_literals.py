@@ -18,6 +18,7 @@ WORDS = [hint_words(None), hint_words("python"), hint_words("rust"), MAY_ERR_WOR
 def _lines() -> list[list[str]]:
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(SAMPLES.rglob("*")) if p.is_file()]
     texts.append("naïve café — fn(ключ) => abc\nxabcx\n\nab\nç\nraise ValueError\n" * 3)
+    texts.append("a\ud800b x\udfffabc\n\ud800\nç\ud7ffb\nplain ab\n")  # (lone surrogates: read as UTF-8 bytes)
     return [text.splitlines() for text in texts]
 
 
@@ -42,6 +43,12 @@ def test_the_automaton_and_the_regular_expression_find_the_same_matches(words: t
         assert literals.finder(words)(text) == literals.regex_finder(words)(text)
 
 
+def test_words_with_a_lone_surrogate_are_not_read_as_utf8() -> None:
+    """(UTF-8 cannot hold one: such words are searched for by the regular expression.)"""
+    assert literals.matcher(("ab", "\ud800")) is None
+    assert literals.matcher(("ab", "é")) is not None
+
+
 def test_without_the_automaton_the_regular_expression_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 
@@ -57,15 +64,18 @@ def test_without_the_automaton_the_regular_expression_is_used(monkeypatch: pytes
     literals.finder.cache_clear()
     try:
         assert literals.finder(words) is literals.regex_finder(words)
+        assert literals.matcher(words) is None
         assert literals.lines_holding(["a", "seen it", "before", "x"], words) == [1, 2]
+        assert literals.lines_holding(["é", "seen it", "before", "x"], words) == [1, 2]
     finally:
         monkeypatch.undo()
         literals.finder.cache_clear()
 
 
 def test_a_lone_surrogate_is_scanned_in_place_as_the_regular_expression_scans_it() -> None:
-    """The automaton takes UTF-8, which a lone surrogate cannot be: it reads one as U+FFFD, one
-    character for one, so every match is where the regular expression finds it."""
+    """The automaton reads UTF-8, which a lone surrogate cannot be: written as `surrogatepass`
+    writes it (three bytes no word's UTF-8 holds), every match is where the regular expression
+    finds it, in characters."""
     words = ("token", "key", "ab")
     text = "a\ud800token x\udfffkey ab\ud800ab"
     assert literals.finder(words)(text) == literals.regex_finder(words)(text) == [2, 10, 14, 17]

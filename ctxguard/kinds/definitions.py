@@ -114,7 +114,7 @@ def is_definition(line: str, language: str | None = None) -> bool:
     return _PATTERNS.get(language or "", DEFINITION).match(line) is not None
 
 
-_COMMENT_OR_BLANK = re.compile(r"\s*(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")
+_COMMENT_OR_BLANK = re.compile(r"\s*+(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")
 
 
 def is_comment_or_blank(line: str, start: int = 0) -> bool:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 
-from ctxguard.literals import automaton, scannable
+from ctxguard.literals import matcher
 from ctxguard.secrets.vendors import FORMATS, Format
 
 __all__ = [
@@ -100,12 +100,12 @@ def _pattern() -> re.Pattern[str]:
 @cache
 def _scanner() -> Callable[[str], Iterator[tuple[int, str]]]:
     """The automaton's scan, built once (well under a millisecond), or regex_anchors."""
-    found = automaton(ANCHOR_WORDS)
+    found = matcher(ANCHOR_WORDS)
     if found is None:  # (a platform without the automaton's wheel)
         return regex_anchors
 
     def scan(text: str) -> Iterator[tuple[int, str]]:
-        for word, start, _ in found.find_matches_as_indexes(scannable(text)):
+        for word, start in found(text):
             yield start, ANCHOR_WORDS[word]
 
     return scan

@@ -238,6 +238,7 @@ def _scanned_texts() -> list[str]:
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(SAMPLES.rglob("*")) if p.is_file()]
     texts += [f"const token = '{value}'; // PAT pat Pat path compat\n" for value in FAKE.values()]
     texts.append("naïve café — ключ token=ÄÖÜ xoxb-1 ghp_ ∑ AKIA Secret SECRET secret\n" * 3)
+    texts.append('{"token\ud800": "x\udfffsecret=1", "ключ": "\ud83d api_key: ∑ ghp_"}\n')  # (lone surrogates)
     return texts
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import bisect
 import os.path
 import re
 from array import array
 from collections.abc import Sequence
-from itertools import accumulate, compress
+from itertools import compress
 from operator import itemgetter
 from typing import Final
 
@@ -341,20 +340,14 @@ _EDIT_RUN = re.compile(r"(-+)\+*")
 
 def _signs(lines: Sequence[str]) -> str:
     """One character per line: its first (`-` a removed line, `+` an added one), but `=` for a
-    line starting `---` or `+++` (a file's header, not an edit) and for an empty one. (Read
-    from the joined text: the headers found by a search, not a test of each line.)"""
+    line starting `---` or `+++` (a file's header, not an edit) and for an empty one."""
     signs = [line[:1] or "=" for line in lines] if "" in lines else list(map(itemgetter(0), lines))
-    text = "".join(lines)
-    starts: list[int] | None = None
-    for head in ("---", "+++"):
-        at = 0 if text.startswith(head) else text.find("\n" + head) + 1 or -1  # (a line's start)
-        while at >= 0:
-            if starts is None:
-                starts = list(accumulate(map(len, lines)))  # (each line's end)
-            signs[bisect.bisect_right(starts, at)] = "="
-            found = text.find("\n" + head, at)
-            at = found + 1 if found >= 0 else -1
+    for i in [i for i, line in enumerate(lines) if line.startswith(_HEADS)]:
+        signs[i] = "="
     return "".join(signs)
+
+
+_HEADS: Final = ("---", "+++")
 
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")

@@ -132,17 +132,13 @@ def _changed(header: str, body: list[str], values: list[str]) -> ClassifiedHunk:
     """A hunk's changed lines, not read yet (no bits set), their text after the sign appended
     to `values`. (Context lines, `\\ No newline` markers and blank lines say nothing the probes
     count: they are passed over unread.)"""
-    lines: list[str] = []
-    for line in body:
-        first = line[:1]
-        if first != "+" and first != "-":
-            continue
-        value = line[1:]
-        if not value.strip():
-            continue
-        lines.append(line if line.endswith("\n") else line + "\n")
-        values.append(value)
+    signed = [line for line in body if line[:1] in _SIGNS and line[1:].strip()]
+    values += [line[1:] for line in signed]
+    lines = [line if line.endswith("\n") else line + "\n" for line in signed]
     return ClassifiedHunk(header, lines, [0] * len(lines))
+
+
+_SIGNS = ("+", "-")
 
 
 def _read_bits(hunks: list[ClassifiedHunk], values: list[str], lang: str | None) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os.path
 import re
 from array import array
-from collections.abc import Sequence
-from itertools import compress
+from collections.abc import Callable, Sequence
+from itertools import compress, groupby
 from operator import itemgetter
 from typing import Final
 
@@ -236,11 +236,11 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         else:
             group.append((*file, TASK_GROUP) if asked else file)
             waits.append((TASK_GROUP,) if task_words and kind == "change" and not asked else ())
-    distance = _Distances(keys)
-    for i, at in zip(body, base):
-        span = 0.0 if at in EDITS else SOURCE_SPAN if at == SOURCE_CODE else BODY_SPAN  # (source code stays ahead)
-        late = REMOVED_AFTER if at in EDITS and edited.get(i) == () else 0.0  # the added line brings its removed one
-        levels[i] = at + late + min(distance(i, hunks[i]), REACH) / REACH * span
+    for i, at, far in zip(body, base, _distances(body, hunks.__getitem__, keys)):
+        if at in EDITS:  # (at their level whatever the distance; the added line brings its removed one)
+            levels[i] = at + REMOVED_AFTER if edited.get(i) == () else at
+        else:  # (source code stays ahead)
+            levels[i] = at + min(far, REACH) / REACH * (SOURCE_SPAN if at == SOURCE_CODE else BODY_SPAN)
     for i in _moved(lines, reader_kind, outline):  # a definition or error line moved or re-indented: after the edits
         levels[i] = MOVED + levels[i] - 1
     order = array("q", range(len(levels)))  # … and among equal levels: in order, but for turns
@@ -460,23 +460,26 @@ def names_new_path(line: str) -> bool:
     return line.startswith("+++ ") and line_path(line, "+++ ").strip() != "/dev/null"
 
 
-class _Distances:
-    """How many lines from a line of a hunk the nearest of the hunk's key lines (in order) is,
-    asked of the hunks' lines in order: a walk along each hunk's keys, not a search per line."""
-
-    def __init__(self, keys: dict[tuple[int, ...], list[int]]) -> None:
-        self.keys = keys
-        self.hunk: tuple[int, ...] | None = None
-        self.marks: list[int] = []
-        self.at = 0  # the first key at or after the last line asked
-
-    def __call__(self, i: int, hunk: tuple[int, ...]) -> int:
-        if hunk is not self.hunk:
-            self.hunk, self.marks, self.at = hunk, self.keys.get(hunk, []), 0
-        marks, at = self.marks, self.at
-        while at < len(marks) and marks[at] < i:
-            at += 1
-        self.at = at
-        if at == len(marks):
-            return i - marks[at - 1] if at else REACH  # (after the last key, or none)
-        return marks[at] - i if at == 0 else min(i - marks[at - 1], marks[at] - i)
+def _distances(
+    asked: Sequence[int], hunk_of: Callable[[int], tuple[int, ...]], keys: dict[tuple[int, ...], list[int]]
+) -> list[int]:
+    """How many lines from each line asked (in order, a hunk's lines together) the nearest of
+    its hunk's key lines (in order) is, REACH in a hunk without one: a walk along each hunk's
+    keys, not a search per line. (Most hunks' only key is their header, above every line.)"""
+    out: list[int] = []
+    for hunk, group in groupby(asked, hunk_of):
+        lines = list(group)
+        marks = keys.get(hunk)
+        if not marks:
+            out += [REACH] * len(lines)
+        elif lines[0] >= marks[-1]:  # (every line below the last key)
+            last = marks[-1]
+            out += [i - last for i in lines]
+        else:
+            at, n = 0, len(marks)  # the first key at or after the line
+            for i in lines:
+                while at < n and marks[at] < i:
+                    at += 1
+                above = i - marks[at - 1] if at else marks[at] - i  # (none above: the key below)
+                out.append(above if at == n else min(above, marks[at] - i))
+    return out

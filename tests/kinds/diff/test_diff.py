@@ -715,12 +715,12 @@ def test_a_lines_distance_is_to_the_nearest_key_line_of_its_hunk() -> None:
     nearest key line of its own hunk, REACH in a hunk without one."""
     import random as _random
 
-    from ctxguard.kinds.diff.plan import REACH, _Distances
+    from ctxguard.kinds.diff.plan import REACH, _distances
 
     rnd = _random.Random(1)
     for _ in range(300):
         keys: dict[tuple[int, ...], list[int]] = {}
-        asked: list[tuple[int, tuple[int, ...]]] = []
+        hunk_of: dict[int, tuple[int, ...]] = {}
         start = 0
         for _hunk in range(rnd.randint(1, 4)):
             size = rnd.randint(1, 60)
@@ -728,11 +728,11 @@ def test_a_lines_distance_is_to_the_nearest_key_line_of_its_hunk() -> None:
             keys[hunk] = sorted(rnd.sample(range(start, start + size), rnd.randint(0, min(size, 8))))
             if not keys[hunk]:
                 del keys[hunk]
-            asked += [(i, hunk) for i in range(start, start + size) if rnd.random() < 0.7]
+            hunk_of.update((i, hunk) for i in range(start, start + size) if rnd.random() < 0.7)
             start += size
-        distance = _Distances(keys)
-        for i, hunk in asked:
-            assert distance(i, hunk) == min((abs(i - k) for k in keys.get(hunk, [])), default=REACH)
+        asked = sorted(hunk_of)
+        expected = [min((abs(i - k) for k in keys.get(hunk_of[i], [])), default=REACH) for i in asked]
+        assert _distances(asked, hunk_of.__getitem__, keys) == expected
 
 
 def test_a_changed_line_is_read_once_for_the_plan_and_the_probes(monkeypatch: pytest.MonkeyPatch) -> None:

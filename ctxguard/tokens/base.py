@@ -48,6 +48,11 @@ class Encoded(Protocol):
     def remember(self, text: str, count: int) -> None:
         """Take count as the tokens of this very text (counted already) when it is recounted."""
 
+    def forget_lines(self) -> None:
+        """Let go of what is held per line of the text (its segments and the counts recounts
+        look up), made again when asked: for a kind whose cuts rewrite the text (JSON), which
+        never meets those lines again."""
+
 
 class Tokenizer(Protocol):
     @property
@@ -90,6 +95,9 @@ class _HeuristicEncoded:
 
     def remember(self, text: str, count: int) -> None:
         pass
+
+    def forget_lines(self) -> None:
+        pass  # (nothing is held per line)
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,7 @@ class _TiktokenEncoded:
     encoded again where a question needs them (a cut point), so no whole token list is held."""
 
     text: str
-    segments: list[str]
+    _segments: list[str] | None  # (None once forgotten: made again when asked, see segments)
     known: dict[str, int] = field(repr=False)  # the count of every segment met: raw or recounted
     encode: Callable[[str], list[int]] = field(repr=False)
     tokens: Callable[[str], Sequence[int]] = field(repr=False)  # (the same, held compactly)
@@ -105,6 +105,18 @@ class _TiktokenEncoded:
     def __post_init__(self) -> None:
         self.counts = list(map(self.known.__getitem__, self.segments))
         self.count = sum(self.counts)
+
+    @property
+    def segments(self) -> list[str]:
+        """The text's clean segments (as encode cut them: the counts are theirs)."""
+        if self._segments is None:
+            self._segments = clean_segments(_scrub_surrogates(self.text))
+        return self._segments
+
+    def forget_lines(self) -> None:
+        self._segments, self._starts = None, None
+        self.known = {}
+        self.held = {}
 
     def _index(self) -> tuple[list[int], list[int]]:
         if self._starts is None or self._before is None:
@@ -153,28 +165,30 @@ class _TiktokenEncoded:
         return out
 
     def _spread(self, k: int, pos: int, ends: Sequence[int], j: int, out: list[int]) -> None:
-        """Count segment k's tokens in the parts where they start."""
+        """Count segment k's tokens in the parts where they start. (Everything a part streamed:
+        compact JSON is one segment over every unit, and a list a unit was most of a cut's peak.)"""
         segment = self.segments[k]
-        inner = ends[j : bisect.bisect_left(ends, pos + len(segment), j, len(ends) - 1)]  # part ends inside it
-        if segment.isascii():  # byte offsets (within the segment) of those ends
-            cuts = [end - pos for end in inner]
+        last = bisect.bisect_left(ends, pos + len(segment), j, len(ends) - 1)
+        inner = itertools.islice(ends, j, last)  # the part ends inside it …
+        cuts: Iterable[int]
+        if segment.isascii():  # … as byte offsets within the segment
+            cuts = map(pos.__rsub__, inner)
         else:
-            cuts = list(
-                itertools.accumulate(
-                    len(segment[a - pos : b - pos].encode("utf-8", "surrogatepass"))
-                    for a, b in zip([pos, *inner], inner)
-                )
+            cuts = itertools.accumulate(
+                len(segment[a - pos : b - pos].encode("utf-8", "surrogatepass"))
+                for a, b in itertools.pairwise(itertools.chain((pos,), inner))
             )
         ends_at = self._byte_ends(segment, k)
         n = len(ends_at)
         if not n:
             return
-        # Tokens starting before each cut: the first, and each whose previous token ends before it.
-        # (A search of all but the last end: a keyword `hi` per call costs a third more.)
-        upto = list(map((1).__add__, map(bisect.bisect_left, itertools.repeat(ends_at[:-1]), cuts)))
-        upto.append(n)
-        m = len(upto)  # (the parts it spreads over: their counts grow by the tokens between two cuts)
-        out[j : j + m] = map(operator.add, out[j : j + m], map(operator.sub, upto, [0, *upto]))
+        # Tokens starting before each cut: the first, and each whose previous token ends before it
+        # (a search of all but the last end) …
+        before = map(bisect.bisect_left, itertools.repeat(ends_at), cuts, itertools.repeat(0), itertools.repeat(n - 1))
+        upto, behind = itertools.tee(itertools.chain(map((1).__add__, before), (n,)))
+        # … so the parts it spreads over grow by the tokens between two cuts.
+        m = last - j + 1
+        out[j : j + m] = map(operator.add, out[j : j + m], map(operator.sub, upto, itertools.chain((0,), behind)))
 
     def recount(self, text: str) -> int:
         if text == self.text:
@@ -224,7 +238,7 @@ def _placed(
     it starts in; and the segments whose tokens are spread over several parts, with where each
     starts (the others lie inside one part, or what runs past that part's end is blank lines,
     which count with the line they follow)."""
-    ends = list(itertools.accumulate(map(len, parts)))
+    ends = array("q", itertools.accumulate(map(len, parts)))  # (8 bytes a part: a list held an int each)
     last = len(ends) - 1
     part: list[int] = []
     spread: list[tuple[int, int]] = []
@@ -339,7 +353,7 @@ class TiktokenTokenizer:
         enc = self._encoding
         encoded = _TiktokenEncoded(
             text=text,
-            segments=segments,
+            _segments=segments,
             known=known,
             encode=self._encode,
             tokens=self._tokens,
@@ -360,7 +374,7 @@ def exact_pieces(text: str) -> Iterator[str]:
     the run, only where a letter meets a digit (see _SAFE_CUT): the pieces encode to exactly the
     text's tokens. (Not at a run's edges: a space before a word is part of the word's piece.)"""
     pos = 0
-    for run in _LONG_RUN.finditer(text):
+    for run in long_runs(text):
         at = run.start()
         while run.end() - at > 2 * _RUN_PIECE:
             cut = _safe_cut(text, at + _RUN_PIECE, run.end())
@@ -382,18 +396,40 @@ def _safe_cut(text: str, start: int, end: int) -> int | None:
     return None
 
 
-def _has_long_run(text: str) -> bool:
-    # A cheap C-speed pre-check so ordinary text never pays for the regex scan: a long run
-    # covers a whole window without white space, and only around such a window is searched.
-    if len(text) < _RUN_PIECE:
-        return False
+def long_runs(text: str) -> Iterator[re.Match[str]]:
+    """_LONG_RUN's matches in text, in order (what `finditer` gives), the pattern tried only
+    near a window of _RUN_PIECE // 2 characters holding no space, line feed or tab: every run
+    covers such a window, and ordinary text has none. (Compact JSON has many: its spaces are
+    inside its strings, and `finditer` tried the pattern after each of them, about a fifth of
+    an encode.) Near such a window, every word starting from the last window before it that
+    holds one of those three (or the end of the last run) is tried as a run's start."""
     step = _RUN_PIECE // 2
+    read = 0  # no run starts before this but those given
     for start in range(0, len(text), step):
-        window = text[start : start + step]
-        if " " not in window and "\n" not in window and "\t" not in window:
-            if _LONG_RUN.search(text, max(0, start - _RUN_PIECE), start + step + _RUN_PIECE):
-                return True
-    return False
+        if start + step <= read or _spaced(text[start : start + step]):
+            continue
+        begin = start
+        while begin - step >= read and not _spaced(text[begin - step : begin]):
+            begin -= step
+        for word in _WORD_START.finditer(text, max(read, begin - step), start + step):
+            run = _LONG_RUN.match(text, word.start())
+            if run is not None:
+                yield run
+                read = run.end()
+                break
+        else:
+            read = start + step
+
+
+def _spaced(window: str) -> bool:
+    return " " in window or "\n" in window or "\t" in window
+
+
+_WORD_START = re.compile(r"(?<!\S)\S")
+
+
+def _has_long_run(text: str) -> bool:
+    return len(text) >= _RUN_PIECE and next(long_runs(text), None) is not None
 
 
 def _pieces(text: str) -> list[str] | tuple[str]:

@@ -48,6 +48,26 @@ def test_long_run_is_split_and_still_counted_close_to_exact() -> None:
     assert abs(counted - exact) <= len(run) // 8192 + 1
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_long_runs_are_the_patterns_matches_found_near_unspaced_windows(seed: int) -> None:
+    """exact.long_runs tries the pattern only near windows without a space, a line feed or a
+    tab: it must find every match `finditer` finds, where other white space (a carriage
+    return, a vertical tab, an em space) alone breaks a run, and runs of every length about
+    the threshold."""
+    from ctxguard.tokens import exact
+
+    rng = random.Random(seed)
+    breaks = ["", " ", "\n", "\t", "\r", "\x0b", "\u2003", " x ", "\r\r"]
+    found = 0
+    for _ in range(25):
+        runs = [rng.choice("ab1é") * rng.choice([1, 700, 4095, 8191, 8192, 8193, 12289, 30000]) for _ in range(10)]
+        text = "".join(run + rng.choice(breaks) for run in runs)
+        expected = [m.span() for m in exact._LONG_RUN.finditer(text)]
+        assert [m.span() for m in exact.long_runs(text)] == expected
+        found += len(expected)
+    assert found > 20  # (the texts hold runs)
+
+
 def test_head_and_tokens_within_agree() -> None:
     text = "alpha beta\n\ngamma delta épsilon\n" * 50
     encoded = get_tokenizer().encode(text)

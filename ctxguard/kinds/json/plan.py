@@ -62,6 +62,8 @@ def plan(
             encoded.learn(costed)
         compact = costed.count
         del costed  # (its text: as big as the document's)
+    if not rows:  # (a cut rewrites the document: it never meets the raw text's lines again)
+        encoded.forget_lines()
     scale = encoded.count / max(1, compact)  # raw tokens a unit stands for
     level = [
         stage + min(depth - (kind in _AT_PARENT and parent >= 0), 999) / 1000
@@ -78,6 +80,7 @@ def plan(
     rests = {first: [j for j in range(first + 1, last + 1) if u.kind[j] == REST] for first, last in u.items.items()}
     first_of = {j: first for first, units in rests.items() for j in units}
     anchors: list[tuple[int, ...]] = []
+    alone: dict[int, tuple[int, ...]] = {-1: ()}  # a container's opening as the one anchor: one tuple for all
     for i, (kind, parent) in enumerate(zip(u.kind, u.parent)):
         if kind == OPEN:
             # A record's scalars are taken with it, all or none: a record is not shown as its
@@ -92,7 +95,7 @@ def plan(
         elif i in u.items:
             anchors.append((*((parent,) if parent >= 0 else ()), *rests[i]))
         else:
-            anchors.append((parent,) if parent >= 0 else ())
+            anchors.append(alone[parent] if parent in alone else alone.setdefault(parent, (parent,)))
     raw = [round(cost * scale) for cost in costs]
     must = [stage < 1 for stage in u.stage]
     for i in carriers:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
+from sys import intern
 from typing import Any
 
 # What a cut keeps, strong to mild: arrays longer than max_items keep their first `head` and
@@ -34,12 +35,50 @@ class Layout:
     rows: bool  # JSON Lines: each top-level value on a line of its own
 
 
+class Columns:
+    """The units' columns as the walk writes them, a unit at a time (`add`): no tuple a unit,
+    which columns made at the end would hold beside them."""
+
+    def __init__(self) -> None:
+        self.kind: list[int] = []
+        self.key: list[str] = []  # an entry's key and colon ("" in an array)
+        self.body: list[str] = []  # the bracket, the value, or a string's first characters
+        self.parent: list[int] = []  # the unit opening the container holding it (-1: the top)
+        self.chars: list[int] = []  # a string piece's characters; a string's in all
+        self.stage: list[float] = []
+        self.depth: list[int] = []
+        self.text: list[str] = []  # as written in the whole document
+        kind, key, body, parent, chars = (
+            self.kind.append,
+            self.key.append,
+            self.body.append,
+            self.parent.append,
+            self.chars.append,
+        )
+        stage, depth, text = self.stage.append, self.depth.append, self.text.append
+
+        def add(k: int, name: str, written: str, up: int, n: int, at: float, level: int, whole: str) -> None:
+            kind(k)
+            key(name)
+            body(written)
+            parent(up)
+            chars(n)
+            stage(at)
+            depth(level)
+            text(whole)
+
+        self.add = add
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+
 class Units:
     """The plan's units in document order with what the writer needs of each (column lists)."""
 
     def __init__(
         self,
-        rows: list[tuple[int, str, str, int, int, float, int, str]],
+        columns: Columns,
         end: list[int],
         records: dict[int, list[int]],
         paths: dict[int, str],
@@ -48,15 +87,14 @@ class Units:
         heads: set[int] | None = None,
         items: dict[int, int] | None = None,
     ) -> None:
-        columns = list(map(list, zip(*rows))) or [[] for _ in range(8)]
-        self.kind: list[int] = columns[0]
-        self.key: list[str] = columns[1]  # an entry's key and colon ("" in an array)
-        self.body: list[str] = columns[2]  # the bracket, the value, or a string's first characters
-        self.parent: list[int] = columns[3]  # the unit opening the container holding it (-1: the top)
-        self.chars: list[int] = columns[4]  # a string piece's characters; a string's in all
-        self.stage: list[float] = columns[5]
-        self.depth: list[int] = columns[6]
-        self.text: list[str] = columns[7]  # as written in the whole document
+        self.kind = columns.kind
+        self.key = columns.key  # an entry's key and colon ("" in an array)
+        self.body = columns.body  # the bracket, the value, or a string's first characters
+        self.parent = columns.parent  # the unit opening the container holding it (-1: the top)
+        self.chars = columns.chars  # a string piece's characters; a string's in all
+        self.stage = columns.stage
+        self.depth = columns.depth
+        self.text = columns.text  # as written in the whole document
         self.end = end  # an opening's closing and back; a string's last piece; else itself
         self.records = records  # an object of at most RECORD members: its scalars
         self.paths = paths  # an object's member: its key path (as the probes write it)
@@ -149,8 +187,8 @@ def _scalar(value: Any) -> str:
 
 def walk(tops: list[Any], layout: Layout) -> Units:
     """Every unit of the document (or of each JSON Lines row), in order, without recursion."""
-    rows: list[tuple[int, str, str, int, int, float, int, str]] = []
-    add = rows.append
+    rows = Columns()
+    add = rows.add
     end: list[int] = []
     records: dict[int, list[int]] = {}
     # (value, key text, parent unit, depth, stage, is the last entry of its container, key path,
@@ -179,7 +217,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
             paths[i] = carries
         if (kind is dict or kind is list) and value:
             bracket = "{" if kind is dict else "["
-            add((OPEN, key, bracket, parent, 0, stage, depth, key + bracket))
+            add(OPEN, key, bracket, parent, 0, stage, depth, key + bracket)
             stack.append((_Close(i, after), "", parent, depth, stage, last, path, salient))
             if kind is dict:
                 if len(value) <= RECORD:
@@ -194,7 +232,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
                         item,
                         keyed[name] if name in keyed else keyed.setdefault(name, f'"{quoted(name)}"{colon}'),
                         inner if not salient or _telling(name, item) else later,
-                        f"{path}.{name}" if path else str(name),
+                        intern(f"{path}.{name}" if path else str(name)),  # (held once, by every member)
                         salient,
                     )
                     for name, item in value.items()
@@ -203,8 +241,9 @@ def walk(tops: list[Any], layout: Layout) -> Units:
                 n = len(value)
                 middle = _spread(max(0, n - 7))
                 odd = outliers(value) if n >= 4 else {}  # (a quarter of the items at most)
+                items_path = intern(path + "[]")
                 entries = [
-                    (item, "", _array_stage(j, n, middle, stage, odd), path + "[]", salient or j in odd)
+                    (item, "", _array_stage(j, n, middle, stage, odd), items_path, salient or j in odd)
                     for j, item in enumerate(value)
                 ]
                 if not salient:
@@ -214,47 +253,45 @@ def walk(tops: list[Any], layout: Layout) -> Units:
                 item, name, item_stage, item_path, inside = entries[j]
                 stack.append((item, name, i, depth + 1, item_stage, j == last_entry, item_path, inside))
         elif kind is _Close:
-            bracket = "}" if rows[value.opening][2] == "{" else "]"
-            add((CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after))
+            bracket = "}" if rows.body[value.opening] == "{" else "]"
+            add(CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after)
             end[value.opening], end[i] = i, value.opening
         elif kind is Gap:  # (never shown: the writer counts what it stands for)
             gaps[i] = value.n
-            add((LEAF, key, "", parent, 0, stage, depth, ""))
+            add(LEAF, key, "", parent, 0, stage, depth, "")
         elif kind is _Whole:
             deepest = max(deepest, depth + value.levels)
             if not value.longs:
-                add((LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after))
+                add(LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after)
             else:
                 _chunked(value, key, parent, stage, depth, after, rows, end, heads, items)
         elif (kind is str or kind is Clipped) and len(value) > STAGES[0][3]:
             ends = _string_ends(len(value))
             head = '"' + quoted(value[: ends[0]])
-            if parent in records and stage <= rows[parent][5]:  # (a detail of an item that differs: on its own)
+            if parent in records and stage <= rows.stage[parent]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
-            add((LEAF, key, head, parent, _length(value), stage, depth, key + head))
+            add(LEAF, key, head, parent, _length(value), stage, depth, key + head)
             for n, (a, b) in enumerate(zip(ends, ends[1:])):
                 more = n + 1 - len(STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
                 piece = quoted(value[a:b])
                 end.append(len(rows))
                 first = stage if salient else n + 1  # a failure's message: its first 200 characters with it
                 add(
-                    (
-                        PIECE_OF,
-                        "",
-                        piece,
-                        i,
-                        b - a,
-                        max(stage, first if more <= 0 else _TAILS + more),
-                        depth,
-                        piece + ('"' + after if b == len(value) else ""),
-                    )
+                    PIECE_OF,
+                    "",
+                    piece,
+                    i,
+                    b - a,
+                    max(stage, first if more <= 0 else _TAILS + more),
+                    depth,
+                    piece + ('"' + after if b == len(value) else ""),
                 )
             end[i] = len(rows) - 1
         else:
             written = _scalar(value) if kind is not dict and kind is not list else ("{}" if kind is dict else "[]")
-            if parent in records and stage <= rows[parent][5]:  # (a detail of an item that differs: on its own)
+            if parent in records and stage <= rows.stage[parent]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
-            add((LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after))
+            add(LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after)
     return Units(rows, end, records, paths, deepest, gaps, heads, items)
 
 
@@ -265,7 +302,7 @@ def _chunked(
     stage: float,
     depth: int,
     after: str,
-    rows: list[tuple[int, str, str, int, int, float, int, str]],
+    rows: Columns,
     end: list[int],
     heads: set[int],
     items: dict[int, int],
@@ -287,18 +324,18 @@ def _chunked(
         heads.add(i)
         written = (key if i == first else '"') + body
         kind = LEAF if i == first else REST
-        rows.append((kind, key if i == first else "", body, parent, _length(value), stage, depth, written))
+        rows.add(kind, key if i == first else "", body, parent, _length(value), stage, depth, written)
         ends = _string_ends(len(value))
         pieces = [(a, b) for a, b in zip(ends, ends[1:]) if a >= LONG_STRING]
         for n, (a, b) in enumerate(pieces):
             end.append(len(rows))
             piece = quoted(value[a:b])
-            rows.append((PIECE_OF, "", piece, i, b - a, max(stage, _TAILS + n + 1), depth, piece))
+            rows.add(PIECE_OF, "", piece, i, b - a, max(stage, _TAILS + n + 1), depth, piece)
         end[i] = len(rows) - 1
         text = whole.around[k + 1]
     i = len(rows)
     end.append(i)
-    rows.append((REST, "", text, parent, 0, stage, depth, '"' + text + after))
+    rows.add(REST, "", text, parent, 0, stage, depth, '"' + text + after)
     items[first] = i
 
 

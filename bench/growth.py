@@ -2,7 +2,8 @@
 
     python bench/growth.py [--line 1.25,2.5,5] [--files 2000,8000,20000] [--logs 2000,8000,16000]
                            [--hunk 2000,8000,32000] [--diff-files 2000,8000,32000] [--rules 2000,8000,32000]
-                           [--sarif 2000,8000,32000] [--links 1000,4000,16000] [--repeat 3]
+                           [--sarif 2000,8000,32000] [--links 1000,4000,16000]
+                           [--paragraphs 2000,8000,32000] [--repeat 3]
 
 - **one long line**: a log line of `name=value` pairs (names with secret words in them:
   `session_id=`, `token_type=`, `cache_key=`), 1x, 2x, 4x the size; CPU time of
@@ -22,6 +23,10 @@
 - **one paragraph of rules**: a markdown paragraph of N sentences `It MUST do thing 12.`, N =
   2,000 / 8,000 / 32,000; CPU time of `compress` at half its tokens (each rule was searched for
   in the content, and each sentence ending in a digit read its line back to its start).
+- **many paragraphs of sentences**: a markdown document of N paragraphs, each one line of three
+  sentences, N = 2,000 / 8,000 / 32,000; CPU time of `compress` at half its tokens (each line
+  is one tokenizer segment spread over its sentences' units, and each such spread once walked
+  the units' ends from the start to its own).
 - **a SARIF log**: N results of 30 rules over 500 files, one in seven an error; CPU time of
   `compress` at half its tokens (each result's key was searched for in the content: the count
   of what a cut left out; JUnit's failing testcases and a JSON report's failing items alike).
@@ -104,6 +109,13 @@ def many_files(count: int) -> str:
 def rules_paragraph(count: int) -> str:
     """A markdown document of one paragraph of `count` MUST rules."""
     return "# Spec\n\n" + " ".join(f"It MUST do thing {i}." for i in range(count)) + "\n"
+
+
+def paragraphs(count: int) -> str:
+    """A markdown document of `count` paragraphs, each a line of three sentences."""
+    return "# Notes\n\n" + "".join(
+        f"Step {i} reads the file. It keeps what it needs. The rest waits for step {i + 1}.\n\n" for i in range(count)
+    )
 
 
 def sarif_log(count: int) -> str:
@@ -242,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", default="2000,8000,32000", help="MUST sentences in the one paragraph")
     parser.add_argument("--sarif", default="2000,8000,32000", help="results in the SARIF log")
     parser.add_argument("--links", default="1000,4000,16000", help="hunks the failures are linked to")
+    parser.add_argument("--paragraphs", default="2000,8000,32000", help="paragraphs of the markdown document")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
     if args.line:
@@ -274,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
         counts = [int(s) for s in args.rules.split(",")]
         rows = [(count / 1000, time_diff(rules_paragraph(count), args.repeat, "markdown")) for count in counts]
         _table("one markdown paragraph of N MUST rules: compress at 50 %", "s per 1k", rows)
+    if args.paragraphs:
+        counts = [int(s) for s in args.paragraphs.split(",")]
+        rows = [(count / 1000, time_diff(paragraphs(count), args.repeat, "markdown")) for count in counts]
+        _table("a markdown document of N paragraphs of sentences: compress at 50 %", "s per 1k", rows)
     if args.sarif:
         counts = [int(s) for s in args.sarif.split(",")]
         rows = [(count / 1000, time_diff(sarif_log(count), args.repeat, "sarif")) for count in counts]

@@ -169,7 +169,7 @@ class _TiktokenEncoded:
         compact JSON is one segment over every unit, and a list a unit was most of a cut's peak.)"""
         segment = self.segments[k]
         last = bisect.bisect_left(ends, pos + len(segment), j, len(ends) - 1)
-        inner = itertools.islice(ends, j, last)  # the part ends inside it …
+        inner = ends[j:last]  # the part ends inside it … (a slice: islice would walk the j before)
         cuts: Iterable[int]
         if segment.isascii():  # … as byte offsets within the segment
             cuts = map(pos.__rsub__, inner)

@@ -7,6 +7,7 @@ import collections
 import json
 import math
 import re
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from json.encoder import encode_basestring
@@ -43,7 +44,7 @@ class Columns:
         self.kind: list[int] = []
         self.key: list[str] = []  # an entry's key and colon ("" in an array)
         self.body: list[str] = []  # the bracket, the value, or a string's first characters
-        self.parent: list[int] = []  # the unit opening the container holding it (-1: the top)
+        self.parent = array("q")  # the unit opening the container holding it (-1: the top)
         self.chars: list[int] = []  # a string piece's characters; a string's in all
         self.stage: list[float] = []
         self.depth: list[int] = []
@@ -79,7 +80,7 @@ class Units:
     def __init__(
         self,
         columns: Columns,
-        end: list[int],
+        end: array[int],
         records: dict[int, list[int]],
         paths: dict[int, str],
         deepest: int,  # the deepest level inside a whole item (see _Whole)
@@ -189,7 +190,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
     """Every unit of the document (or of each JSON Lines row), in order, without recursion."""
     rows = Columns()
     add = rows.add
-    end: list[int] = []
+    end = array("q")  # (8 bytes a unit, no int held: see Units.end)
     records: dict[int, list[int]] = {}
     # (value, key text, parent unit, depth, stage, is the last entry of its container, key path,
     # inside an item that differs from its siblings)
@@ -303,7 +304,7 @@ def _chunked(
     depth: int,
     after: str,
     rows: Columns,
-    end: list[int],
+    end: array[int],
     heads: set[int],
     items: dict[int, int],
 ) -> None:

@@ -189,7 +189,7 @@ def _scalar(value: Any) -> str:
 def walk(tops: list[Any], layout: Layout) -> Units:
     """Every unit of the document (or of each JSON Lines row), in order, without recursion."""
     rows = Columns()
-    add = rows.add
+    add, count = rows.add, rows.kind  # (len(count): the units so far, without a call of Columns.__len__)
     end = array("q")  # (8 bytes a unit, no int held: see Units.end)
     records: dict[int, list[int]] = {}
     # (value, key text, parent unit, depth, stage, is the last entry of its container, key path,
@@ -212,7 +212,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
         carries = path if key and type(value) is not Gap else None  # an object member carries a key path
         after = ("" if last else layout.comma) + ("\n" if depth == 0 else "")  # its comma, line break
         kind = type(value)
-        i = len(rows)
+        i = len(count)
         end.append(i)
         if carries is not None:
             paths[i] = carries
@@ -275,7 +275,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
             for n, (a, b) in enumerate(zip(ends, ends[1:])):
                 more = n + 1 - len(STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
                 piece = quoted(value[a:b])
-                end.append(len(rows))
+                end.append(len(count))
                 first = stage if salient else n + 1  # a failure's message: its first 200 characters with it
                 add(
                     PIECE_OF,
@@ -287,7 +287,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
                     depth,
                     piece + ('"' + after if b == len(value) else ""),
                 )
-            end[i] = len(rows) - 1
+            end[i] = len(count) - 1
         else:
             written = _scalar(value) if kind is not dict and kind is not list else ("{}" if kind is dict else "[]")
             if parent in records and stage <= rows.stage[parent]:  # (a detail of an item that differs: on its own)

@@ -123,15 +123,22 @@ def _names_a_secret(text: str, start: int, end: int) -> bool:
 
 
 def _allowed(text: str, found: list[tuple[int, int, str]]) -> tuple[list[tuple[int, int, str]], int]:
-    """The spans whose line carries no allow marker, and how many were kept for one."""
+    """The spans whose line carries no allow marker, and how many were kept for one. (Each
+    line's bounds are found once, the spans visited in order: a search from each span to its
+    line's ends read a long line once per secret on it.)"""
+    marked: dict[int, bool] = {}  # a line's start: whether it carries the marker
+    line_of: dict[int, int] = {}  # a span's start: its line's start
+    start = end = -1
+    for pos in sorted({span[0] for span in found}):
+        if not start <= pos <= end:  # (a line's bounds hold no break: every place inside has them)
+            start, end = _line(text, pos)
+            if start not in marked:
+                marked[start] = ALLOW.search(text, start, end) is not None
+        line_of[pos] = start
     keep: list[tuple[int, int, str]] = []
     dropped: list[tuple[int, int, str]] = []
-    marked: dict[int, bool] = {}
     for span in found:
-        start, end = _line(text, span[0])
-        if start not in marked:
-            marked[start] = ALLOW.search(text, start, end) is not None
-        (dropped if marked[start] else keep).append(span)
+        (dropped if marked[line_of[span[0]]] else keep).append(span)
     return keep, len(_disjoint(dropped))
 
 

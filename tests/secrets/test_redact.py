@@ -229,6 +229,29 @@ def test_what_an_allow_marker_kept_is_said_in_the_records_notes() -> None:
     assert "kept 1 secret-looking value on lines marked `ctxguard: allow`" in said
 
 
+def test_a_long_line_of_secrets_has_its_bounds_found_once_per_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many secrets on one long line (a minified file, a log line of pairs), one of two marked
+    lines among many: each line's bounds are found a bounded number of times, not once per
+    secret (which read the line again for each: minutes at a megabyte), and the marker still
+    keeps its line's values only."""
+    from ctxguard.secrets import redact as module
+
+    calls = []
+    real = module._line
+
+    def counted(text: str, pos: int) -> tuple[int, int]:
+        calls.append(pos)
+        return real(text, pos)
+
+    monkeypatch.setattr(module, "_line", counted)
+    pairs = " ".join(f"session_token={FAKE['github_token']} api_key=Xk9mQ2pL7wR4z{k:04d}x" for k in range(300))
+    marked = "password = 'Xk9!mQ2@pL7^wR4z'  # ctxguard: allow\n"
+    found = redact(pairs + "\n" + marked + pairs + "\n")
+    assert sum(found.counts.values()) == 1200 and found.allowed == 1
+    assert FAKE["github_token"] not in found.text and "Xk9!mQ2@pL7^wR4z" in found.text
+    assert len(calls) < 20  # (three lines; 1,201 spans)
+
+
 # --- the anchor scan: the automaton and the regular expression find the same ----------------
 
 

@@ -165,8 +165,8 @@ class _TiktokenEncoded:
         return out
 
     def _spread(self, k: int, pos: int, ends: Sequence[int], j: int, out: list[int]) -> None:
-        """Count segment k's tokens in the parts where they start. (Everything a part streamed:
-        compact JSON is one segment over every unit, and a list a unit was most of a cut's peak.)"""
+        """Count segment k's tokens in the parts where they start. (Streamed, no list a part:
+        compact JSON is one segment spread over every unit, and such lists were a cut's peak.)"""
         segment = self.segments[k]
         last = bisect.bisect_left(ends, pos + len(segment), j, len(ends) - 1)
         inner = ends[j:last]  # the part ends inside it … (a slice: islice would walk the j before)
@@ -399,10 +399,10 @@ def _safe_cut(text: str, start: int, end: int) -> int | None:
 def long_runs(text: str) -> Iterator[re.Match[str]]:
     """_LONG_RUN's matches in text, in order (what `finditer` gives), the pattern tried only
     near a window of _RUN_PIECE // 2 characters holding no space, line feed or tab: every run
-    covers such a window, and ordinary text has none. (Compact JSON has many: its spaces are
-    inside its strings, and `finditer` tried the pattern after each of them, about a fifth of
-    an encode.) Near such a window, every word starting from the last window before it that
-    holds one of those three (or the end of the last run) is tried as a run's start."""
+    covers such a window, and ordinary text has none. (`finditer` tried the pattern after each
+    space: compact JSON, whose spaces sit inside its strings, paid about a fifth of an encode.)
+    Near such a window, every word starting from the last window before it that holds one of
+    those three (or the end of the last run) is tried as a run's start."""
     step = _RUN_PIECE // 2
     read = 0  # no run starts before this but those given
     for start in range(0, len(text), step):

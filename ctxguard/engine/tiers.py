@@ -79,6 +79,7 @@ def compress(
             options.tier3,
             notes,
         )
+        del plan  # (its units and their columns: let go before the probes read the content)
     else:
         notes.extend(reader.notes(doc))
     found = probes.extract(kind, text, name, doc)

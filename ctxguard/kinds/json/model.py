@@ -42,6 +42,35 @@ def parse(text: str) -> tuple[list[Any], bool, list[str]] | None:
     return (rows, True, duplicates) if rows else None
 
 
+def valid(text: str) -> bool:
+    """Whether parse would read the text (a document, or JSON Lines), found without building
+    its objects: a cut of megabytes is checked while its plan is still held, and its parse
+    tree was the cut's peak."""
+    try:
+        _drop_objects(text)
+        return True
+    except (ValueError, RecursionError):
+        pass
+    rows = 0
+    try:
+        for line in text.split("\n"):  # (only "\n" ends a row)
+            if line.strip():
+                _drop_objects(line)
+                rows += 1
+    except (ValueError, RecursionError):
+        return False
+    return rows > 0
+
+
+def _drop_objects(text: str) -> None:
+    """Parse text, each object let go as soon as it is read (its members with it)."""
+    json.loads(text, object_pairs_hook=_nothing)
+
+
+def _nothing(pairs: list[tuple[str, Any]]) -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class JsonDoc:
     """A JSON text as its kind reads it: ([value], False, repeated keys) for a document,

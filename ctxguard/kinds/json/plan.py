@@ -17,7 +17,7 @@ from typing import Any
 
 from ctxguard.kinds import text as plain
 from ctxguard.kinds.json import must
-from ctxguard.kinds.json.model import JsonDoc, parse
+from ctxguard.kinds.json.model import JsonDoc, parse, valid
 from ctxguard.kinds.json.units import CLOSE, LEAF, OPEN, PIECE_OF, REST, STAGES, walk
 from ctxguard.kinds.json.write import gap_of, layout_of, whole_of, write_cut
 from ctxguard.plan import HOLE_COST, Plan, UnitTable
@@ -112,7 +112,7 @@ def plan(
         write=functools.partial(write_cut, u, layout),
         levels=tuple(float(stage + 1) for stage in range(len(STAGES) - 1, -1, -1)),
         lossless=lossless if not rows and not u.gaps else None,
-        check=lambda content: None if parse(content) is not None else "output is not valid JSON",
+        check=lambda content: None if valid(content) else "output is not valid JSON",
         tier2_check=None if rows else functools.partial(_keeps_its_must_set, tops[0]),
         notes=_duplicates_note(duplicates),
     )

@@ -453,3 +453,29 @@ def test_a_document_written_whole_and_compact_is_counted_once_and_its_plan_keeps
     assert record.content == compact and not record.truncated
     assert record.compacted_tokens == tokenizer.count(compact) and compact not in encoded_again
     assert compact not in encoded.known  # type: ignore[attr-defined]
+
+
+def test_the_cuts_validity_check_says_what_a_full_parse_says() -> None:
+    """A cut is checked without building its objects (model.valid): it must accept and refuse
+    exactly what parse does, documents and JSON Lines, blank rows, nesting too deep to parse."""
+    from ctxguard.kinds.json.model import parse, valid
+
+    texts = [
+        '{"a":1}',
+        '[1,2,{"b":[{}]}]',
+        '{"a":1}\n{"b":2}\n',
+        '{"a":1}\n\n{"b":[1,2]}',
+        '{"a":1}\r\n{"b":2}',
+        '{"a":1} {"b":2}',
+        "\n\n",
+        "",
+        '{"a":',
+        '{"a":NaN}',
+        "nul",
+        "1",
+        '"x"',
+        "[" * 100_000 + "]" * 100_000,
+        '{"a":1}\n{"b":',
+    ]
+    for text in texts:
+        assert valid(text) == (parse(text) is not None), text[:30]

@@ -103,8 +103,6 @@ def _tier3(
     found = _longest_run(plan, order, must, gap, room - listed, count, marker)
     if found is None:
         return None
-    alone = plan  # (the run's content is let go while the second step fills: made again if it is the cut)
-    found = found._replace(content="")
     if listing is not None and listed:
         rows = listing(listed)
         plan = plan.but(prefix=plan.prefix + rows)
@@ -116,11 +114,10 @@ def _tier3(
     base = (found.estimated, room - room_left)  # (the run's estimated cost, its content's size with the list)
     start = (found.chosen, found.estimated)  # (every try goes on from them: see choose)
     filled = _fit(plan, order, fixed, gap, found.estimated + room_left, room, count, marker, must, base, start)
-    if filled is None:
-        filled = found._replace(content=render(alone, found.chosen, marker))
-    if not any(filled.chosen) and order and listing is None:  # no unit fits: the first one's start
-        return _clipped_first(plan, order[0], room, count, marker) or filled.content
-    return filled.content
+    result = filled or found
+    if not any(result.chosen) and order and listing is None:  # no unit fits: the first one's start
+        return _clipped_first(plan, order[0], room, count, marker) or result.content
+    return result.content
 
 
 def _first(

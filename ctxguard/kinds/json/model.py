@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,40 +32,37 @@ def parse(text: str) -> tuple[list[Any], bool, list[str]] | None:
     """A JSON document as ([value], False, duplicate keys), JSON Lines as (values, True, …),
     else None."""
     duplicates: list[str] = []
-    try:
-        return [loads(text, duplicates)], False, duplicates
-    except ValueError:
-        pass
-    try:
-        rows = [loads(line, duplicates) for line in text.split("\n") if line.strip()]  # (only "\n" ends a row)
-    except ValueError:
-        return None
-    return (rows, True, duplicates) if rows else None
+    found = _read(text, lambda part: loads(part, duplicates))
+    return None if found is None else (*found, duplicates)
 
 
 def valid(text: str) -> bool:
     """Whether parse would read the text (a document, or JSON Lines), found without building
     its objects: a cut of megabytes is checked while its plan is still held, and its parse
     tree was the cut's peak."""
+    return _read(text, _skim) is not None
+
+
+def _read(text: str, load: Callable[[str], Any]) -> tuple[list[Any], bool] | None:
+    """The text as ([value], False) when load reads it whole, as (rows, True) when it reads
+    each of its lines that is not blank (only "\n" ends a row), else None."""
     try:
-        _drop_objects(text)
-        return True
-    except (ValueError, RecursionError):
+        return [load(text)], False
+    except ValueError:
         pass
-    rows = 0
     try:
-        for line in text.split("\n"):  # (only "\n" ends a row)
-            if line.strip():
-                _drop_objects(line)
-                rows += 1
-    except (ValueError, RecursionError):
-        return False
-    return rows > 0
+        rows = [load(line) for line in text.split("\n") if line.strip()]
+    except ValueError:
+        return None
+    return (rows, True) if rows else None
 
 
-def _drop_objects(text: str) -> None:
-    """Parse text, each object let go as soon as it is read (its members with it)."""
-    json.loads(text, object_pairs_hook=_nothing)
+def _skim(text: str) -> None:
+    """Parse text as loads does, each object let go as soon as it is read (its members with it)."""
+    try:
+        json.loads(text, object_pairs_hook=_nothing)
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply to parse") from exc
 
 
 def _nothing(pairs: list[tuple[str, Any]]) -> None:

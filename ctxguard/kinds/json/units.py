@@ -88,14 +88,9 @@ class Units:
         heads: set[int] | None = None,
         items: dict[int, int] | None = None,
     ) -> None:
-        self.kind = columns.kind
-        self.key = columns.key  # an entry's key and colon ("" in an array)
-        self.body = columns.body  # the bracket, the value, or a string's first characters
-        self.parent = columns.parent  # the unit opening the container holding it (-1: the top)
-        self.chars = columns.chars  # a string piece's characters; a string's in all
-        self.stage = columns.stage
-        self.depth = columns.depth
-        self.text = columns.text  # as written in the whole document
+        # (the walk's columns: what each holds is said in Columns)
+        self.kind, self.key, self.body, self.parent = columns.kind, columns.key, columns.body, columns.parent
+        self.chars, self.stage, self.depth, self.text = columns.chars, columns.stage, columns.depth, columns.text
         self.end = end  # an opening's closing and back; a string's last piece; else itself
         self.records = records  # an object of at most RECORD members: its scalars
         self.paths = paths  # an object's member: its key path (as the probes write it)

@@ -46,11 +46,11 @@ class UnitTable(Sequence[Unit]):
     big artifact holds one per line). Read as a sequence it gives Units, built when asked; the
     packer reads its columns (see Plan.texts and the like)."""
 
-    __slots__ = ("text", "cost", "raw", "level", "order", "must", "anchors", "clipped", "lines")
+    __slots__ = ("text", "cost", "raw", "level", "order", "must", "anchors", "clipped", "lines", "blank")
 
     def __init__(
         self,
-        text: list[str],
+        text: Sequence[str],
         cost: Sequence[int],
         raw: Sequence[int],
         level: Iterable[float],
@@ -59,16 +59,18 @@ class UnitTable(Sequence[Unit]):
         anchors: list[tuple[int, ...]],
         clipped: Sequence[int] | None = None,
         lines: Sequence[int | None] | None = None,
+        blank: Sequence[bool | int] | None = None,
     ) -> None:
         self.text = text
         self.cost = _numbers(cost)
         self.raw = _numbers(raw)
         self.level = array("d", level)  # (a unit's priority: its level, then its order)
-        self.order = _numbers(order)
+        self.order = order if isinstance(order, range) else _numbers(order)  # (a range: document order)
         self.must = bytes(map(bool, must))
         self.anchors = anchors
         self.clipped = clipped  # (None: no unit leaves characters of its line out)
         self.lines = lines  # (None: every unit stands for the line ends in its text)
+        self.blank = blank  # (None: worked out from the texts, where a plan makes them when asked)
 
     @classmethod
     def of(cls, units: Sequence[Unit]) -> UnitTable:
@@ -245,8 +247,11 @@ class Plan:
         """The units in the order a cut takes them: by priority, ties in their own order. (For a
         table, 8 bytes a unit: a list would hold an int object for each.)"""
         table = self.table
-        order = sorted(range(len(table)), key=table.order.__getitem__)  # (sorted twice, stably: by level, then order)
-        order.sort(key=table.level.__getitem__)
+        if table.order == range(len(table)):  # (ties in document order: sorted once, by level)
+            order = sorted(range(len(table)), key=table.level.__getitem__)
+        else:  # (sorted twice, stably: by level, then order)
+            order = sorted(range(len(table)), key=table.order.__getitem__)
+            order.sort(key=table.level.__getitem__)
         return array("q", order) if table is self.units else order
 
     @cached_property
@@ -255,17 +260,32 @@ class Plan:
         last, all of them: a run's line ends are the difference of two, without a walk. (A
         unit stands for its `lines`, else for the line ends in its text: a gap counts them.)"""
         table = self.table
+        if isinstance(table.lines, (bytes, array)):  # (a column of numbers: no unit without its count)
+            return _sums(table.lines)
         ends = list(map(str.count, table.text, repeat("\n")))
         if table.lines is not None:
             ends = [found if lines is None else lines for found, lines in zip(ends, table.lines)]
         return _sums(ends)
 
     @cached_property
-    def columns(self) -> tuple[list[int], list[tuple[int, ...]], list[bool]]:
-        """Per unit, its cost, its anchors, and whether it is blank (white space only): what the
-        packer's every choice reads of each unit, as lists."""
+    def line_ends(self) -> int:
+        """The raw line ends the units stand for, in all (see starts), without the column."""
         table = self.table
-        return list(table.cost), table.anchors, [not text.strip() for text in table.text]
+        if "starts" in self.__dict__ or table.lines is None and not isinstance(table.text, list):
+            return self.starts[-1]  # (texts made when asked: counted as the starts count them)
+        if table.lines is None:
+            return sum(map(str.count, table.text, repeat("\n")))
+        if isinstance(table.lines, (bytes, array)):  # (a column of numbers: no unit without its count)
+            return sum(table.lines)
+        return self.starts[-1]
+
+    @cached_property
+    def columns(self) -> tuple[list[int], list[tuple[int, ...]], Sequence[bool | int]]:
+        """Per unit, its cost, its anchors, and whether it is blank (white space only): what the
+        packer's every choice reads of each unit, as lists (blank: as the plan gives it)."""
+        table = self.table
+        blank = [not text.strip() for text in table.text] if table.blank is None else table.blank
+        return list(table.cost), table.anchors, blank
 
     @cached_property
     def costs(self) -> Sequence[int]:

@@ -84,7 +84,7 @@ def _order(plan: Plan) -> Sequence[int]:
 
 def _widest_gap(plan: Plan, count: Callable[[str], int]) -> int:
     """About the widest gap line's tokens."""
-    lines = max(2, plan.starts[-1])  # (every raw line end the units stand for)
+    lines = max(2, plan.line_ends)  # (every raw line end the units stand for)
     return count(plan.gap(lines, lines))
 
 

@@ -4,9 +4,11 @@ and the labelled estimate used only when no encoding can be loaded."""
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from itertools import accumulate
+from typing import NamedTuple, Protocol
 
 DEFAULT_ENCODING = "o200k_base"
 
@@ -15,6 +17,26 @@ ENCODINGS = ("o200k_base", "cl100k_base")
 HEURISTIC = "heuristic"
 
 HEURISTIC_WARNING = "[WARNING: Token count estimated via heuristic due to tokenizer failure]"
+
+
+class Spans(NamedTuple):
+    """A text cut into parts given by where each ends, not as strings: a plan holding its units
+    as columns (JSON's keys, values and separators) joins them once, without a string a unit."""
+
+    text: str
+    ends: Sequence[int]  # (in characters, each part's end; the last is the text's length)
+
+
+def spans_of(parts: Sequence[str] | Spans) -> Spans:
+    """Parts as Spans: strings joined, and their ends."""
+    if isinstance(parts, Spans):
+        return parts
+    return Spans("".join(parts), array("q", accumulate(map(len, parts))))
+
+
+def ends_of(parts: Sequence[str] | Spans) -> Sequence[int]:
+    """Where each part ends (the text is not joined: a text's segment counts need only these)."""
+    return parts.ends if isinstance(parts, Spans) else array("q", accumulate(map(len, parts)))
 
 
 class Encoded(Protocol):
@@ -32,7 +54,7 @@ class Encoded(Protocol):
     def tokens_within(self, nchars: int) -> int:
         """How many tokens lie wholly inside text[:nchars]."""
 
-    def segment_counts(self, segments: Sequence[str]) -> list[int]:
+    def segment_counts(self, segments: Sequence[str] | Spans) -> list[int]:
         """Tokens per segment of the text (segments joined are the text); they sum to count.
         A token is counted in the segment where it starts, except that the tokens of white
         space ending one line and filling the blank lines after it count with that line."""
@@ -65,7 +87,7 @@ class Tokenizer(Protocol):
 
     def encode(self, text: str) -> Encoded: ...
 
-    def encode_parts(self, parts: Sequence[str]) -> tuple[Encoded, list[int]]:
+    def encode_parts(self, parts: Sequence[str] | Spans) -> tuple[Encoded, list[int]]:
         """The parts joined, encoded, and each part's tokens (as Encoded.segment_counts gives
         them): one encode where encode and segment_counts would encode some lines twice."""
 
@@ -84,8 +106,9 @@ class _HeuristicEncoded:
     def tokens_within(self, nchars: int) -> int:
         return min(nchars, len(self.text)) // 4
 
-    def segment_counts(self, segments: Sequence[str]) -> list[int]:
-        return [math.ceil(len(segment) / 4) for segment in segments]
+    def segment_counts(self, segments: Sequence[str] | Spans) -> list[int]:
+        ends = ends_of(segments)
+        return [math.ceil((end - start) / 4) for start, end in zip([0, *ends], ends)]
 
     def recount(self, text: str) -> int:
         return math.ceil(len(text) / 4)
@@ -114,9 +137,10 @@ class HeuristicTokenizer:
     def encode(self, text: str) -> Encoded:
         return _HeuristicEncoded(text)
 
-    def encode_parts(self, parts: Sequence[str]) -> tuple[Encoded, list[int]]:
-        encoded = _HeuristicEncoded("".join(parts))
-        return encoded, encoded.segment_counts(parts)
+    def encode_parts(self, parts: Sequence[str] | Spans) -> tuple[Encoded, list[int]]:
+        spans = spans_of(parts)
+        encoded = _HeuristicEncoded(spans.text)
+        return encoded, encoded.segment_counts(spans)
 
 
 def warning_line(tokenizer: Tokenizer) -> str:

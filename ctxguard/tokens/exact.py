@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ctxguard.tokens.base import Encoded
+from ctxguard.tokens.base import Encoded, Spans, ends_of, spans_of
 from ctxguard.words import pieces
 
 # Runs without whitespace longer than this are encoded in pieces: BPE is superlinear in the
@@ -148,15 +148,13 @@ class _TiktokenEncoded:
         nbytes = len(inside.encode("utf-8", "surrogatepass"))
         return before[i] + bisect.bisect_right(self._byte_ends(self.segments[i]), nbytes)
 
-    def segment_counts(self, segments: Sequence[str]) -> list[int]:
-        return self._counts_of(segments, _placed(self.text, self.segments, segments))
+    def segment_counts(self, segments: Sequence[str] | Spans) -> list[int]:
+        return self._counts_of(_placed(self.text, self.segments, ends_of(segments)))
 
-    def _counts_of(
-        self, segments: Sequence[str], placed: tuple[Sequence[int], Sequence[int], list[tuple[int, int]]]
-    ) -> list[int]:
+    def _counts_of(self, placed: tuple[Sequence[int], Sequence[int], list[tuple[int, int]]]) -> list[int]:
         """segment_counts, given where the clean segments fall among them (_placed)."""
         ends, part, spread = placed
-        out = [0] * len(segments)
+        out = [0] * len(ends)
         for j, count in zip(part, self.counts):
             out[j] += count
         for k, pos in spread:  # (counted in the part they start in above: spread instead)
@@ -232,13 +230,12 @@ def _chunks(text: str) -> Iterator[str]:
 
 
 def _placed(
-    text: str, segments: Sequence[str], parts: Sequence[str]
+    text: str, segments: Sequence[str], ends: Sequence[int]
 ) -> tuple[Sequence[int], Sequence[int], list[tuple[int, int]]]:
-    """Where text's clean segments fall among parts of it: the parts' ends; per segment the part
-    it starts in; and the segments whose tokens are spread over several parts, with where each
-    starts (the others lie inside one part, or what runs past that part's end is blank lines,
-    which count with the line they follow)."""
-    ends = array("q", itertools.accumulate(map(len, parts)))  # (8 bytes a part: a list held an int each)
+    """Where text's clean segments fall among parts of it (given by their ends): the parts'
+    ends; per segment the part it starts in; and the segments whose tokens are spread over
+    several parts, with where each starts (the others lie inside one part, or what runs past
+    that part's end is blank lines, which count with the line they follow)."""
     last = len(ends) - 1
     part: list[int] = []
     spread: list[tuple[int, int]] = []
@@ -267,6 +264,40 @@ def _byte_ends(
         return array("i", itertools.accumulate(sizes()))
     except OverflowError:
         return array("q", itertools.accumulate(sizes()))
+
+
+_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+
+
+def _as_text(shape: bytes | str) -> str:
+    return shape.decode() if isinstance(shape, bytes) else shape
+
+
+# The pre-tokenizer patterns of o200k_base and cl100k_base (tiktoken's, as tests check): in
+# each, a digit is only ever in a piece of one to three digits (`\\p{N}{1,3}`; every other
+# alternative leaves digits out, and a digit is not white space for a lookahead).
+_DIGITS_IN_THREES = frozenset(
+    {
+        r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+        r"|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+        r"|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+        r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]"
+        r"|\s+(?!\S)|\s",
+    }
+)
+
+
+@functools.lru_cache(maxsize=4)
+def _digits_alike(enc: Any) -> bool:
+    """Whether ASCII texts that differ only in their digits count alike under the encoding: its
+    pre-tokenizer puts digits only in pieces of one to three (see _DIGITS_IN_THREES), and
+    every such piece of ASCII digits is one token of its vocabulary, so replacing digits with
+    other digits keeps every piece and every piece's count. (An encoding with another pattern,
+    or whose ranks are hidden, counts every segment itself.)"""
+    ranks = getattr(enc, "_mergeable_ranks", None)
+    if getattr(enc, "_pat_str", None) not in _DIGITS_IN_THREES or not isinstance(ranks, dict):
+        return False
+    return all(str(n).zfill(width).encode() in ranks for width in (1, 2, 3) for n in range(10**width))
 
 
 @functools.lru_cache(maxsize=4)
@@ -301,9 +332,12 @@ class TiktokenTokenizer:
         return tokens
 
     def count(self, text: str) -> int:
-        """(A text long enough to hold a long run is counted from its compact tokens: its list
-        would hold an object per token.)"""
-        return len(self._tokens(text) if len(text) >= _RUN_PIECE else self._encode(text))
+        """(A text long enough to hold a long run is counted from its compact tokens, a piece
+        at a time: a list would hold an object per token, and a cut's one line of compact JSON
+        holds millions.)"""
+        if len(text) < _RUN_PIECE:
+            return len(self._encode(text))
+        return sum(len(self._tokens(piece)) for piece in _count_pieces(text))
 
     def _tokens(self, text: str) -> Sequence[int]:
         """text's tokens (as _encode gives them) in an array of 4 bytes a token, from tiktoken's
@@ -319,12 +353,21 @@ class TiktokenTokenizer:
 
     def _count_each(self, segments: Iterable[str]) -> dict[str, int]:
         """The count of each distinct segment, each encoded once: artifacts repeat lines (JSON's
-        brackets and common fields, a log's repeated messages), and equal text counts equally."""
+        brackets and common fields, a log's repeated messages), and equal text counts equally;
+        so do ASCII lines alike but for their digits (see _digits_alike): a log's lines that
+        differ only in their timestamps, a cut's gap lines, encoded once for all."""
         fast: Callable[[str], list[int]] = getattr(self._encoding, "_core_bpe", self._encoding).encode_ordinary  # type: ignore[attr-defined]
         unique = list(dict.fromkeys(segments))
         # Segments long enough to hold a long run are counted as count() does, the rest straight.
         short = [segment for segment in unique if len(segment) < _RUN_PIECE]
-        counts = dict(zip(short, map(len, map(fast, short))))
+        if _digits_alike(self._encoding):
+            # (bytes: translated ten times as fast as a str; a segment that is not ASCII is its own shape)
+            shapes = [segment.encode().translate(_ZEROS) if segment.isascii() else segment for segment in short]
+            distinct = list(dict.fromkeys(shapes))
+            of_shape = dict(zip(distinct, map(len, map(fast, map(_as_text, distinct)))))
+            counts = dict(zip(short, map(of_shape.__getitem__, shapes)))
+        else:
+            counts = dict(zip(short, map(len, map(fast, short))))
         if len(short) < len(unique):
             counts.update((segment, self.count(segment)) for segment in unique if len(segment) >= _RUN_PIECE)
         return counts
@@ -332,16 +375,16 @@ class TiktokenTokenizer:
     def encode(self, text: str) -> Encoded:
         return self._encoded(text, clean_segments(_scrub_surrogates(text)), {})
 
-    def encode_parts(self, parts: Sequence[str]) -> tuple[Encoded, list[int]]:
-        text = "".join(parts)
+    def encode_parts(self, parts: Sequence[str] | Spans) -> tuple[Encoded, list[int]]:
+        text, ends = spans_of(parts)
         segments = clean_segments(_scrub_surrogates(text))
         # The segments whose tokens fall in several parts are encoded once, whole: their count
         # and the token ends that spread it over the parts come from that one encode.
         lengths, token_bytes = _token_lengths(self._encoding), self._encoding.decode_tokens_bytes  # type: ignore[attr-defined]
-        placed = _placed(text, segments, parts)
+        placed = _placed(text, segments, ends)
         held = {k: _byte_ends(self._tokens(segments[k]), lengths, token_bytes) for k, _ in placed[2]}
         encoded = self._encoded(text, segments, held)
-        return encoded, encoded._counts_of(parts, placed)  # (placed once for both)
+        return encoded, encoded._counts_of(placed)  # (placed once for both)
 
     def _encoded(self, text: str, segments: list[str], held: dict[int, Sequence[int]]) -> _TiktokenEncoded:
         """text as its clean segments (same length: one "?" per surrogate), every distinct
@@ -383,6 +426,22 @@ def exact_pieces(text: str) -> Iterator[str]:
             yield text[pos:cut]
             pos = at = cut
     yield text[pos:]
+
+
+_COUNT_PIECE = 1 << 20  # characters of a long text encoded at a time to count it
+
+
+def _count_pieces(text: str) -> Iterator[str]:
+    """text in pieces of about _COUNT_PIECE characters or more, cut where a letter meets a
+    digit (see _safe_cut): they count exactly as the whole."""
+    start = 0
+    while len(text) - start > 2 * _COUNT_PIECE:
+        cut = _safe_cut(text, start + _COUNT_PIECE, len(text))
+        if cut is None:
+            break
+        yield text[start:cut]
+        start = cut
+    yield text[start:] if start else text
 
 
 def _safe_cut(text: str, start: int, end: int) -> int | None:
@@ -442,8 +501,9 @@ def _scrub_surrogates(text: str) -> str:
     # Lone surrogates (from JSON "\ud800" escapes) cannot be UTF-8 encoded; count them as U+FFFD.
     if text.isascii():
         return text
-    try:
-        text.encode("utf-8")  # (four times as fast as a search for one)
+    try:  # (an encode is four times as fast as a search for one; a megabyte at a time)
+        for start in range(0, len(text), _COUNT_PIECE):
+            text[start : start + _COUNT_PIECE].encode("utf-8")
     except UnicodeEncodeError:
         return text.encode("utf-8", "replace").decode("utf-8")
     return text

@@ -33,6 +33,7 @@ class SmallFirst:
         import regex
 
         self._mergeable_ranks = ranks  # (read by ctxguard.tokens.exact for each token's bytes)
+        self._pat_str = pattern  # (and its pattern, as tiktoken's encoding holds it)
         self._split = regex.compile(pattern).findall
         self._build = build
         self._real: Any = None

@@ -440,6 +440,45 @@ def test_a_plan_of_columns_packs_as_the_same_plan_of_units(
     )
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([*LINES[:8], "\n", "   ", "a sentence, "]), st.integers(0, 4), st.booleans()),
+        min_size=1,
+        max_size=30,
+    ),
+    st.integers(5, 300),
+    st.booleans(),
+)
+def test_a_plan_of_columns_in_document_order_with_its_line_ends_and_blanks_given_packs_the_same(
+    rows: list[tuple[str, int, bool]], room: int, cut: bool
+) -> None:
+    """A table whose ties are in document order (its order a range: sorted once), which gives
+    each unit's line ends and blankness as columns (a plan that makes its texts when asked,
+    JSON's), packs as the same units given one by one."""
+    from ctxguard.plan import UnitTable
+
+    n = len(rows)
+    text = tuple(row[0] for row in rows)  # (not a list: texts made when asked)
+    cost = [TOKENIZER.count(line) for line in text]
+    levels = [float(row[1]) for row in rows]
+    must = [row[2] for row in rows]
+    anchors: list[tuple[int, ...]] = [(i - 1,) if i and i % 5 == 0 else () for i in range(n)]
+    columns = zip(text, cost, levels, must, anchors)
+    units = [Unit(t, c, c + 1, (lv, i), m, a) for i, (t, c, lv, m, a) in enumerate(columns)]
+    lines = bytes(line.count("\n") for line in text)
+    blank = bytes(not line.strip() for line in text)
+    table = UnitTable(text, cost, [c + 1 for c in cost], levels, range(n), must, anchors, lines=lines, blank=blank)
+    total = TOKENIZER.count("".join(text))
+    listed, columnar = Plan(units, total), Plan(table, total)
+    assert list(columnar.order) == listed.order == sorted(range(n), key=lambda i: (levels[i], i))
+    assert columnar.line_ends == listed.line_ends == listed.starts[-1] == list(columnar.starts)[-1]
+    assert list(columnar.columns[2]) == listed.columns[2] and columnar.columns[:2] == listed.columns[:2]
+    assert pack(listed, room, TOKENIZER.count, marker if cut else None) == pack(
+        columnar, room, TOKENIZER.count, marker if cut else None
+    )
+
+
 def test_a_plan_of_columns_takes_the_priorities_given_and_clips_its_first_unit_as_units_do() -> None:
     from ctxguard.plan import UnitTable
 

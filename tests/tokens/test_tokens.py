@@ -438,3 +438,111 @@ def test_a_text_recounted_in_pieces_is_cut_into_the_segments_of_the_whole(seed: 
         exact._CHUNK = old
     assert "".join(pieces) == text and len(pieces) > 1
     assert [segment for piece in pieces for segment in exact.clean_segments(piece)] == exact.clean_segments(text)
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_lines_alike_but_for_their_digits_are_encoded_once_and_count_exactly(encoding: str) -> None:
+    """A log's lines that differ only in their numbers (timestamps, ids, a cut's gap lines) are
+    encoded once for all, and each still counts as its own encode: digits next to letters,
+    runs of one to twelve digits, decimals, hex; lines that are not ASCII (other numerals:
+    `²`, `٣`) are each encoded themselves."""
+    rnd = random.Random(7)
+
+    def digits() -> str:
+        return "".join(rnd.choice("0123456789") for _ in range(rnd.randint(1, 12)))
+
+    templates = [
+        "2024-{}-{}T{}:{}:{}.{}Z INFO worker{} started pid={}\n",
+        "... (lines {}-{} omitted)\n",
+        "    at frame{}x{} (file_{}.py:{}) 0x{}ff{}\n",
+        "value {}² and ٣{} are {} apart\n",
+        "{}{}{}\n",
+    ]
+    lines = [t.format(*(digits() for _ in range(t.count("{}")))) for t in templates for _ in range(30)]
+    rnd.shuffle(lines)
+    tokenizer = get_tokenizer(encoding)
+    real = tokenizer._encoding  # type: ignore[attr-defined]
+    asked: list[str] = []
+
+    class Recording:  # (the encoding, each encode of a segment recorded)
+        _pat_str = real._pat_str
+        _mergeable_ranks = real._mergeable_ranks
+
+        def encode_ordinary(self, text: str) -> list[int]:
+            asked.append(text)
+            return real.encode_ordinary(text)
+
+    recording = type(tokenizer)(tokenizer.name, Recording())  # type: ignore[call-arg]
+    counts = recording._count_each(lines)  # type: ignore[attr-defined]
+    assert all(counts[line] == independent_count(line, encoding) for line in lines)
+    ascii_shapes = {line.translate(str.maketrans("123456789", "000000000")) for line in lines if line.isascii()}
+    assert len(asked) == len(ascii_shapes) + sum(1 for line in set(lines) if not line.isascii())
+    text = "".join(lines)
+    assert tokenizer.encode(text).count == independent_count(text, encoding)
+
+
+def test_only_the_shipped_encodings_count_lines_by_their_shape() -> None:
+    import tiktoken
+
+    from ctxguard.tokens.exact import _DIGITS_IN_THREES, _digits_alike
+
+    # The patterns reasoned about are tiktoken's own, and its encodings and ours (the ranks
+    # cache's, which counts small texts in Python first) are taken for them.
+    assert _DIGITS_IN_THREES == {tiktoken.get_encoding(name)._pat_str for name in ("o200k_base", "cl100k_base")}
+    for name in ("o200k_base", "cl100k_base"):
+        assert _digits_alike(get_tokenizer(name)._encoding)  # type: ignore[attr-defined]
+        assert _digits_alike(tiktoken.get_encoding(name))
+    real = tiktoken.get_encoding("o200k_base")
+
+    class Other:  # another pattern (p50k_base groups digit runs of any length): counted line by line
+        _pat_str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+        _mergeable_ranks = real._mergeable_ranks
+
+    class Hidden:  # ranks not to be read
+        _pat_str = real._pat_str
+
+    class Short:  # a vocabulary without every number of three digits
+        _pat_str = real._pat_str
+        _mergeable_ranks = {k: v for k, v in real._mergeable_ranks.items() if k != b"042"}
+
+    assert not _digits_alike(Other()) and not _digits_alike(Hidden()) and not _digits_alike(Short())
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_spans_count_as_the_parts_they_stand_for(encoding: str) -> None:
+    """A text given with its parts' ends (Spans: a plan's units held as columns) is encoded
+    and spread over its parts as the parts themselves are, by either tokenizer."""
+    from itertools import accumulate
+
+    from ctxguard.tokens.base import Spans
+
+    rnd = random.Random(11)
+    words = ["alpha ", "β", "日本", "x=1", "\n", "  ", '"k":"v",', "{", "}\n", "42"]
+    parts = ["".join(rnd.choice(words) for _ in range(rnd.randint(0, 6))) for _ in range(400)]
+    spans = Spans("".join(parts), list(accumulate(map(len, parts))))
+    for tokenizer in (get_tokenizer(encoding), HeuristicTokenizer("no encoding")):
+        encoded, counts = tokenizer.encode_parts(parts)
+        by_spans, counted = tokenizer.encode_parts(spans)
+        assert counted == counts and by_spans.count == encoded.count
+        assert encoded.segment_counts(spans) == encoded.segment_counts(parts) == counts
+
+
+def test_a_long_text_is_counted_a_piece_at_a_time_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text of megabytes (a cut's one line of compact JSON) is encoded a piece at a time,
+    cut only where a letter meets a digit: the pieces add up to the whole's count, and no
+    token list of the whole is held. A lone surrogate past the first piece is still found."""
+    import ctxguard.tokens.exact as exact
+
+    monkeypatch.setattr(exact, "_COUNT_PIECE", 64)
+    monkeypatch.delenv("CTXGUARD_VERIFY_COUNTS")
+    rnd = random.Random(5)
+    words = ['"id":', "v2", "x86_64", "sha256", " ", "é", "²3", "Ⅷ9", "abc", "123", ",", "{}", "\n"]
+    tokenizer = get_tokenizer()
+    for _ in range(20):
+        text = "".join(rnd.choice(words) for _ in range(rnd.randint(3000, 6000)))
+        pieces = list(exact._count_pieces(text))
+        assert "".join(pieces) == text and len(pieces) > 5
+        assert tokenizer.count(text) == independent_count(text)
+    surrogate = "a1" * 500 + "\ud800" + "b2" * 100
+    assert exact._scrub_surrogates(surrogate) == "a1" * 500 + "?" + "b2" * 100
+    assert tokenizer.count(surrogate) == independent_count(surrogate.replace("\ud800", "\ufffd"))

@@ -12,13 +12,15 @@ document whose compact form fits is shown whole, its top levels indented as far 
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 from dataclasses import replace
 from typing import Any
 
 from ctxguard.kinds import text as plain
 from ctxguard.kinds.json import must
 from ctxguard.kinds.json.model import JsonDoc, parse, valid
-from ctxguard.kinds.json.units import CLOSE, LEAF, OPEN, PIECE_OF, REST, STAGES, walk
+from ctxguard.kinds.json.units import CLOSE, LEAF, OPEN, PIECE_OF, REST, STAGES, Units, walk
 from ctxguard.kinds.json.write import gap_of, layout_of, whole_of, write_cut
 from ctxguard.plan import HOLE_COST, Plan, UnitTable
 from ctxguard.tokens.base import Encoded, Tokenizer
@@ -52,16 +54,18 @@ def plan(
     tops, rows, duplicates = found
     layout = layout_of(encoded.text, rows)
     u = walk(tops, layout)
-    if _written_as(u.text, encoded.text):  # (a compact document: its units are its text)
-        costs, compact = encoded.segment_counts(u.text), encoded.count
+    spans = u.spans()
+    if _written_as(spans.text, encoded.text):  # (a compact document: its units are its text)
+        costs, compact = encoded.segment_counts(spans), encoded.count
     else:
-        costed, costs = tokenizer.encode_parts(u.text)
+        costed, costs = tokenizer.encode_parts(spans)
         if rows:
             # A cut's rows are the rewritten text's: counted from it. (A document rewritten is
             # one line, which no cut repeats: the whole is remembered where it is written.)
             encoded.learn(costed)
         compact = costed.count
         del costed  # (its text: as big as the document's)
+    del spans
     if not rows:  # (a cut rewrites the document: it never meets the raw text's lines again)
         encoded.forget_lines()
     scale = encoded.count / max(1, compact)  # raw tokens a unit stands for
@@ -86,8 +90,9 @@ def plan(
             # A record's scalars are taken with it, all or none: a record is not shown as its
             # opening and a note that its keys were left out.
             anchors.append((u.end[i], *((parent,) if parent >= 0 else ()), *u.records.get(i, ())))
-        elif kind == CLOSE:
-            anchors.append((u.end[i],))  # (a closing's end is its opening)
+        elif kind == CLOSE:  # (its end is its opening: the tuple its scalars hold, when they are)
+            opening = u.end[i]
+            anchors.append(alone[opening] if opening in alone else alone.setdefault(opening, (opening,)))
         elif kind == PIECE_OF:
             anchors.append((i - 1,))
         elif kind == REST:
@@ -102,7 +107,8 @@ def plan(
         must[i] = True
     for i in u.gaps:  # (never shown: the writer counts what it stands for)
         costs[i], raw[i], level[i], must[i] = HOLE_COST, 0, float("inf"), False
-    table = UnitTable(u.text, costs, raw, level, range(len(level)), must, anchors)
+    lines = bytes(map(str.count, u.after, itertools.repeat("\n")))  # (only what follows a top value breaks a line)
+    table = UnitTable(u.texts, costs, raw, level, range(len(level)), must, anchors, lines=lines, blank=_blanks(u))
     u.planned()
     lossless = functools.partial(whole_of, tops, layout, u, encoded, compact)
     return Plan(
@@ -118,10 +124,18 @@ def plan(
     )
 
 
-def _written_as(parts: list[str], text: str) -> bool:
-    """Whether the parts joined are the text (with a line break at its end, or not)."""
-    size = sum(map(len, parts))
-    return (size == len(text) or size == len(text) + 1) and "".join(parts) in (text, text + "\n")
+def _written_as(text: str, raw: str) -> bool:
+    """Whether the units' text is the raw text (with a line break at its end, or not)."""
+    return text == raw or (len(text) == len(raw) + 1 and text.endswith("\n") and text.startswith(raw))
+
+
+def _blanks(u: Units) -> bytes:
+    """Per unit, whether its text is white space only (a gap's; a string's piece of spaces),
+    as the plan would find from the texts, without making each unit's text."""
+    blank = bytearray(len(u.body))
+    for i in itertools.compress(range(len(u.body)), map(operator.not_, map(str.strip, u.body))):
+        blank[i] = not u.texts[i].strip()
+    return bytes(blank)
 
 
 def _keeps_its_must_set(original: Any, content: str) -> str | None:

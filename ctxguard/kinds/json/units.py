@@ -4,15 +4,19 @@ differ from their siblings (outliers): what the plan ranks and the writer writes
 from __future__ import annotations
 
 import collections
+import itertools
 import json
 import math
+import operator
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring
 from sys import intern
-from typing import Any
+from typing import Any, overload
+
+from ctxguard.tokens.base import Spans
 
 # What a cut keeps, strong to mild: arrays longer than max_items keep their first `head` and
 # last `tail` items, strings their first max_chars characters. A unit's stage is the first of
@@ -48,7 +52,9 @@ class Columns:
         self.chars: list[int] = []  # a string piece's characters; a string's in all
         self.stage: list[float] = []
         self.depth: list[int] = []
-        self.text: list[str] = []  # as written in the whole document
+        # What follows the key and the body in the whole document: the comma and line break
+        # after a value, and a string's closing quote after its last piece (a few strings, shared).
+        self.after: list[str] = []
         kind, key, body, parent, chars = (
             self.kind.append,
             self.key.append,
@@ -56,9 +62,10 @@ class Columns:
             self.parent.append,
             self.chars.append,
         )
-        stage, depth, text = self.stage.append, self.depth.append, self.text.append
+        stage, depth, after = self.stage.append, self.depth.append, self.after.append
+        shared: dict[str, str] = {}
 
-        def add(k: int, name: str, written: str, up: int, n: int, at: float, level: int, whole: str) -> None:
+        def add(k: int, name: str, written: str, up: int, n: int, at: float, level: int, then: str = "") -> None:
             kind(k)
             key(name)
             body(written)
@@ -66,7 +73,7 @@ class Columns:
             chars(n)
             stage(at)
             depth(level)
-            text(whole)
+            after(shared[then] if then in shared else shared.setdefault(then, then))
 
         self.add = add
 
@@ -90,7 +97,8 @@ class Units:
     ) -> None:
         # (the walk's columns: what each holds is said in Columns)
         self.kind, self.key, self.body, self.parent = columns.kind, columns.key, columns.body, columns.parent
-        self.chars, self.stage, self.depth, self.text = columns.chars, columns.stage, columns.depth, columns.text
+        self.chars, self.stage, self.depth, self.after = columns.chars, columns.stage, columns.depth, columns.after
+        self.texts = Texts(self.key, self.body, self.after)  # each unit as written in the whole document
         self.end = end  # an opening's closing and back; a string's last piece; else itself
         self.records = records  # an object of at most RECORD members: its scalars
         self.paths = paths  # an object's member: its key path (as the probes write it)
@@ -101,10 +109,53 @@ class Units:
         self.heads = heads or set()
         self.items = items or {}
 
+    def _pieces(self) -> list[str]:
+        """Each unit's key, body and what follows, one after another (a list of the columns'
+        strings, not a string a unit)."""
+        pieces: list[str] = [""] * (3 * len(self.key))
+        pieces[0::3], pieces[1::3], pieces[2::3] = self.key, self.body, self.after
+        return pieces
+
+    def joined(self) -> str:
+        """The units as the whole document writes them, joined."""
+        return "".join(self._pieces())
+
+    def spans(self) -> Spans:
+        """The units joined, and where each ends."""
+        pieces = self._pieces()
+        return Spans("".join(pieces), array("q", itertools.islice(itertools.accumulate(map(len, pieces)), 2, None, 3)))
+
     def planned(self) -> None:
         """Let go of what only the plan reads (stages, depths, key paths, records): the writer
         keeps the rest, as long as the cut it writes (a third of the units' memory)."""
         self.stage, self.depth, self.paths, self.records = [], [], {}, {}
+
+
+class Texts(Sequence[str]):
+    """Each unit's text as written in the whole document (its key, its body, what follows),
+    made when asked: held as one string a unit, they took a tenth of a big document's peak."""
+
+    def __init__(self, key: list[str], body: list[str], after: list[str]) -> None:
+        self._columns = key, body, after
+
+    def __len__(self) -> int:
+        return len(self._columns[0])
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        key, body, after = self._columns
+        if isinstance(i, slice):
+            return list(map(operator.add, map(operator.add, key[i], body[i]), after[i]))
+        return key[i] + body[i] + after[i]
+
+    def __iter__(self) -> Iterator[str]:
+        key, body, after = self._columns
+        return map(operator.add, map(operator.add, key, body), after)
 
 
 def _item_stage(i: int, n: int, spread: list[int]) -> float:
@@ -213,7 +264,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
             paths[i] = carries
         if (kind is dict or kind is list) and value:
             bracket = "{" if kind is dict else "["
-            add(OPEN, key, bracket, parent, 0, stage, depth, key + bracket)
+            add(OPEN, key, bracket, parent, 0, stage, depth)
             stack.append((_Close(i, after), "", parent, depth, stage, last, path, salient))
             if kind is dict:
                 if len(value) <= RECORD:
@@ -250,26 +301,28 @@ def walk(tops: list[Any], layout: Layout) -> Units:
                 stack.append((item, name, i, depth + 1, item_stage, j == last_entry, item_path, inside))
         elif kind is _Close:
             bracket = "}" if rows.body[value.opening] == "{" else "]"
-            add(CLOSE, "", bracket, parent, 0, stage, depth, bracket + value.after)
+            add(CLOSE, "", bracket, parent, 0, stage, depth, value.after)
             end[value.opening], end[i] = i, value.opening
         elif kind is Gap:  # (never shown: the writer counts what it stands for)
             gaps[i] = value.n
-            add(LEAF, key, "", parent, 0, stage, depth, "")
+            add(LEAF, "", "", parent, 0, stage, depth)  # (its key is never shown either)
         elif kind is _Whole:
             deepest = max(deepest, depth + value.levels)
             if not value.longs:
-                add(LEAF, key, value.text, parent, 0, stage, depth, key + value.text + after)
+                add(LEAF, key, value.text, parent, 0, stage, depth, after)
             else:
                 _chunked(value, key, parent, stage, depth, after, rows, end, heads, items)
         elif (kind is str or kind is Clipped) and len(value) > STAGES[0][3]:
             ends = _string_ends(len(value))
-            head = '"' + quoted(value[: ends[0]])
+            written = quoted(value)  # (each piece a slice of it, unless a character is escaped)
+            plain = len(written) == len(value)
+            head = '"' + (written[: ends[0]] if plain else quoted(value[: ends[0]]))
             if parent in records and stage <= rows.stage[parent]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
-            add(LEAF, key, head, parent, _length(value), stage, depth, key + head)
+            add(LEAF, key, head, parent, _length(value), stage, depth)
             for n, (a, b) in enumerate(zip(ends, ends[1:])):
                 more = n + 1 - len(STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
-                piece = quoted(value[a:b])
+                piece = written[a:b] if plain else quoted(value[a:b])
                 end.append(len(count))
                 first = stage if salient else n + 1  # a failure's message: its first 200 characters with it
                 add(
@@ -280,14 +333,14 @@ def walk(tops: list[Any], layout: Layout) -> Units:
                     b - a,
                     max(stage, first if more <= 0 else _TAILS + more),
                     depth,
-                    piece + ('"' + after if b == len(value) else ""),
+                    '"' + after if b == len(value) else "",  # (the last piece: the string's closing quote)
                 )
             end[i] = len(count) - 1
         else:
             written = _scalar(value) if kind is not dict and kind is not list else ("{}" if kind is dict else "[]")
             if parent in records and stage <= rows.stage[parent]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
-            add(LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, key + written + after)
+            add(LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, after)
     return Units(rows, end, records, paths, deepest, gaps, heads, items)
 
 
@@ -318,20 +371,21 @@ def _chunked(
         head = '"' + quoted(value[:LONG_STRING])
         body = text + head
         heads.add(i)
-        written = (key if i == first else '"') + body
+        # (a unit after the first starts with the quote closing the string before it: in its key
+        # column, as the writer writes that quote with the string's rest)
         kind = LEAF if i == first else REST
-        rows.add(kind, key if i == first else "", body, parent, _length(value), stage, depth, written)
+        rows.add(kind, key if i == first else '"', body, parent, _length(value), stage, depth)
         ends = _string_ends(len(value))
         pieces = [(a, b) for a, b in zip(ends, ends[1:]) if a >= LONG_STRING]
         for n, (a, b) in enumerate(pieces):
             end.append(len(rows))
             piece = quoted(value[a:b])
-            rows.add(PIECE_OF, "", piece, i, b - a, max(stage, _TAILS + n + 1), depth, piece)
+            rows.add(PIECE_OF, "", piece, i, b - a, max(stage, _TAILS + n + 1), depth)
         end[i] = len(rows) - 1
         text = whole.around[k + 1]
     i = len(rows)
     end.append(i)
-    rows.add(REST, "", text, parent, 0, stage, depth, '"' + text + after)
+    rows.add(REST, '"', text, parent, 0, stage, depth, after)
     items[first] = i
 
 

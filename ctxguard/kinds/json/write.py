@@ -164,7 +164,7 @@ def whole_of(tops: list[Any], layout: Layout, u: Units, encoded: Encoded, compac
         return None
     indent = _raw_indent(encoded.text)
     low, high = 0, min(DEEPEST, u.deepest + 1) if indent is not None else 0
-    best, tokens = "".join(u.text), compact  # (levels indented: 0)
+    best, tokens = u.joined(), compact  # (levels indented: 0)
     while low < high:  # the deepest level that fits: each level more costs more
         deep = (low + high + 1) // 2
         text = _indented(tops[0], indent or "", deep, 0) + "\n"

@@ -479,3 +479,48 @@ def test_the_cuts_validity_check_says_what_a_full_parse_says() -> None:
     ]
     for text in texts:
         assert valid(text) == (parse(text) is not None), text[:30]
+
+
+LONG_ITEMS = st.lists(
+    st.fixed_dictionaries({"id": st.integers(), "log": st.text(min_size=0, max_size=700), "ok": st.booleans()}),
+    min_size=0,
+    max_size=30,
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON | LONG_ITEMS, rows=st.booleans(), spaced=st.booleans())
+def test_the_units_texts_are_made_from_their_columns_as_the_document_writes_them(
+    value: object, rows: bool, spaced: bool
+) -> None:
+    """A unit's text is not held but made from its key, body and what follows (JSON's columns):
+    joined, the texts are the document as a cut of every unit writes it; their ends are the
+    spans the tokenizer reads; white space alone where the text is; and a plan's costs are
+    the same read from the spans as from the texts."""
+    from itertools import accumulate
+
+    from ctxguard.kinds.json.model import parse
+    from ctxguard.kinds.json.plan import _blanks
+    from ctxguard.kinds.json.units import walk
+    from ctxguard.kinds.json.write import layout_of, write_cut
+
+    separators = (", ", ": ") if spaced else (",", ":")
+    if rows:
+        items = value if isinstance(value, list) and value else [value]
+        text = "".join(json.dumps(row, separators=separators) + "\n" for row in items)
+    else:
+        text = json.dumps(value, separators=separators)
+    found = parse(text)
+    assert found is not None
+    tops, lines, _ = found
+    layout = layout_of(text, lines)
+    u = walk(tops, layout)
+    texts = list(u.texts)
+    assert len(texts) == len(u.texts) == len(u.kind) and texts[::3] == u.texts[::3]
+    assert all(u.texts[i] == texts[i] for i in range(0, len(texts), 7))
+    spans = u.spans()
+    assert spans.text == u.joined() == "".join(texts) == write_cut(u, layout, [True] * len(texts), None)
+    assert list(spans.ends) == list(accumulate(map(len, texts)))
+    assert list(_blanks(u)) == [not t.strip() for t in texts]
+    tokenizer = get_tokenizer()
+    assert tokenizer.encode_parts(spans)[1] == tokenizer.encode_parts(texts)[1]

@@ -271,8 +271,8 @@ class Plan:
     def line_ends(self) -> int:
         """The raw line ends the units stand for, in all (see starts), without the column."""
         table = self.table
-        if "starts" in self.__dict__ or table.lines is None and not isinstance(table.text, list):
-            return self.starts[-1]  # (texts made when asked: counted as the starts count them)
+        if "starts" in self.__dict__:
+            return self.starts[-1]
         if table.lines is None:
             return sum(map(str.count, table.text, repeat("\n")))
         if isinstance(table.lines, (bytes, array)):  # (a column of numbers: no unit without its count)

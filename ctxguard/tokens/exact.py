@@ -274,7 +274,7 @@ def _as_text(shape: bytes | str) -> str:
 
 
 # The pre-tokenizer patterns of o200k_base and cl100k_base (tiktoken's, as tests check): in
-# each, a digit is only ever in a piece of one to three digits (`\\p{N}{1,3}`; every other
+# each, a digit is only ever in a piece of one to three digits (`\p{N}{1,3}`; every other
 # alternative leaves digits out, and a digit is not white space for a lookahead).
 _DIGITS_IN_THREES = frozenset(
     {

@@ -9,6 +9,7 @@ shortens or splits a gap, and the estimate counts each gap as the plan's widest 
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from itertools import compress
 
@@ -18,7 +19,7 @@ from ctxguard.plan import Plan
 def choose(
     plan: Plan,
     order: Sequence[int],
-    must: Sequence[bool],
+    must: Sequence[bool | int],
     gap: int,
     limit: int,
     fill: bool = True,
@@ -39,7 +40,7 @@ def choose(
     chosen = list(start[0]) if start is not None else [False] * n
     used = start[1] if start is not None else gap if n else 0  # (at first everything left out is one gap)
     # The units never taken: a must unit the first step left out (not even as an anchor).
-    barred = [s and not m for s, m in zip(skip, must)] if skip else None
+    barred = bytes(map(operator.gt, skip, must)) if skip else None  # (skipped and not must: a byte a unit)
 
     def take(i: int, force: bool = False) -> bool:
         """Choose i and what it anchors to, if they fit (or forced); else change nothing."""
@@ -106,7 +107,7 @@ def choose(
 
 
 def _close_cheap_gaps(
-    plan: Plan, chosen: list[bool], must: Sequence[bool], skip: Sequence[bool] | None, gap: int
+    plan: Plan, chosen: list[bool], must: Sequence[bool | int], skip: Sequence[bool] | None, gap: int
 ) -> int:
     """Show each run left out between two units shown (or an end) that costs no more than the
     gap line standing for it: a blank line, a short sentence. Returns the change in cost.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import compress
-from operator import not_
+from operator import and_, not_
 from typing import NamedTuple
 
 from ctxguard.engine.choose import choose
@@ -109,7 +109,7 @@ def _tier3(
         room_left = room - count(rows) - found.size  # (what the run and the list leave)
     else:
         room_left = room - found.size
-    fixed = [m and c for m, c in zip(must, found.chosen)]  # the must units kept; the others left out
+    fixed = bytes(map(and_, must, found.chosen))  # the must units kept; the others left out (a byte a unit)
     # Around them, the room left: from their estimated cost on.
     base = (found.estimated, room - room_left)  # (the run's estimated cost, its content's size with the list)
     start = (found.chosen, found.estimated)  # (every try goes on from them: see choose)
@@ -190,7 +190,7 @@ def _longest_run(
 def _fit(
     plan: Plan,
     order: Sequence[int],
-    must: list[bool],
+    must: Sequence[bool | int],
     gap: int,
     limit: int,
     room: int,
@@ -303,7 +303,7 @@ def _clipped_first(
 def _trim(
     plan: Plan,
     order: Sequence[int],
-    must: Sequence[bool],
+    must: Sequence[bool | int],
     chosen: list[bool],
     room: int,
     count: Callable[[str], int],

@@ -300,6 +300,7 @@ def finish(
     count = counter(tokenizer)
     if own is not None:
         content = warning + (pack(own, room, count, marker) or marker(state.tokens))
+        del own  # (its units and its document: let go of before the cut is parsed for the probes)
     else:
         prefix = sink.prefix(room, tokenizer, options.tier3)
         content = warning + cut(

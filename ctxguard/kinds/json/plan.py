@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
+from array import array
 from dataclasses import replace
 from typing import Any
 
@@ -69,10 +70,13 @@ def plan(
     if not rows:  # (a cut rewrites the document: it never meets the raw text's lines again)
         encoded.forget_lines()
     scale = encoded.count / max(1, compact)  # raw tokens a unit stands for
-    level = [
-        stage + min(depth - (kind in _AT_PARENT and parent >= 0), 999) / 1000
-        for stage, depth, kind, parent in zip(u.stage, u.depth, u.kind, u.parent)
-    ]  # a scalar (or a whole item) is taken with its container, at its depth; ties in order
+    level = array(
+        "d",
+        (
+            stage + min(depth - (kind in _AT_PARENT and parent >= 0), 999) / 1000
+            for stage, depth, kind, parent in zip(u.stage, u.depth, u.kind, u.parent)
+        ),
+    )  # a scalar (or a whole item) is taken with its container, at its depth; ties in order (8 bytes a unit)
     # Every key is kept: the first unit (by priority) to carry each key path is kept whatever
     # the stage (at tier 3: first, as far as they fit).
     carriers: set[int] = set()

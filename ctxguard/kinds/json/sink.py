@@ -252,12 +252,14 @@ class JsonSink:
 
     def planned(self, tokens: int, tokenizer: Tokenizer) -> Plan | None:
         """The JSON plan of the kept document, standing for `tokens` raw tokens; None when the
-        file is not JSON (its lines are cut as text)."""
+        file is not JSON (its lines are cut as text). (Asked once: the kept document goes with
+        the plan, and is let go of with it, before the cut is measured.)"""
         if self.failed is not None:
             return None
         top = self._stack[0]
         assert type(top) is _Array
         values, _ = top.done()
+        self._stack = []
         rows = top.n > 1
         try:
             if rows:

@@ -31,10 +31,12 @@ def write_cut(  # noqa: C901
     # Per open container: [opening unit (-1: the top), entries written, entries left out]
     frames: list[list[int]] = [[-1, 0, 0]]
 
-    def entry(frame: list[int], text: str) -> None:
+    def entry(frame: list[int], *texts: str) -> None:
+        """An entry of the container open in frame, in pieces (a key and its value are not
+        joined into a string of their own: a cut of megabytes held one an entry beside itself)."""
         if frame[1]:
             out.append("\n" if frame[0] < 0 else layout.comma)  # (the top holds several only as rows)
-        out.append(text)
+        out.extend(texts)
         frame[1] += 1
 
     def flush(frame: list[int], last: str | None = None, closing: bool = False) -> None:
@@ -82,7 +84,7 @@ def write_cut(  # noqa: C901
             continue
         flush(frame)
         if kind == OPEN:
-            entry(frame, u.key[i] + u.body[i])
+            entry(frame, u.key[i], u.body[i])
             frames.append([i, 0, 0])
             i += 1
             continue
@@ -94,7 +96,7 @@ def write_cut(  # noqa: C901
             parts.append('"')
         elif note is not None and u.parent[i] < 0 and not layout.rows:  # a scalar document
             parts = ["[", *parts, layout.comma, json.dumps(note, ensure_ascii=False), "]"]
-        entry(frame, "".join(parts))
+        entry(frame, *parts)
         i = u.end[i] + 1
     flush(frames[0], note if layout.rows else None)
     out.append("\n")

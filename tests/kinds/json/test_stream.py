@@ -184,3 +184,30 @@ def test_a_bundle_streams_a_big_report_and_keeps_its_failures(small_stream: None
         "tests/test_m.py::test_1000",
         "tests/test_m.py::test_2000",
     }
+
+
+def test_a_streamed_cuts_plan_and_kept_document_are_let_go_of_before_its_probes_parse_it(
+    small_stream: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The probes parse the cut (a tree of megabytes for a big file): by then the plan's units
+    and the document the pass kept are gone, not held beside it."""
+    import gc
+
+    from ctxguard.engine import probes
+    from ctxguard.kinds.json.units import Units
+
+    alive: list[tuple[int, int]] = []
+    measure = probes.measure
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        gc.collect()
+        objects = gc.get_objects()
+        alive.append((sum(type(o) is Units for o in objects), sum(type(o) is json_sink._Array for o in objects)))
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(stream.probes, "measure", counting)
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(_report(3000)))
+    record = compress_file(path, 2000)
+    assert record["tier"] == 3 and any(note.startswith("streamed:") for note in record["notes"])
+    assert alive == [(0, 0)]

@@ -8,6 +8,7 @@ their tokens.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from array import array
@@ -248,7 +249,7 @@ class Plan:
         table, 8 bytes a unit: a list would hold an int object for each.)"""
         table = self.table
         if table.order == range(len(table)):  # (ties in document order: sorted once, by level)
-            order = sorted(range(len(table)), key=table.level.__getitem__)
+            return _by_level(table.level)
         else:  # (sorted twice, stably: by level, then order)
             order = sorted(range(len(table)), key=table.order.__getitem__)
             order.sort(key=table.level.__getitem__)
@@ -291,6 +292,28 @@ class Plan:
     def costs(self) -> Sequence[int]:
         """Per unit, the tokens of the units before it, and last, of all of them."""
         return _sums(self.columns[0])
+
+
+RUN_OF_LEVELS: Final = 1 << 19  # units: a table's order over this many is sorted in runs of levels
+_RUNS: Final = 4
+
+
+def _by_level(level: Sequence[float]) -> Sequence[int]:
+    """The units in order of level, ties in document order. A sort holds a key and an index
+    object a unit while it sorts (about 70 bytes: a big JSON plan's peak), so a big table is
+    sorted a run of levels at a time: each unit's run found once (a byte a unit, by a sample's
+    quantiles), each run's units in document order sorted on their own, the runs one after
+    another (about 0.15x one encode more at 31 MiB, for a quarter of the sort's memory)."""
+    n = len(level)
+    if n <= RUN_OF_LEVELS:
+        return array("q", sorted(range(n), key=level.__getitem__))
+    sample = sorted(level[:: max(1, n // 4096)])
+    bounds = sorted({sample[len(sample) * k // _RUNS] for k in range(1, _RUNS)})
+    run = bytes(map(bisect.bisect_right, repeat(bounds), level))
+    order = array("q")
+    for k in range(len(bounds) + 1):
+        order.extend(sorted(compress(range(n), map(k.__eq__, run)), key=level.__getitem__))
+    return order
 
 
 def _sums(numbers: Sequence[int]) -> Sequence[int]:

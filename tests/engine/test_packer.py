@@ -493,3 +493,24 @@ def test_a_plan_of_columns_takes_the_priorities_given_and_clips_its_first_unit_a
     assert list(Plan(later, sum(costs)).order) == [1, 0] and list(Plan(table, sum(costs)).order) == [0, 1]
     content = pack(Plan(table, sum(costs)), 40, count, marker) or ""
     assert "chars omitted" in content and content == pack(Plan(list(table), sum(costs)), 40, count, marker)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_big_tables_order_sorted_in_runs_of_levels_is_the_one_sort(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A big table in document order is sorted a run of levels at a time (a sort's keys and
+    indices held for a run, not for every unit): the order is the one sort's, by level, ties
+    in document order, with many ties, gaps' infinite levels and a level every unit shares."""
+    from array import array
+
+    import ctxguard.plan as plan_module
+
+    monkeypatch.setattr(plan_module, "RUN_OF_LEVELS", 50)
+    rnd = random.Random(seed)
+    n = rnd.randint(51, 3000)
+    choices = [0.0, 0.001, 1.002, 2.5, 5.0 + rnd.random(), float("inf")]
+    level = array("d", (rnd.choice(choices) if rnd.random() < 0.8 else rnd.random() * 9 for _ in range(n)))
+    assert list(plan_module._by_level(level)) == sorted(range(n), key=lambda i: (level[i], i))
+    same = array("d", [1.5] * n)
+    assert list(plan_module._by_level(same)) == list(range(n))

@@ -337,7 +337,9 @@ def versus(other: Path, what: list[str], repeat: int, rounds: int) -> None:
             runs[side].append(json.loads(done.stdout.strip().splitlines()[-1]))
     print(f"this: {sides['this']}  vs: {sides['vs']}  ({rounds} runs each, in turns; x one encode_ordinary)")
     rows = list(runs["this"][0])
-    width = max(10, *map(len, rows))
+    if not rows:
+        raise SystemExit("speed: no artifact to time (a corpus built by build_dev_corpus.py, with its manifest?)")
+    width = max([10, *map(len, rows)])
     print(f"{'type @50%':<{width}} " + " ".join(f"{stage:>17}" for stage in STAGES))
     for row in rows:
         cells = []

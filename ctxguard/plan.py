@@ -250,9 +250,8 @@ class Plan:
         table = self.table
         if table.order == range(len(table)):  # (ties in document order: sorted once, by level)
             return _by_level(table.level)
-        else:  # (sorted twice, stably: by level, then order)
-            order = sorted(range(len(table)), key=table.order.__getitem__)
-            order.sort(key=table.level.__getitem__)
+        order = sorted(range(len(table)), key=table.order.__getitem__)  # (sorted twice, stably: by level, then order)
+        order.sort(key=table.level.__getitem__)
         return array("q", order) if table is self.units else order
 
     @cached_property
@@ -260,25 +259,12 @@ class Plan:
         """Per unit, the raw line ends before it (its first raw line's number, less one), and
         last, all of them: a run's line ends are the difference of two, without a walk. (A
         unit stands for its `lines`, else for the line ends in its text: a gap counts them.)"""
-        table = self.table
-        if isinstance(table.lines, (bytes, array)):  # (a column of numbers: no unit without its count)
-            return _sums(table.lines)
-        ends = list(map(str.count, table.text, repeat("\n")))
-        if table.lines is not None:
-            ends = [found if lines is None else lines for found, lines in zip(ends, table.lines)]
-        return _sums(ends)
+        return _sums(list(_line_ends(self.table)))
 
     @cached_property
     def line_ends(self) -> int:
         """The raw line ends the units stand for, in all (see starts), without the column."""
-        table = self.table
-        if "starts" in self.__dict__:
-            return self.starts[-1]
-        if table.lines is None:
-            return sum(map(str.count, table.text, repeat("\n")))
-        if isinstance(table.lines, (bytes, array)):  # (a column of numbers: no unit without its count)
-            return sum(table.lines)
-        return self.starts[-1]
+        return self.starts[-1] if "starts" in self.__dict__ else sum(_line_ends(self.table))
 
     @cached_property
     def columns(self) -> tuple[list[int], list[tuple[int, ...]], Sequence[bool | int]]:
@@ -294,6 +280,16 @@ class Plan:
         return _sums(self.columns[0])
 
 
+def _line_ends(table: UnitTable) -> Iterable[int]:
+    """Per unit, the raw line ends it stands for: its `lines`, else the line ends in its text."""
+    if isinstance(table.lines, (bytes, array)):  # (a column of numbers: no unit without its count)
+        return table.lines
+    found = map(str.count, table.text, repeat("\n"))
+    if table.lines is None:
+        return found
+    return (ends if lines is None else lines for ends, lines in zip(found, table.lines))
+
+
 RUN_OF_LEVELS: Final = 1 << 19  # units: a table's order over this many is sorted in runs of levels
 _RUNS: Final = 4
 
@@ -303,7 +299,7 @@ def _by_level(level: Sequence[float]) -> Sequence[int]:
     object a unit while it sorts (about 70 bytes: a big JSON plan's peak), so a big table is
     sorted a run of levels at a time: each unit's run found once (a byte a unit, by a sample's
     quantiles), each run's units in document order sorted on their own, the runs one after
-    another (about 0.15x one encode more at 31 MiB, for a quarter of the sort's memory)."""
+    another (about 0.2x one encode more at 31 MiB, for a quarter of the sort's memory)."""
     n = len(level)
     if n <= RUN_OF_LEVELS:
         return array("q", sorted(range(n), key=level.__getitem__))

@@ -29,9 +29,7 @@ class Spans(NamedTuple):
 
 def spans_of(parts: Sequence[str] | Spans) -> Spans:
     """Parts as Spans: strings joined, and their ends."""
-    if isinstance(parts, Spans):
-        return parts
-    return Spans("".join(parts), array("q", accumulate(map(len, parts))))
+    return parts if isinstance(parts, Spans) else Spans("".join(parts), ends_of(parts))
 
 
 def ends_of(parts: Sequence[str] | Spans) -> Sequence[int]:

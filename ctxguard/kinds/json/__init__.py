@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from ctxguard.kinds.base import KindOf, not_shown
-from ctxguard.kinds.json.model import JsonDoc, loads, parse, read
+from ctxguard.kinds.json.model import JsonDoc, loads, parse, read, valid
 from ctxguard.kinds.json.plan import plan
 from ctxguard.kinds.json.probes import probes
 from ctxguard.kinds.json.sink import JsonSink
@@ -97,11 +97,6 @@ def bare(marker: str) -> tuple[str, str]:
     return json.dumps(
         marker, ensure_ascii=False
     ), "no part of the JSON fits the budget with its keys; only the marker is shown"
-
-
-def valid(content: str) -> bool:
-    """Whether a content still parses (a document or JSON Lines)."""
-    return parse(content) is not None
 
 
 def _sink(tokenizer: Tokenizer, budget: int, options: Options) -> JsonSink:

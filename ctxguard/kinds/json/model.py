@@ -22,8 +22,13 @@ def loads(text: str, duplicates: list[str] | None = None) -> Any:
                 seen.add(key)
         return found
 
+    return _decode(text, pairs if duplicates is not None else None)
+
+
+def _decode(text: str, hook: Callable[[list[tuple[str, Any]]], Any] | None) -> Any:
+    """json.loads with an object hook, raising ValueError for too-deep nesting too."""
     try:
-        return json.loads(text, object_pairs_hook=pairs if duplicates is not None else None)
+        return json.loads(text, object_pairs_hook=hook)
     except RecursionError as exc:
         raise ValueError("JSON nested too deeply to parse") from exc
 
@@ -59,10 +64,7 @@ def _read(text: str, load: Callable[[str], Any]) -> tuple[list[Any], bool] | Non
 
 def _skim(text: str) -> None:
     """Parse text as loads does, each object let go as soon as it is read (its members with it)."""
-    try:
-        json.loads(text, object_pairs_hook=_nothing)
-    except RecursionError as exc:
-        raise ValueError("JSON nested too deeply to parse") from exc
+    _decode(text, _nothing)
 
 
 def _nothing(pairs: list[tuple[str, Any]]) -> None:

@@ -309,7 +309,9 @@ def stages(
     if as_json:
         print(json.dumps(medians))
         return medians
-    width = max(10, *map(len, found))
+    if not found:
+        raise SystemExit("speed: no artifact to time (a corpus built by build_dev_corpus.py, with its manifest?)")
+    width = max([10, *map(len, found)])
     print(f"{'type @50%':<{width}} {'n':>3} " + " ".join(f"{stage:>12}" for stage in columns))
     for row, by in found.items() if by_size else sorted(found.items()):
         cells = " ".join(f"{medians[row][stage]:>11.2f}x" if stage in by else f"{'-':>12}" for stage in columns)

@@ -4,6 +4,7 @@ differ from their siblings (outliers): what the plan ranks and the writer writes
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import json
 import math
@@ -193,12 +194,13 @@ def _spread(m: int) -> list[int]:
     return rank
 
 
-def _string_ends(n: int) -> list[int]:
+@functools.lru_cache(maxsize=1024)
+def _string_ends(n: int) -> tuple[int, ...]:
     """Where a string of n characters is cut into pieces: its first 16, then at 30, 60, 120,
-    200, and every _PIECE after."""
+    200, and every _PIECE after. (Remembered: a document's strings repeat their lengths.)"""
     if n > _ENDS[-1]:
-        return [*_ENDS, *range(_ENDS[-1] + _PIECE, n, _PIECE), n]
-    return [*(end for end in _ENDS if end < n), n]
+        return (*_ENDS, *range(_ENDS[-1] + _PIECE, n, _PIECE), n)
+    return (*(end for end in _ENDS if end < n), n)
 
 
 _ENDS = tuple(stage[3] for stage in STAGES)  # (the stages' string lengths)

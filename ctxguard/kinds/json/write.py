@@ -63,41 +63,44 @@ def write_cut(  # noqa: C901
                 entry(frame, f"{_note_key(u, opening)}{layout.colon}{json.dumps('; '.join(says), ensure_ascii=False)}")
         frame[2] = 0
 
-    i, n = 0, len(u.kind)
+    kinds, keys, bodies, ends, parents, gaps, items = u.kind, u.key, u.body, u.end, u.parent, u.gaps, u.items
+    i, n = 0, len(kinds)
     while i < n:
-        kind, frame = u.kind[i], frames[-1]
+        kind, frame = kinds[i], frames[-1]
         if kind == CLOSE:
             frames.pop()
-            flush(frame, note if u.parent[i] < 0 and not layout.rows else None, closing=True)
-            out.append(u.body[i])
+            flush(frame, note if parents[i] < 0 and not layout.rows else None, closing=True)
+            out.append(bodies[i])
             i += 1
             continue
         if not chosen[i] and not (i == 0 and not layout.rows):  # (a document always shows its top)
-            frame[2] += u.gaps.get(i, 1)  # (a streaming pass's gap: the entries it left out)
-            i = u.items.get(i, u.end[i]) + 1  # (a whole item in several units: past its last)
+            frame[2] += gaps.get(i, 1)  # (a streaming pass's gap: the entries it left out)
+            i = items.get(i, ends[i]) + 1  # (a whole item in several units: past its last)
             continue
         if kind == REST:  # a whole item's text after a long string: it goes on where it was
-            out.append(u.body[i])
-            if u.end[i] > i:
+            out.append(bodies[i])
+            if ends[i] > i:
                 out.append(_string_rest(u, i, chosen, tally=tally))
-            i = u.end[i] + 1
+            i = ends[i] + 1
             continue
         flush(frame)
         if kind == OPEN:
-            entry(frame, u.key[i], u.body[i])
+            entry(frame, keys[i], bodies[i])
             frames.append([i, 0, 0])
             i += 1
             continue
-        parts = [u.key[i], u.body[i]]
-        if u.end[i] > i:  # a string in pieces: those chosen (always a first run), and the rest counted
-            parts.append(_string_rest(u, i, chosen, close=False, tally=tally))
-            if note is not None and u.parent[i] < 0 and not layout.rows:
+        last = ends[i]
+        if last > i:  # a string in pieces: those chosen (always a first run), and the rest counted
+            parts = [keys[i], bodies[i], _string_rest(u, i, chosen, close=False, tally=tally)]
+            if note is not None and parents[i] < 0 and not layout.rows:
                 parts.append(" " + quoted(note))
             parts.append('"')
-        elif note is not None and u.parent[i] < 0 and not layout.rows:  # a scalar document
-            parts = ["[", *parts, layout.comma, json.dumps(note, ensure_ascii=False), "]"]
-        entry(frame, *parts)
-        i = u.end[i] + 1
+            entry(frame, *parts)
+        elif note is not None and parents[i] < 0 and not layout.rows:  # a scalar document
+            entry(frame, "[", keys[i], bodies[i], layout.comma, json.dumps(note, ensure_ascii=False), "]")
+        else:
+            entry(frame, keys[i], bodies[i])
+        i = last + 1
     flush(frames[0], note if layout.rows else None)
     out.append("\n")
     return "".join(out)

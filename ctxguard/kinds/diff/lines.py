@@ -110,8 +110,8 @@ class DiffReader:
 
     def read(self, line: str) -> tuple[str, float]:
         self.index += 1
-        if self.in_hunk and self.path and line[:1] in _BODY:  # (most lines: none of the headers below)
-            return self._body(line)
+        if self.in_hunk and self.path and line[:1] in BODY:  # (most lines: none of the headers below)
+            return self.body(line)
         if line.startswith(("commit ", "From ")) and COMMIT_LINE.match(line):
             self.path, self.language, self.offset, self.in_hunk, self.index = "", None, 0.0, False, 0
             self.subject = True
@@ -141,10 +141,17 @@ class DiffReader:
             if line.startswith(("--- ", "+++ ")):  # they repeat the path
                 return "header", PATH_AGAIN + self.offset
             return "header", HEADER + self.offset
-        return self._body(line)
+        return self.body(line)
 
-    def _body(self, line: str) -> tuple[str, float]:
-        """A line of a hunk's body: a changed line, a definition or error line, a context line."""
+    @property
+    def in_body(self) -> bool:
+        """The next line that starts with `+`, `-` or a space is a hunk's body line (`body`)."""
+        return self.in_hunk and bool(self.path)
+
+    def body(self, line: str) -> tuple[str, float]:
+        """A line of a hunk's body (what `read` says of a line starting with `+`, `-` or a space
+        while in_body, without its tests for the headers or a count in `index`, which only the
+        stream asks for): a changed line, a definition or error line, a context line."""
         body = line[1:]
         if line[:1] in ("+", "-"):
             bits = self._said.get(line)
@@ -163,7 +170,7 @@ class DiffReader:
         return "context", CONTEXT
 
 
-_BODY = frozenset("+- ")  # (a hunk's body line starts with one: no header line does)
+BODY = frozenset("+- ")  # (a hunk's body line starts with one: no header line does)
 
 
 @functools.lru_cache(maxsize=1 << 12)

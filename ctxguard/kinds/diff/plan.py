@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import os.path
 import re
 from array import array
 from collections.abc import Callable, Sequence
-from itertools import compress, groupby
+from itertools import compress, count, groupby, repeat
 from operator import itemgetter
 from typing import Final
 
 from ctxguard.git.paths import line_path
-from ctxguard.kinds.definitions import is_comment_or_blank
-from ctxguard.kinds.diff.lines import CONTEXT, PATH_AGAIN, DiffReader, short_commit
+from ctxguard.kinds.definitions import comment_or_blank
+from ctxguard.kinds.diff.lines import BODY, CONTEXT, PATH_AGAIN, DiffReader, short_commit
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
 from ctxguard.plan import Plan, Priorities, ended, units
 from ctxguard.tokens.base import Encoded, Tokenizer
@@ -31,18 +30,17 @@ def turn_of(seen: dict[float, int], level: float, together: bool) -> int:
     return seen.get(level, 0)
 
 
-def _each_files_turn(levels: Sequence[float], order: array[int], kinds: list[str], outline: Sequence[int]) -> None:
+def _each_files_turn(levels: Sequence[float], order: array[int], outline: dict[int, str]) -> None:
     """Changed definitions and error lines by turns across files (see turn_of), their order
     among equal levels set so. (outline: the lines that are not plain changes or context, in
-    order: the others are neither.)"""
+    order, each with what it is: the others are neither.)"""
     seen: dict[float, int] = {}
-    for i in outline:
-        kind = kinds[i]
+    for i, kind in outline.items():
         if kind == "file":
             seen = {}
         elif kind in ("definition", "error"):
             level = levels[i]
-            together = i > 0 and kinds[i - 1] in ("definition", "error") and levels[i - 1] == level
+            together = outline.get(i - 1) in ("definition", "error") and levels[i - 1] == level
             order[i] = turn_of(seen, level, together) * TURN + i
 
 
@@ -133,8 +131,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     body: list[int] = []
     base: list[float] = []
     hunks: list[tuple[int, ...]] = []  # each line's hunk (file and hunk header)
-    reader_kind: list[str] = []
-    outline: list[int] = []  # the lines that are not plain changes or context
+    outline: dict[int, str] = {}  # the lines that are not plain changes or context, in order: what each is
     edited = small_edits(lines)
     quotes = _Quotes(lines)
     quoted = {
@@ -143,23 +140,52 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     keys: dict[tuple[int, ...], list[int]] = {}  # per hunk, where distances are measured from:
     group: list[tuple[int, ...]] = []  # what a line left out holds back: its file's comments, the task's others
     waits: list[tuple[int, ...]] = []  # what a line waits for: its file's code, the task's lines
-    tier2: list[bool] = []  # what tier 2 keeps whatever the room (a tier-3 cut takes the task's lines too)
+    # What tier 2 keeps whatever the room, with a task (a tier-3 cut takes the task's lines too;
+    # without one, `must`):
+    tier2: list[bool] = []
     above: tuple[int, ...] = ()  # the last definition of the hunk so far, changed or not
     commit: tuple[int, ...] = ()  # the current commit's line (`git log -p`), which its subject needs
+    in_body, offset, lang = False, 0.0, None  # (the reader's: what a body line is read with)
+    special = bool(task_words or focus)  # (without a task or failures, no line is ranked by them)
     for i, line in enumerate(lines):  # its header, its definitions and errors
-        kind, level = reader.read(line)
-        offset = reader.offset
+        if in_body and line[:1] in BODY:  # (most lines: a hunk's body, read without the headers' tests)
+            kind, level = reader.body(line)
+        else:
+            kind, level = reader.read(line)
+            in_body, offset, lang = reader.in_body, reader.offset, reader.language
         keep, needs = kind in ("file", "hunk", "definition", "error"), hunk
-        comment = kind in ("change", "context", "definition") and is_comment_or_blank(line, 1)
-        named = bool(task_words) and kind != "file" and mentions(line[1:], task_words)
-        task = named and not keep
-        # A changed line or definition that names the task's words: first among its equals, and
-        # a tier-3 cut takes it with the must units, with its file, hunk and definition.
-        asked = named and kind in ("change", "definition") and not comment
-        # A changed line of a hunk the bundle's failing tests lead to (ctxguard.links): before
-        # every other change, with its file, hunk and definition.
-        linked = i in focus and kind in ("change", "definition", "error") and not comment
-        if kind == "file":
+        comment = kind in ("change", "context", "definition") and comment_or_blank(line, 1) is not None
+        if special:
+            named = bool(task_words) and kind != "file" and mentions(line[1:], task_words)
+            task = named and not keep
+            # A changed line or definition that names the task's words: first among its equals,
+            # and a tier-3 cut takes it with the must units, with its file, hunk and definition.
+            asked = named and kind in ("change", "definition") and not comment
+            # A changed line of a hunk the bundle's failing tests lead to (ctxguard.links): before
+            # every other change, with its file, hunk and definition.
+            linked = i in focus and kind in ("change", "definition", "error") and not comment
+        else:
+            task = asked = linked = False
+        if kind == "change" and not task:
+            source = not comment and offset == 0 and lang is not None
+            # A line of code edited in place: the behaviour changed there (a docstring's line is
+            # prose: `On Python 3.12` -> `3.13` flips no condition).
+            keep = source and i in edited and not (lang == "python" and _in_docstring(quotes, i))
+            body.append(i)
+            base.append(EDITED if keep else SOURCE_CODE if source else PROSE if comment else OTHER_CODE + offset)
+            if keep and i in quoted:
+                other = lines[edited[i][0]][1:] if edited[i] else ""
+                base[-1] = FLIPPED if _compared(line[1:], other) else EDITED_QUOTED  # (a value compared: logic)
+            elif keep and edited[i] and flipped(lines[edited[i][0]][1:], line[1:]):
+                base[-1] = FLIPPED
+            if enclosing or i in edited:
+                needs = (*hunk, *enclosing, *edited.get(i, ()))
+        elif kind == "context" and not task and not line.startswith("\\"):
+            body.append(i)
+            base.append(UNCHANGED + offset)
+            if level < CONTEXT:  # an unchanged definition: the changes below it in the hunk are in it
+                enclosing = above = (i,)
+        elif kind == "file":
             file, naming, hunk, needs = (i,), (i,), (), ()
         elif kind == "commit":  # a commit of `git log -p`: its files are its own, its line is kept
             file, naming, hunk, needs, enclosing, above, commit, keep = (), (), (), (), (), (), (i,), True
@@ -178,7 +204,9 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
                 # cut's filler).
                 # (A rename, a mode, a new or deleted file: its `diff --git` line stays.)
                 naming, keep, needs, level, header = (i,), True, (), levels[file[0]], file[0]
-                levels[header], must[header], tier2[header] = PATH_AGAIN + reader.offset, False, False
+                levels[header], must[header] = PATH_AGAIN + reader.offset, False
+                if task_words:
+                    tier2[header] = False
                 waits[header:] = [file] * (i - header)
         elif kind == "hunk":
             hunk, needs, enclosing, above = (*naming, i), naming, (), ()
@@ -189,44 +217,24 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             above = (i,) if kind == "definition" else above
         elif line.startswith("\\"):  # "\ No newline at end of file": with the line before it
             level, needs = NO_NEWLINE, (*hunk, i - 1)
-        elif task:
-            pass  # ranked by the task, not by distance
-        elif kind == "change":
-            code = not comment
-            source = code and offset == 0 and reader.language is not None
-            # A line of code edited in place: the behaviour changed there (a docstring's line is
-            # prose: `On Python 3.12` -> `3.13` flips no condition).
-            keep = source and i in edited and not (reader.language == "python" and _in_docstring(quotes, i))
-            body.append(i)
-            base.append(EDITED if keep else SOURCE_CODE if source else PROSE if not code else OTHER_CODE + offset)
-            if keep and i in quoted:
-                other = lines[edited[i][0]][1:] if edited[i] else ""
-                base[-1] = FLIPPED if _compared(line[1:], other) else EDITED_QUOTED  # (a value compared: logic)
-            elif keep and edited[i] and flipped(lines[edited[i][0]][1:], line[1:]):
-                base[-1] = FLIPPED
-            needs = (*hunk, *enclosing, *edited.get(i, ())) if enclosing or i in edited else hunk
-        elif kind == "context":
-            body.append(i)
-            base.append(UNCHANGED + offset)
-            if level < CONTEXT:  # an unchanged definition: the changes below it in the hunk are in it
-                enclosing = above = (i,)
-        if task:
-            level = min(level, TASK_LINE + offset)  # before a source file's other changed code
-        tier2.append(keep)
-        if asked or linked:
-            if body and body[-1] == i:
-                body.pop()
-                base.pop()
-            level = (LINKED if linked else ASKED) + offset
-            needs = tuple(dict.fromkeys((*needs, *enclosing, *(() if kind == "definition" else above))))
-            keep = True
+        if special:
+            if task:  # (a line naming the task is ranked by it, not by its distance)
+                level = min(level, TASK_LINE + offset)  # before a source file's other changed code
+            if task_words:
+                tier2.append(keep)
+            if asked or linked:
+                if body and body[-1] == i:
+                    body.pop()
+                    base.pop()
+                level = (LINKED if linked else ASKED) + offset
+                needs = tuple(dict.fromkeys((*needs, *enclosing, *(() if kind == "definition" else above))))
+                keep = True
         levels.append(level)
         must.append(keep)
         anchors.append(needs)
         hunks.append(hunk)
-        reader_kind.append(kind)
         if kind != "change" and kind != "context":
-            outline.append(i)
+            outline[i] = kind
         # Comments and blank lines go first: shown only while none of their file's code is left
         # out; with a task, the other changed lines only while none of the task's lines is.
         quiet = comment and kind != "definition" and not keep
@@ -240,14 +248,14 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         if at in EDITS:  # (at their level whatever the distance; the added line brings its removed one)
             levels[i] = at + REMOVED_AFTER if edited.get(i) == () else at
         else:  # (source code stays ahead)
-            levels[i] = at + min(far, REACH) / REACH * (SOURCE_SPAN if at == SOURCE_CODE else BODY_SPAN)
-    for i in _moved(lines, reader_kind, outline):  # a definition or error line moved or re-indented: after the edits
+            levels[i] = at + (_SOURCE_STEPS if at == SOURCE_CODE else _BODY_STEPS)[far if far < REACH else REACH]
+    for i in _moved(lines, outline):  # a definition or error line moved or re-indented: after the edits
         levels[i] = MOVED + levels[i] - 1
     order = array("q", range(len(levels)))  # … and among equal levels: in order, but for turns
-    _each_files_turn(levels, order, reader_kind, outline)
+    _each_files_turn(levels, order, outline)
     shown = list(lines)
-    for i in outline:
-        if reader_kind[i] == "commit":
+    for i, kind in outline.items():
+        if kind == "commit":
             shown[i] = short_commit(lines[i])
     stats = doc.files
     notes = () if stats else ("content is not a parseable diff; its lines are kept in order",)
@@ -255,10 +263,10 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     # place of its file's rank: a tier-3 cut lists the files first, so a header alone says
     # little, and the behaviour's change comes before it. (Still must: a bigger room keeps every
     # header a smaller one kept.)
-    for i in outline:
-        if stats and must[i] and reader_kind[i] in ("file", "header", "hunk"):
+    for i, kind in outline.items():
+        if stats and must[i] and kind in ("file", "header", "hunk"):
             levels[i] += HEADERS_AFTER_EDITS
-    files = [i for i in outline if reader_kind[i] == "file"]
+    files = [i for i, kind in outline.items() if kind == "file"]
     listed = _first_units_file_first(levels, order, must, files, stats)
     return Plan(
         units(lines, shown, Priorities(levels, order), must, anchors.__getitem__, encoded, tokenizer),
@@ -294,23 +302,25 @@ REMOVED_AFTER: Final = 0.001  # an edited line's removed line, just after its ad
 EDITS: Final = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown with its removed line
 ASKED: Final = 0.96  # a changed line or definition naming the task: after the flips, before the rest
 LINKED: Final = 0.9  # a changed line of a hunk the failing tests lead to: before every other change
+_SOURCE_STEPS: Final = [min(far, REACH) / REACH * SOURCE_SPAN for far in range(REACH + 1)]  # (by distance)
+_BODY_STEPS: Final = [min(far, REACH) / REACH * BODY_SPAN for far in range(REACH + 1)]
 TASK_GROUP: Final = -1  # the group of the task's lines (a file's group is its header line's index)
 HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
 
 
-def _moved(lines: Sequence[str], kinds: Sequence[str], outline: Sequence[int]) -> list[int]:
+def _moved(lines: Sequence[str], outline: dict[int, str]) -> list[int]:
     """The changed definition and error lines whose text (white space aside) is both removed
     and added in their file: code moved or re-indented (`raise ValueError(` one level out), not
     a change of behaviour. Still kept by tier 2; taken by a cut after the lines edited in place.
-    (outline: the lines that are not plain changes or context, in order.)"""
+    (outline: the lines that are not plain changes or context, in order, each with what it is.)"""
     files: list[dict[int, tuple[str, str]]] = [{}]  # per file, its definition and error lines, signed
     first = True  # (the first file's lines are those before its line too)
-    for i in outline:
-        if kinds[i] == "file":
+    for i, kind in outline.items():
+        if kind == "file":
             if not first:
                 files.append({})
             first = False
-        elif kinds[i] in ("definition", "error"):
+        elif kind in ("definition", "error"):
             files[-1][i] = (lines[i][0], " ".join(lines[i][1:].split()))
     moved: list[int] = []
     for signed in files:
@@ -342,7 +352,7 @@ def _signs(lines: Sequence[str]) -> str:
     """One character per line: its first (`-` a removed line, `+` an added one), but `=` for a
     line starting `---` or `+++` (a file's header, not an edit) and for an empty one."""
     signs = [line[:1] or "=" for line in lines] if "" in lines else list(map(itemgetter(0), lines))
-    for i in [i for i, line in enumerate(lines) if line.startswith(_HEADS)]:
+    for i in compress(count(), map(str.startswith, lines, repeat(_HEADS))):
         signs[i] = "="
     return "".join(signs)
 
@@ -377,18 +387,40 @@ def flipped(old: str, new: str) -> bool:
 def _alike(old: str, new: str) -> bool:
     """Two lines that share most of their text at both ends (over 60 % of their length): one
     edited in the middle (`if n == 0:` / `if n == 1:`), not one rewritten."""
-    n = min(len(old), len(new))
-    head = len(os.path.commonprefix((old, new)))
-    tail = 0
-    while tail < n - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head = _common_head(old, new)
+    tail = _common_tail(old, new, min(len(old), len(new)) - head)
     return (head + tail) * 2 > 0.6 * (len(old) + len(new))
+
+
+def _common_head(a: str, b: str) -> int:
+    """How many characters a and b share at their start (a binary search comparing slices: a
+    step a character in Python cost more than the rest of the diff's edits)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _common_tail(a: str, b: str, most: int) -> int:
+    """How many characters a and b share at their end, at most `most`."""
+    low, high = 0, max(most, 0)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle :] == b[len(b) - middle :]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _in_quotes(line: str, other: str) -> bool:
     """Whether the text where two lines differ lies inside a quoted string of `line` (a
     version or a date bumped, a message reworded), not in its code."""
-    before = os.path.commonprefix((line, other))
+    before = line[: _common_head(line, other)]
     return any(before.count(q) % 2 == 1 for q in ("'", '"', "`"))
 
 
@@ -398,7 +430,7 @@ _COMPARES = re.compile(r"(?:==|!=|<=|>=|<|>|\bin|\bis|\bcase|\bwhen)\s*$")
 def _compared(line: str, other: str) -> bool:
     """Whether the quoted string two lines differ in is a value the code compares
     (`if sign == "-"` -> `if sign == "+"`, `case 'fill':`): logic, not a message or a version."""
-    before = os.path.commonprefix((line, other))
+    before = line[: _common_head(line, other)]
     opening = max(before.rfind(q) for q in ("'", '"', "`"))
     return opening > 0 and _COMPARES.search(line[:opening].rstrip(" ([{,")) is not None
 

@@ -397,6 +397,22 @@ def test_a_quoted_string_edited_goes_after_code_edited_and_a_flipped_condition_f
     assert FLIPPED < 1.0 < EDITED < EDITED_QUOTED
 
 
+@settings(max_examples=300, deadline=None)
+@given(a=st.text("ab\u00e9", max_size=12), b=st.text("ab\u00e9", max_size=12))
+def test_the_ends_two_lines_share_are_counted_as_a_walk_along_them_counts_them(a: str, b: str) -> None:
+    from ctxguard.kinds.diff.plan import _common_head, _common_tail
+
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    most = min(len(a), len(b)) - head
+    tail = 0
+    while tail < most and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    assert _common_head(a, b) == head
+    assert _common_tail(a, b, most) == tail
+
+
 def test_a_number_edited_in_a_docstring_is_prose_not_a_flip() -> None:
     """`On Python 3.12 and above` -> `3.13` inside a docstring flips no condition: it is not
     ranked with the flipped conditions (nor kept as code edited in place); the same edit in

@@ -341,15 +341,21 @@ def units(
     tokenizer: Tokenizer,
     costs: Sequence[int] | None = None,
     clipped: Sequence[int] | None = None,
+    split: bool = False,
 ) -> UnitTable:
     """The units of a plan from its lines (as shown, their priorities, must-keep flags and
     anchors), each costed: raw tokens from the one encode when the lines are the encoded text,
     each shown line that differs from its raw line counted on its own (or given: `costs`, the
     shown lines' tokens, when the plan encoded them together). `clipped`: per shown line that
-    differs, the characters of its line it leaves out."""
-    joined = "".join(lines)
-    same = joined == encoded.text or joined == encoded.text + "\n"
-    del joined  # (as big as the text: not held while the lines are counted)
+    differs, the characters of its line it leaves out. `split`: the lines are known to be the
+    encoded text's own, split (the last maybe given a line break), so they are not joined to
+    check (a copy of the text, made only to be compared)."""
+    if split:
+        same = True
+    else:
+        joined = "".join(lines)
+        same = joined == encoded.text or joined == encoded.text + "\n"
+        del joined  # (as big as the text: not held while the lines are counted)
     if same:
         raw = encoded.segment_counts(lines)
     else:  # (a text changed on reading, e.g. colour codes removed)

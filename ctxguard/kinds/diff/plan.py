@@ -269,7 +269,16 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
     files = [i for i, kind in outline.items() if kind == "file"]
     listed = _first_units_file_first(levels, order, must, files, stats)
     return Plan(
-        units(lines, shown, Priorities(levels, order), must, anchors.__getitem__, encoded, tokenizer),
+        units(
+            lines,
+            shown,
+            Priorities(levels, order),
+            must,
+            anchors.__getitem__,
+            encoded,
+            tokenizer,
+            split=doc.text is encoded.text or doc.text == encoded.text,  # (doc.lines: its text's, split)
+        ),
         encoded.count,
         listing=lambda room: file_listing(listed, tokenizer, room),
         notes=notes,

@@ -240,12 +240,14 @@ def _placed(
     part: list[int] = []
     spread: list[tuple[int, int]] = []
     j = pos = 0
+    bound = ends[0] if len(ends) else 0  # ends[j], read once a part (an array makes an int at each read)
     for k, segment in enumerate(segments):  # (a step per line of a text: a loop, not a generator)
         end = pos + len(segment)
-        while j < last and ends[j] <= pos:
+        while j < last and bound <= pos:
             j += 1
+            bound = ends[j]
         part.append(j)
-        if end > ends[j] and not text[ends[j] : end].isspace():
+        if end > bound and not text[bound:end].isspace():
             spread.append((k, pos))
         pos = end
     return ends, part, spread

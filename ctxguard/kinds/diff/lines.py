@@ -152,12 +152,13 @@ class DiffReader:
         """A line of a hunk's body (what `read` says of a line starting with `+`, `-` or a space
         while in_body, without its tests for the headers or a count in `index`, which only the
         stream asks for): a changed line, a definition or error line, a context line."""
-        body = line[1:]
-        if line[:1] in ("+", "-"):
+        sign = line[:1]
+        if sign == "+" or sign == "-":
             bits = self._said.get(line)
-            if bits is not None and line[0] == "+":
+            if bits is not None and sign == "+":  # (most: read by the probes, no text after the sign cut)
                 defines, errs = bits & DEFINES, bits & ERROR
             else:  # (the probes do not ask whether a removed line raises)
+                body = line[1:]
                 defines = bits & DEFINES if bits is not None else is_definition(body, self.language)
                 errs = not defines and is_error_line(body)
             if defines:
@@ -165,7 +166,7 @@ class DiffReader:
             if errs:
                 return "error", DEFINITION + self.offset
             return "change", CHANGE + self.offset
-        if self.context_definitions and is_definition(body, self.language):
+        if self.context_definitions and is_definition(line[1:], self.language):
             return "context", CONTEXT_DEFINITION + self.offset
         return "context", CONTEXT
 

@@ -153,8 +153,13 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         else:
             kind, level = reader.read(line)
             in_body, offset, lang = reader.in_body, reader.offset, reader.language
-        keep, needs = kind in ("file", "hunk", "definition", "error"), hunk
-        comment = kind in ("change", "context", "definition") and comment_or_blank(line, 1) is not None
+        needs = hunk
+        plain = kind == "change" or kind == "context"  # (most lines)
+        if plain:
+            keep, comment = False, comment_or_blank(line, 1) is not None
+        else:
+            keep = kind in ("file", "hunk", "definition", "error")
+            comment = kind == "definition" and comment_or_blank(line, 1) is not None
         if special:
             named = bool(task_words) and kind != "file" and mentions(line[1:], task_words)
             task = named and not keep
@@ -233,7 +238,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         must.append(keep)
         anchors.append(needs)
         hunks.append(hunk)
-        if kind != "change" and kind != "context":
+        if not plain:
             outline[i] = kind
         # Comments and blank lines go first: shown only while none of their file's code is left
         # out; with a task, the other changed lines only while none of the task's lines is.

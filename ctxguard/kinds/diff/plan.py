@@ -185,7 +185,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
                 base[-1] = FLIPPED
             if enclosing or i in edited:
                 needs = (*hunk, *enclosing, *edited.get(i, ()))
-        elif kind == "context" and not task and not line.startswith("\\"):
+        elif kind == "context" and not task and not line.startswith("\\"):  # (`\ No newline`: below)
             body.append(i)
             base.append(UNCHANGED + offset)
             if level < CONTEXT:  # an unchanged definition: the changes below it in the hunk are in it

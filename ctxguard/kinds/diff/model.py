@@ -134,8 +134,9 @@ def _changed(header: str, body: list[str], values: list[str]) -> ClassifiedHunk:
     count: they are passed over unread.)"""
     signed = [line for line in body if line[:1] in _SIGNS and line[1:].strip()]
     values += [line[1:] for line in signed]
-    lines = [line if line.endswith("\n") else line + "\n" for line in signed]
-    return ClassifiedHunk(header, lines, [0] * len(lines))
+    if signed and not signed[-1].endswith("\n"):  # (only the text's last line may have no break)
+        signed[-1] += "\n"
+    return ClassifiedHunk(header, signed, [0] * len(signed))
 
 
 _SIGNS = ("+", "-")

@@ -117,10 +117,6 @@ def is_definition(line: str, language: str | None = None) -> bool:
 _COMMENT_OR_BLANK = re.compile(r"\s*+(?:$|#(?!include|define|if|endif|pragma|!)|//|/\*|\*|<!--|--\s)")
 
 
-# is_comment_or_blank's match itself (a match or None), for a loop over every line of a big diff.
-comment_or_blank = _COMMENT_OR_BLANK.match
-
-
 def is_comment_or_blank(line: str, start: int = 0) -> bool:
     """Blank lines and lines that hold only a comment (from start on: a diff's line after its
     sign, without a copy of the rest)."""

@@ -64,7 +64,8 @@ def plan(
             rank[i] = (EDGES, min(i, n - 1 - i))
     for order, i in enumerate(ends(lines)):
         rank[i], must[i] = (ENDS, order), True
-    return Plan(units(lines, lines, rank, must, lambda i: (), encoded, tokenizer), encoded.count)
+    split = doc.text == encoded.text  # (its lines: its text's, split)
+    return Plan(units(lines, lines, rank, must, lambda i: (), encoded, tokenizer, split=split), encoded.count)
 
 
 def probes(doc: TextDoc) -> Iterator[Probe]:

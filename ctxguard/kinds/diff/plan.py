@@ -10,7 +10,7 @@ from operator import itemgetter
 from typing import Final
 
 from ctxguard.git.paths import line_path
-from ctxguard.kinds.definitions import comment_or_blank
+from ctxguard.kinds.definitions import is_comment_or_blank
 from ctxguard.kinds.diff.lines import BODY, CONTEXT, PATH_AGAIN, DiffReader, short_commit
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
 from ctxguard.plan import Plan, Priorities, ended, units
@@ -156,10 +156,10 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         needs = hunk
         plain = kind == "change" or kind == "context"  # (most lines)
         if plain:
-            keep, comment = False, comment_or_blank(line, 1) is not None
+            keep, comment = False, is_comment_or_blank(line, 1)
         else:
             keep = kind in ("file", "hunk", "definition", "error")
-            comment = kind == "definition" and comment_or_blank(line, 1) is not None
+            comment = kind == "definition" and is_comment_or_blank(line, 1)
         if special:
             named = bool(task_words) and kind != "file" and mentions(line[1:], task_words)
             task = named and not keep
@@ -282,7 +282,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             anchors.__getitem__,
             encoded,
             tokenizer,
-            split=doc.text is encoded.text or doc.text == encoded.text,  # (doc.lines: its text's, split)
+            split=doc.text == encoded.text,  # (doc.lines: its text's, split; the same object, most often)
         ),
         encoded.count,
         listing=lambda room: file_listing(listed, tokenizer, room),
@@ -316,8 +316,8 @@ REMOVED_AFTER: Final = 0.001  # an edited line's removed line, just after its ad
 EDITS: Final = (FLIPPED, EDITED, EDITED_QUOTED)  # a line edited in place: shown with its removed line
 ASKED: Final = 0.96  # a changed line or definition naming the task: after the flips, before the rest
 LINKED: Final = 0.9  # a changed line of a hunk the failing tests lead to: before every other change
-_SOURCE_STEPS: Final = [min(far, REACH) / REACH * SOURCE_SPAN for far in range(REACH + 1)]  # (by distance)
-_BODY_STEPS: Final = [min(far, REACH) / REACH * BODY_SPAN for far in range(REACH + 1)]
+_SOURCE_STEPS: Final = [far / REACH * SOURCE_SPAN for far in range(REACH + 1)]  # (by distance, up to REACH)
+_BODY_STEPS: Final = [far / REACH * BODY_SPAN for far in range(REACH + 1)]
 TASK_GROUP: Final = -1  # the group of the task's lines (a file's group is its header line's index)
 HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
 
@@ -421,7 +421,7 @@ def _common_head(a: str, b: str) -> int:
 
 def _common_tail(a: str, b: str, most: int) -> int:
     """How many characters a and b share at their end, at most `most`."""
-    low, high = 0, max(most, 0)
+    low, high = 0, most
     while low < high:
         middle = (low + high + 1) // 2
         if a[len(a) - middle :] == b[len(b) - middle :]:

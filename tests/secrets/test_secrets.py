@@ -344,7 +344,7 @@ def test_a_quoted_value_ends_at_its_own_quote_not_escaped() -> None:
 
 
 # --- properties: any name ending in a secret word; JSON that still parses; code that stays ----
-from hypothesis import given  # noqa: E402
+from hypothesis import example, given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 _QUALIFIERS = [
@@ -468,3 +468,45 @@ def test_identifiers_calls_and_keywords_in_assignment_position_are_kept(name: st
 )
 def test_vendor_formats_with_no_name_are_redacted(line: str, secret: str) -> None:
     assert secret not in redact(line + "\n").text
+
+
+_ESCAPED_PARTS = [
+    "password",
+    "db.token",
+    "$key",
+    "@x",
+    "a::b",
+    "_n",
+    "9",
+    "é",
+    "\\",
+    '"',
+    "'",
+    ":",
+    "=",
+    " ",
+    "\t",
+    "-",
+    ".",
+    ",",
+    "{",
+    "v4lu3",
+    "x" * 300,
+]
+
+
+@given(st.lists(st.sampled_from(_ESCAPED_PARTS), max_size=40))
+@example(["x" * 300, ":", "\\", '"', "v4lu3", "\\", '"'])  # a name longer than the reach read back
+@example(
+    ["password", "\\", '"', ":", " ", "\\", '"', "v4lu3", "\\", '"', ",", "a::b", "=", "\\", "'", "v4lu3", "\\", "'"]
+)
+def test_escaped_values_are_found_from_the_separators_as_a_search_of_the_whole_line_finds_them(
+    parts: list[str],
+) -> None:
+    # The reader of `\"password\": \"v\"` searches from where the name before each separator
+    # could start, not at every word: the same matches, in order, through long names (past the
+    # reach it reads back), escaped quotes, blanks and `::` in names.
+    from ctxguard.secrets.assign import _ESCAPED, _escaped
+
+    line = "".join(parts)
+    assert [m.span() for m in _escaped(line)] == [m.span() for m in _ESCAPED.finditer(line)]

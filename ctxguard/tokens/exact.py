@@ -308,6 +308,8 @@ def _token_lengths(enc: Any) -> list[int] | None:
     ranks = getattr(enc, "_mergeable_ranks", None)
     if not isinstance(ranks, dict):
         return None
+    if all(map(operator.eq, ranks.values(), itertools.count())):  # (tiktoken's files list them by rank)
+        return list(map(len, ranks))
     table = [0] * (max(ranks.values()) + 1)
     for piece, rank in ranks.items():
         table[rank] = len(piece)

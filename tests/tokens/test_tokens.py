@@ -389,6 +389,21 @@ def test_a_segments_tokens_held_compactly_are_its_tokens(encoding: str) -> None:
         assert isinstance(compact, array) and list(compact) == tokenizer._encode(text)  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_the_token_lengths_are_each_tokens_bytes_whatever_order_the_ranks_come_in(encoding: str) -> None:
+    from ctxguard.tokens.exact import _token_lengths
+
+    ranks = get_tokenizer(encoding)._encoding._mergeable_ranks  # type: ignore[attr-defined]
+    lengths = _token_lengths(get_tokenizer(encoding)._encoding)  # type: ignore[attr-defined]
+    assert lengths is not None and len(lengths) == len(ranks)
+    assert all(lengths[rank] == len(piece) for piece, rank in ranks.items())
+
+    class Shuffled:  # the same vocabulary listed out of rank order: each length at its rank still
+        _mergeable_ranks = dict(sorted(ranks.items(), key=lambda item: -item[1]))
+
+    assert _token_lengths(Shuffled()) == lengths
+
+
 def test_a_tiktoken_cache_dir_is_read_through_the_ranks_cache_too(tmp_path: Path) -> None:
     """TIKTOKEN_CACHE_DIR set (as CI sets it): the encoding file there is read once, and a second
     process loads its cached ranks instead; the counts are tiktoken's."""

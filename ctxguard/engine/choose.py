@@ -4,7 +4,8 @@ The must units are taken in priority order, each with the units it anchors to (a
 or none: tier 2; a tier-3 cut gives how many, or which, it found to fit); then the others that
 fit, by priority (a unit that waits for groups, only while none of theirs was left out at its turn);
 then each run left out that costs no more than the gap line standing for it. Choosing a unit closes,
-shortens or splits a gap, and the estimate counts each gap as the plan's widest gap line.
+shortens or splits a gap, and the estimate counts each gap as `gap` tokens: the plan's widest
+gap line, or in a tier-3 cut's fill what the first step's gap lines cost (ctxguard.packer).
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ def choose(
     plan: Plan,
     order: Sequence[int],
     must: Sequence[bool | int],
-    gap: int,
-    limit: int,
+    gap: float,
+    limit: float,
     fill: bool = True,
     skip: Sequence[bool] | None = None,
     most: int | None = None,
-    start: tuple[list[bool], int] | None = None,
-) -> tuple[list[bool], int] | None:
+    start: tuple[list[bool], float] | None = None,
+) -> tuple[list[bool], float] | None:
     """The units kept at limit: the must units in order (all of them, or None), then, with fill,
     the others that fit, except those skipped. Given skip (a tier-3 cut's second step), the
     must units are those its first step found to fit: they are taken whatever the limit, which
@@ -107,8 +108,8 @@ def choose(
 
 
 def _close_cheap_gaps(
-    plan: Plan, chosen: list[bool], must: Sequence[bool | int], skip: Sequence[bool] | None, gap: int
-) -> int:
+    plan: Plan, chosen: list[bool], must: Sequence[bool | int], skip: Sequence[bool] | None, gap: float
+) -> float:
     """Show each run left out between two units shown (or an end) that costs no more than the
     gap line standing for it: a blank line, a short sentence. Returns the change in cost.
     (Never a must unit left out, nor a unit skipped: they are not the packer's to add here.)
@@ -118,7 +119,7 @@ def _close_cheap_gaps(
     kept = list(compress(range(n), chosen))
     if not kept:
         return 0
-    change = 0
+    change = 0.0
     for before, end in zip([-1, *kept], [*kept, n]):  # each run between two shown
         first = before + 1
         if first == end:

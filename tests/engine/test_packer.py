@@ -514,3 +514,77 @@ def test_a_big_tables_order_sorted_in_runs_of_levels_is_the_one_sort(
     assert list(plan_module._by_level(level)) == sorted(range(n), key=lambda i: (level[i], i))
     same = array("d", [1.5] * n)
     assert list(plan_module._by_level(same)) == list(range(n))
+
+
+def _api_model(seed: int, shapes: int) -> str:
+    """A service model as botocore ships them: shapes whose members and documentation are long
+    strings a cut shortens (each shortened string a gap line of its own)."""
+    import json
+
+    rnd = random.Random(seed)
+    words = "the of a request <p>Specifies</p> retry timeout value <code>Name</code> must be unique".split()
+
+    def prose(most: int) -> str:
+        return " ".join(rnd.choice(words) for _ in range(rnd.randint(3, most)))
+
+    model = {
+        f"Shape{i}": {
+            "type": rnd.choice(["structure", "string", "list"]),
+            "members": {
+                f"Member{j}": {"shape": f"Shape{rnd.randint(0, 99)}", "documentation": prose(60)}
+                for j in range(rnd.randint(0, 6))
+            },
+            "documentation": prose(120),
+        }
+        for i in range(shapes)
+    }
+    return json.dumps({"version": "2.0", "shapes": model}, indent=2)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_tier3_fill_estimates_gap_lines_at_their_cost_in_the_first_steps_content_and_fills_once(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cut of many gap lines (every documentation string shortened) estimated each gap as
+    the widest gap line: the fill, closing gaps the estimate had overcounted, overshot its room
+    and filled again. Estimated at what the first step's gap lines cost, and aimed 0.2 % under
+    the room, it fills once, and the content still uses the room."""
+    import ctxguard.engine.packer as packer
+    from ctxguard.engine.tiers import compress
+
+    fills: list[int] = []
+    choose = packer.choose
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        fills.extend([1] if len(args) > 5 and args[5] else [])  # (fill=True: the second step's tries)
+        return choose(*args, **kwargs)
+
+    monkeypatch.setattr(packer, "choose", counted)
+    text = _api_model(seed, 150)
+    raw = TOKENIZER.count(text)
+    for share in (0.5, 0.3, 0.2, 0.1):
+        fills.clear()
+        budget = int(raw * share)
+        record = compress(text, budget, tokenizer=TOKENIZER, name="service-2.json", artifact_type="json")
+        assert record.truncated and len(fills) == 1, (share, len(fills))
+        assert 0.97 * budget <= record.compacted_tokens <= budget
+
+
+def test_the_fills_gap_is_the_first_steps_gap_lines_as_counted_when_it_has_enough_of_them() -> None:
+    from ctxguard.engine.packer import _MARGIN, _SAYS_GAP, Fit, _as_written
+
+    def found(chosen: list[bool], estimated: int, size: int) -> Fit:
+        return Fit("", chosen, 0, estimated, size)
+
+    # Fewer runs left out than _SAYS_GAP: the widest gap line, from the first step's estimate, at the room.
+    few = [True, False] * (_SAYS_GAP - 1)
+    assert _as_written(found(few, 500, 400), 11, 1000) == (11, 500, 0)
+    # Enough: each gap at what the content shows (its estimate over by 2 a run), the first
+    # step's cost its size, and the fill aimed a 512th under the room.
+    many = [True, False] * (_SAYS_GAP * 4)
+    runs = _SAYS_GAP * 4
+    gap, estimated, margin = _as_written(found(many, 5000, 5000 - 2 * runs), 11, 100_000)
+    assert gap == 9 and estimated == 5000 - 2 * runs and margin == 100_000 // _MARGIN
+    # Never above the widest (a content over its estimate), never under a token.
+    assert _as_written(found(many, 5000, 5000 + runs), 11, 1000)[0] == 11
+    assert _as_written(found(many, 5000, 100), 11, 1000)[0] == 1

@@ -54,6 +54,10 @@ def plan(
         )
     tops, rows, duplicates = found
     layout = layout_of(encoded.text, rows)
+    if not rows and encoded.text.find("\n", 0, len(encoded.text) - 1) >= 0:
+        # A document written over several lines is never its units' text (one line): a cut
+        # rewrites it and never meets its lines again, so they are let go before the walk.
+        encoded.forget_lines()
     u = walk(tops, layout)
     spans = u.spans()
     if _written_as(spans.text, encoded.text):  # (a compact document: its units are its text)

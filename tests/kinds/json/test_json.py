@@ -7,6 +7,7 @@ import json
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -524,3 +525,31 @@ def test_the_units_texts_are_made_from_their_columns_as_the_document_writes_them
     assert list(_blanks(u)) == [not t.strip() for t in texts]
     tokenizer = get_tokenizer()
     assert tokenizer.encode_parts(spans)[1] == tokenizer.encode_parts(texts)[1]
+
+
+@pytest.mark.parametrize("indent", [2, None])
+def test_a_document_over_several_lines_lets_go_of_its_lines_before_the_walk(indent: int | None, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # A document written over several lines is rewritten by every cut (its units' text is one
+    # line): its raw lines are let go before the walk builds the units, not after, and the plan
+    # is the same. A compact document keeps them: its units are costed from its own segments.
+    import importlib
+
+    module = importlib.import_module("ctxguard.kinds.json.plan")
+    tokenizer = get_tokenizer()
+    text = json.dumps({"items": [{"id": i, "note": "word " * (i % 9)} for i in range(60)]}, indent=indent)
+    held: list[bool] = []
+    walk = module.walk
+
+    def watched(*args, **kwargs):  # type: ignore[no-untyped-def]
+        held.append(encoded._segments is not None)
+        return walk(*args, **kwargs)
+
+    encoded = tokenizer.encode(text)
+    monkeypatch.setattr(module, "walk", watched)
+    found = plan(read(text), encoded, tokenizer)
+    assert held == [indent is None]
+    monkeypatch.setattr(module, "walk", walk)
+    again = plan(read(text), tokenizer.encode(text), tokenizer)
+    assert list(found.table.cost) == list(again.table.cost) and list(found.table.level) == list(again.table.level)
+    room = tokenizer.count(text) // 3
+    assert pack(found, room, tokenizer.count, marker) == pack(again, room, tokenizer.count, marker)

@@ -89,7 +89,7 @@ def _widest_gap(plan: Plan, count: Callable[[str], int]) -> int:
 
 
 def _tier3(
-    plan: Plan, order: Sequence[int], gap: float, room: int, count: Callable[[str], int], marker: Callable[[int], str]
+    plan: Plan, order: Sequence[int], gap: int, room: int, count: Callable[[str], int], marker: Callable[[int], str]
 ) -> str | None:
     """A tier-3 cut in two steps. First the longest run of must units, in order, that fits shown
     alone (what the probes are made of) in the room the plan's list (a cut diff's file list)
@@ -112,10 +112,10 @@ def _tier3(
     fixed = bytes(map(and_, must, found.chosen))  # the must units kept; the others left out (a byte a unit)
     # Around them, the room left: from their estimated cost on, each gap line at its cost in
     # the first step's content, a little under the room.
-    gap, estimated, margin = _as_written(found, gap, room)
+    written, estimated, margin = _as_written(found, gap, room)
     base = (estimated, room - room_left)  # (the run's estimated cost, its content's size with the list)
     start = (found.chosen, estimated)  # (every try goes on from them: see choose)
-    filled = _fit(plan, order, fixed, gap, estimated + room_left - margin, room, count, marker, must, base, start)
+    filled = _fit(plan, order, fixed, written, estimated + room_left - margin, room, count, marker, must, base, start)
     result = filled or found
     if not any(result.chosen) and order and listing is None:  # no unit fits: the first one's start
         return _clipped_first(plan, order[0], room, count, marker) or result.content
@@ -126,14 +126,14 @@ _SAYS_GAP = 16  # gaps in a content enough to tell what a gap line costs (not th
 _MARGIN = 512  # the fill's aim under the room, as a share of it: 1/512, about 0.2 %
 
 
-def _as_written(found: Fit, gap: float, room: int) -> tuple[float, float, int]:
+def _as_written(found: Fit, gap: int, room: int) -> tuple[float, float, int]:
     """The gap for the second step of a tier-3 cut, the first step's cost at that gap, and how
     far under the room to aim. The first step's content (found) is counted: where it left out
-    _SAYS_GAP runs or more, its gap lines cost what it shows (on average, between one token
-    and the widest gap line's), and the fill estimated so lands within about 0.1 % of its room
-    (the dev corpus's JSON joined to 1, 8 and 32 MB: -0.06, +0.04, -0.05 %). Aimed 0.2 %
-    under, it fills once; the widest line's estimate, too high on the gaps the fill closes,
-    overshot by 0.3 % at 8 MB and filled twice. Fewer runs: the widest gap line, at the room."""
+    _SAYS_GAP runs or more, a gap line costs what its gap lines cost on average (between one
+    token and the widest gap line, `gap`, which is too high on the gaps the fill closes and
+    made it overshoot), and the fill aims a little under the room, as its estimate is still
+    off by a little (docs/design.md, how the packer finds what fits). Fewer runs: the widest
+    gap line, at the room."""
     runs = sum(map(and_, map(not_, found.chosen), (True, *found.chosen)))  # (a unit left out after one shown)
     if runs < _SAYS_GAP:
         return gap, found.estimated, 0
@@ -145,7 +145,7 @@ def _first(
     plan: Plan,
     order: Sequence[int],
     must: Sequence[bool],
-    gap: float,
+    gap: int,
     count: Callable[[str], int],
     marker: Callable[[int], str],
 ) -> tuple[int, int]:
@@ -160,7 +160,7 @@ def _longest_run(
     plan: Plan,
     order: Sequence[int],
     must: Sequence[bool],
-    gap: float,
+    gap: int,
     room: int,
     count: Callable[[str], int],
     marker: Callable[[int], str],

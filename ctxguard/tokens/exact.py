@@ -91,6 +91,7 @@ class _TiktokenEncoded:
     tokens: Callable[[str], Sequence[int]] = field(repr=False)  # (the same, held compactly)
     decode_bytes: Callable[[Sequence[int]], bytes] = field(repr=False)
     lengths: Callable[[], Sequence[int] | None] = field(repr=False)  # bytes of each token id
+    marks: Callable[[], Sequence[bytes] | None] = field(repr=False)  # each token id's end marks (see _end_marks)
     token_bytes: Callable[[Sequence[int]], list[bytes]] = field(repr=False)
     count_each: Callable[[Iterable[str]], dict[str, int]] = field(repr=False)
     counts: list[int] = field(init=False, repr=False)  # per segment of the text
@@ -98,8 +99,8 @@ class _TiktokenEncoded:
     _starts: list[int] | None = field(default=None, repr=False)  # char offset of each segment
     _before: list[int] | None = field(default=None, repr=False)  # tokens before each segment
     _last: tuple[str, int] | None = field(default=None, repr=False)
-    # Byte ends of the tokens of segments encoded whole already (by encode_parts), by index:
-    # segment_counts takes them instead of encoding those segments again.
+    # The tokens of segments encoded whole already (by encode_parts), by index: segment_counts
+    # takes them instead of encoding those segments again.
     held: dict[int, Sequence[int]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -124,9 +125,7 @@ class _TiktokenEncoded:
             self._before = list(itertools.accumulate(self.counts, initial=0))
         return self._starts, self._before
 
-    def _byte_ends(self, segment: str, k: int | None = None) -> Sequence[int]:
-        if k is not None and k in self.held:
-            return self.held.pop(k)  # (asked once: segment_counts spreads each segment once)
+    def _byte_ends(self, segment: str) -> Sequence[int]:
         return _byte_ends(self.tokens(segment), self.lengths(), self.token_bytes)
 
     def head(self, n: int) -> str:
@@ -176,16 +175,33 @@ class _TiktokenEncoded:
                 len(segment[a - pos : b - pos].encode("utf-8", "surrogatepass"))
                 for a, b in itertools.pairwise(itertools.chain((pos,), inner))
             )
-        ends_at = self._byte_ends(segment, k)
-        n = len(ends_at)
+        tokens = self.held.pop(k) if k in self.held else self.tokens(segment)  # (held: asked once)
+        n = len(tokens)
         if not n:
             return
+        m = last - j + 1  # the parts it spreads over
+        table = self.marks() if m > _MARKED else None
+        if table is not None:
+            # A byte per byte of the segment, 1 where a token ends: the tokens ending in a stretch
+            # are the 1s in it, counted (a search per cut, as below, reads ints out of an array).
+            marks = b"".join(map(table.__getitem__, tokens))
+            del tokens
+            # Each part gets the tokens ending from the byte before its start to the one before
+            # its end (those starting in it): the first one more (its first token), the last one
+            # fewer (the segment's last token ends at its end).
+            bounds = list(map(max, map((-1).__add__, cuts), itertools.repeat(0)))
+            spread = list(map(marks.count, itertools.repeat(1), [0, *bounds], [*bounds, len(marks)]))
+            spread[0] += 1
+            spread[-1] -= 1
+            out[j : j + m] = map(operator.add, out[j : j + m], spread)
+            return
+        ends_at = _byte_ends(tokens, self.lengths(), self.token_bytes)
+        del tokens
         # Tokens starting before each cut: the first, and each whose previous token ends before it
         # (a search of all but the last end) …
         before = map(bisect.bisect_left, itertools.repeat(ends_at), cuts, itertools.repeat(0), itertools.repeat(n - 1))
         upto, behind = itertools.tee(itertools.chain(map((1).__add__, before), (n,)))
         # … so the parts it spreads over grow by the tokens between two cuts.
-        m = last - j + 1
         out[j : j + m] = map(operator.add, out[j : j + m], map(operator.sub, upto, itertools.chain((0,), behind)))
 
     def recount(self, text: str) -> int:
@@ -316,6 +332,20 @@ def _token_lengths(enc: Any) -> list[int] | None:
     return table
 
 
+_MARKED = 1 << 14  # parts a segment spreads over from which its tokens' ends are marked (see _spread)
+
+
+@functools.lru_cache(maxsize=4)
+def _end_marks(enc: Any) -> list[bytes] | None:
+    """Per token id, a byte per byte of the token: 1 for its last, 0 before (None where
+    _token_lengths is). One object per length, shared; built in a few milliseconds, once."""
+    lengths = _token_lengths(enc)
+    if lengths is None:
+        return None
+    by_length: dict[int, bytes] = {}
+    return [by_length[n] if n in by_length else by_length.setdefault(n, b"\0" * (n - 1) + b"\1") for n in lengths]
+
+
 @dataclass(frozen=True)
 class TiktokenTokenizer:
     """Exact counts under one tiktoken encoding; special-token text counts as plain text."""
@@ -384,17 +414,16 @@ class TiktokenTokenizer:
         segments = clean_segments(_scrub_surrogates(text))
         # The segments whose tokens fall in several parts are encoded once, whole: their count
         # and the token ends that spread it over the parts come from that one encode.
-        lengths, token_bytes = _token_lengths(self._encoding), self._encoding.decode_tokens_bytes  # type: ignore[attr-defined]
         placed = _placed(text, segments, ends)
-        held = {k: _byte_ends(self._tokens(segments[k]), lengths, token_bytes) for k, _ in placed[2]}
+        held = {k: self._tokens(segments[k]) for k, _ in placed[2]}
         encoded = self._encoded(text, segments, held)
         return encoded, encoded._counts_of(placed)  # (placed once for both)
 
     def _encoded(self, text: str, segments: list[str], held: dict[int, Sequence[int]]) -> _TiktokenEncoded:
         """text as its clean segments (same length: one "?" per surrogate), every distinct
         segment counted once (later counts of texts made from these lines reuse them), those in
-        held from their token ends."""
-        whole = {segments[k]: len(ends) for k, ends in held.items()}
+        held from their tokens."""
+        whole = {segments[k]: len(tokens) for k, tokens in held.items()}
         known = self._count_each(segment for segment in segments if segment not in whole)
         known.update(whole)
         enc = self._encoding
@@ -406,6 +435,7 @@ class TiktokenTokenizer:
             tokens=self._tokens,
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
             lengths=functools.partial(_token_lengths, enc),
+            marks=functools.partial(_end_marks, enc),
             token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
             count_each=self._count_each,
             held=held,

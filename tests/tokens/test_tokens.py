@@ -561,3 +561,27 @@ def test_a_long_text_is_counted_a_piece_at_a_time_exactly(monkeypatch: pytest.Mo
     surrogate = "a1" * 500 + "\ud800" + "b2" * 100
     assert exact._scrub_surrogates(surrogate) == "a1" * 500 + "?" + "b2" * 100
     assert tokenizer.count(surrogate) == independent_count(surrogate.replace("\ud800", "\ufffd"))
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_a_segment_spread_over_many_parts_counts_alike_marked_or_searched(
+    encoding: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A segment spread over many parts (compact JSON's one line over its units) has its
+    tokens' ends marked in a byte string and counted between the cuts; over fewer, searched:
+    each part gets the same count either way, whatever the characters' widths (a token may end
+    inside one) and however the parts fall (empty ones, one at the very start)."""
+    from ctxguard.tokens import exact
+
+    tokenizer = get_tokenizer(encoding)
+    words = ["alpha", "βeta", "日本語", "x=1", " ", "\u00e9t\u00e9", "emoji 🎉", ",", '"k":"v"', "12345", "\n"]
+    for seed in range(8):
+        rnd = random.Random(seed)
+        text = "".join(rnd.choice(words) for _ in range(rnd.randint(1, 800)))
+        cuts = sorted(rnd.sample(range(len(text) + 1), rnd.randint(0, min(len(text) + 1, 300))))
+        parts = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+        monkeypatch.setattr(exact, "_MARKED", 1 << 30)
+        searched = tokenizer.encode_parts(parts)[1]
+        monkeypatch.setattr(exact, "_MARKED", 0)
+        marked = tokenizer.encode_parts(parts)[1]
+        assert marked == searched and sum(marked) == independent_count(text, encoding), seed

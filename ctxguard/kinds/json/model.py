@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -78,6 +78,8 @@ class JsonDoc:
 
     text: str
     parsed: tuple[list[Any], bool, list[str]] | None
+    # Its key paths once a plan's walk has found them (the probes ask for them again).
+    walked: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def read(text: str, name: str = "") -> JsonDoc:

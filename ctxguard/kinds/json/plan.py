@@ -59,6 +59,8 @@ def plan(
         # rewrites it and never meets its lines again, so they are let go before the walk.
         encoded.forget_lines()
     u = walk(tops, layout)
+    if not u.gaps:  # (the key paths the probes read: every one a walk meets, see Units.paths)
+        doc.walked["paths"] = frozenset(u.paths.values())
     spans = u.spans()
     if _written_as(spans.text, encoded.text):  # (a compact document: its units are its text)
         costs, compact = encoded.segment_counts(spans), encoded.count

@@ -17,7 +17,8 @@ def probes(doc: JsonDoc) -> Sequence[Probe]:
     """The document's key paths and that it parses; none when it does not parse."""
     if doc.parsed is None:
         return []
-    paths = _key_paths_of(doc.parsed[0])
+    walked = doc.walked.get("paths")
+    paths = set(walked) if walked is not None else _key_paths_of(doc.parsed[0])
     paths.discard("")  # (a top-level key "": nothing to look for)
     return KeyPaths(paths)
 

@@ -102,7 +102,9 @@ class Units:
         self.texts = Texts(self.key, self.body, self.after)  # each unit as written in the whole document
         self.end = end  # an opening's closing and back; a string's last piece; else itself
         self.records = records  # an object of at most RECORD members: its scalars
-        self.paths = paths  # an object's member: its key path (as the probes write it)
+        # An object's member: its key path (as the probes write it). Every key path of the document
+        # but those of entries a streaming pass left out: a whole item's are its siblings' (_with_wholes).
+        self.paths = paths
         self.deepest = max(max(self.depth, default=0), deepest)  # the document's deepest level
         self.gaps = gaps or {}  # a unit standing for entries a streaming pass left out: how many
         # A whole item's units that end inside a long string (its first LONG_STRING characters

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from ctxguard import compress_text
@@ -207,6 +207,33 @@ def test_any_pack_of_any_document_parses_and_shows_only_raw_values(
                 json.loads(line)
         else:
             json.loads(content)
+
+
+_ODD_MIDDLE_ITEM = [{"id": i, "v": {"x": i}} for i in range(40)]
+_ODD_MIDDLE_ITEM[20] = {"id": 20, "v": {"x": 20, "odd": {"deep": [1, {"deeper": 2}]}}}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON, indent=st.sampled_from([None, 2]), rows=st.booleans())
+@example(value=_ODD_MIDDLE_ITEM, indent=None, rows=False)  # (an item written whole only with its siblings' keys)
+@example(value=[{"a": {"b": 1}}] * 30, indent=2, rows=True)
+def test_the_key_paths_a_plan_walks_are_the_probes_read_from_the_values(
+    value: object, indent: int | None, rows: bool
+) -> None:
+    """A plan's walk hands its document the key paths it met, which the probes take instead of
+    reading the values again: every key path the values hold (an item written whole holds no
+    key path its siblings lack), of a document and of JSON Lines."""
+    from ctxguard.kinds.json.probes import probes
+
+    tokenizer = get_tokenizer()
+    if rows:
+        text = "".join(json.dumps(row) + "\n" for row in (value if isinstance(value, list) and value else [value]))
+    else:
+        text = json.dumps(value, indent=indent)
+    doc = read(text)
+    plan(doc, tokenizer.encode(text), tokenizer)
+    assert "paths" in doc.walked
+    assert list(probes(doc)) == list(probes(read(text)))  # (read again: from its values)
 
 
 def test_writing_every_unit_gives_the_document_back() -> None:

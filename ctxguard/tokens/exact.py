@@ -184,16 +184,20 @@ class _TiktokenEncoded:
         if table is not None:
             # A byte per byte of the segment, 1 where a token ends: the tokens ending in a stretch
             # are the 1s in it, counted (a search per cut, as below, reads ints out of an array).
-            marks = b"".join(map(table.__getitem__, tokens))
+            marks = bytearray()
+            for at in range(0, n, _MARKS_AT_ONCE):  # (a join holds a buffer of 80 bytes an item)
+                marks += b"".join(map(table.__getitem__, tokens[at : at + _MARKS_AT_ONCE]))
             del tokens
             # Each part gets the tokens ending from the byte before its start to the one before
             # its end (those starting in it): the first one more (its first token), the last one
             # fewer (the segment's last token ends at its end).
-            bounds = list(map(max, map((-1).__add__, cuts), itertools.repeat(0)))
-            spread = list(map(marks.count, itertools.repeat(1), [0, *bounds], [*bounds, len(marks)]))
-            spread[0] += 1
-            spread[-1] -= 1
-            out[j : j + m] = map(operator.add, out[j : j + m], spread)
+            starts, stops = itertools.tee(map(max, map((-1).__add__, cuts), itertools.repeat(0)))  # (in step)
+            between = map(
+                marks.count, itertools.repeat(1), itertools.chain((0,), starts), itertools.chain(stops, (len(marks),))
+            )
+            out[j : j + m] = map(operator.add, out[j : j + m], between)
+            out[j] += 1
+            out[j + m - 1] -= 1
             return
         ends_at = _byte_ends(tokens, self.lengths(), self.token_bytes)
         del tokens
@@ -333,6 +337,7 @@ def _token_lengths(enc: Any) -> list[int] | None:
 
 
 _MARKED = 1 << 14  # parts a segment spreads over from which its tokens' ends are marked (see _spread)
+_MARKS_AT_ONCE = 1 << 14  # tokens marked at a time
 
 
 @functools.lru_cache(maxsize=4)

@@ -583,5 +583,6 @@ def test_a_segment_spread_over_many_parts_counts_alike_marked_or_searched(
         monkeypatch.setattr(exact, "_MARKED", 1 << 30)
         searched = tokenizer.encode_parts(parts)[1]
         monkeypatch.setattr(exact, "_MARKED", 0)
+        monkeypatch.setattr(exact, "_MARKS_AT_ONCE", rnd.choice([1, 7, 1 << 14]))  # (marked a few tokens at a time)
         marked = tokenizer.encode_parts(parts)[1]
         assert marked == searched and sum(marked) == independent_count(text, encoding), seed

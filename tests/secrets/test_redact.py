@@ -262,6 +262,11 @@ def _scanned_texts() -> list[str]:
     texts += [f"const token = '{value}'; // PAT pat Pat path compat\n" for value in FAKE.values()]
     texts.append("naïve café — ключ token=ÄÖÜ xoxb-1 ghp_ ∑ AKIA Secret SECRET secret\n" * 3)
     texts.append('{"token\ud800": "x\udfffsecret=1", "ключ": "\ud83d api_key: ∑ ghp_"}\n')  # (lone surrogates)
+    # Programs whose command line holds a password: two on a line, one inside the other's end,
+    # after a character outside ASCII and a lone surrogate.
+    texts.append(
+        "ключ\ud800 mysqlogin; mysql -u root -phunter2xq app\nsshpass -p 'hunter2xq' ssh h; mysql -phunter2xq\n" * 2
+    )
     return texts
 
 
@@ -280,6 +285,7 @@ def test_without_the_automaton_the_scan_and_its_redactions_are_the_same(monkeypa
     import builtins
 
     from ctxguard.secrets import formats
+    from ctxguard.secrets import redact as redact_module
 
     texts = _scanned_texts()
     with_automaton = [redact(text) for text in texts]
@@ -292,10 +298,13 @@ def test_without_the_automaton_the_scan_and_its_redactions_are_the_same(monkeypa
 
     monkeypatch.setattr(builtins, "__import__", no_wheel)
     formats._scanner.cache_clear()
+    redact_module._programs.cache_clear()
     try:
-        assert formats._scanner() is formats.regex_anchors
+        assert formats._scanner() is formats.regex_anchors and redact_module._programs() is None
         assert [redact(text) for text in texts] == with_automaton
     finally:
         monkeypatch.undo()
         formats._scanner.cache_clear()
-    assert formats._scanner() is not formats.regex_anchors
+        redact_module._programs.cache_clear()
+    assert formats._scanner() is not formats.regex_anchors and redact_module._programs() is not None
+    assert sum(result.counts.get("password", 0) for result in with_automaton) >= 4  # (the programs' found)

@@ -91,7 +91,7 @@ class _TiktokenEncoded:
     tokens: Callable[[str], Sequence[int]] = field(repr=False)  # (the same, held compactly)
     decode_bytes: Callable[[Sequence[int]], bytes] = field(repr=False)
     lengths: Callable[[], Sequence[int] | None] = field(repr=False)  # bytes of each token id
-    marks: Callable[[], Sequence[bytes] | None] = field(repr=False)  # each token id's end marks (see _end_marks)
+    marks: Callable[[], Sequence[bytes] | None] = field(repr=False)  # each token id's start marks (_start_marks)
     token_bytes: Callable[[Sequence[int]], list[bytes]] = field(repr=False)
     count_each: Callable[[Iterable[str]], dict[str, int]] = field(repr=False)
     counts: list[int] = field(init=False, repr=False)  # per segment of the text
@@ -176,37 +176,17 @@ class _TiktokenEncoded:
                 for a, b in itertools.pairwise(itertools.chain((pos,), inner))
             )
         tokens = self.held.pop(k) if k in self.held else self.tokens(segment)  # (held: asked once)
-        n = len(tokens)
-        if not n:
+        if not tokens:
             return
         m = last - j + 1  # the parts it spreads over
         table = self.marks() if m > _MARKED else None
-        if table is not None:
-            # A byte per byte of the segment, 1 where a token ends: the tokens ending in a stretch
-            # are the 1s in it, counted (a search per cut, as below, reads ints out of an array).
-            marks = bytearray()
-            for at in range(0, n, _MARKS_AT_ONCE):  # (a join holds a buffer of 80 bytes an item)
-                marks += b"".join(map(table.__getitem__, tokens[at : at + _MARKS_AT_ONCE]))
-            del tokens
-            # Each part gets the tokens ending from the byte before its start to the one before
-            # its end (those starting in it): the first one more (its first token), the last one
-            # fewer (the segment's last token ends at its end).
-            starts, stops = itertools.tee(map(max, map((-1).__add__, cuts), itertools.repeat(0)))  # (in step)
-            between = map(
-                marks.count, itertools.repeat(1), itertools.chain((0,), starts), itertools.chain(stops, (len(marks),))
-            )
-            out[j : j + m] = map(operator.add, out[j : j + m], between)
-            out[j] += 1
-            out[j + m - 1] -= 1
-            return
-        ends_at = _byte_ends(tokens, self.lengths(), self.token_bytes)
-        del tokens
-        # Tokens starting before each cut: the first, and each whose previous token ends before it
-        # (a search of all but the last end) …
-        before = map(bisect.bisect_left, itertools.repeat(ends_at), cuts, itertools.repeat(0), itertools.repeat(n - 1))
-        upto, behind = itertools.tee(itertools.chain(map((1).__add__, before), (n,)))
-        # … so the parts it spreads over grow by the tokens between two cuts.
-        out[j : j + m] = map(operator.add, out[j : j + m], map(operator.sub, upto, itertools.chain((0,), behind)))
+        counts = (
+            _marked_between(tokens, table, cuts)
+            if table is not None
+            else _searched_between(_byte_ends(tokens, self.lengths(), self.token_bytes), cuts)
+        )
+        del tokens  # (what counts them is made: let go before they are counted)
+        out[j : j + m] = map(operator.add, out[j : j + m], counts)
 
     def recount(self, text: str) -> int:
         if text == self.text:
@@ -336,19 +316,42 @@ def _token_lengths(enc: Any) -> list[int] | None:
     return table
 
 
-_MARKED = 1 << 14  # parts a segment spreads over from which its tokens' ends are marked (see _spread)
+def _searched_between(ends_at: Sequence[int], cuts: Iterable[int]) -> Iterator[int]:
+    """The tokens starting before the first cut, between each two, and after the last (cuts:
+    byte offsets in order), from where each token ends: a search per cut."""
+    n = len(ends_at)
+    # Tokens starting before each cut: the first, and each whose previous token ends before it
+    # (a search of all but the last end) …
+    before = map(bisect.bisect_left, itertools.repeat(ends_at), cuts, itertools.repeat(0), itertools.repeat(n - 1))
+    upto, behind = itertools.tee(itertools.chain(map((1).__add__, before), (n,)))
+    # … so each stretch holds those between its two cuts.
+    return map(operator.sub, upto, itertools.chain((0,), behind))
+
+
+_MARKED = 1 << 14  # parts a segment spreads over from which its tokens' starts are marked (see _spread)
 _MARKS_AT_ONCE = 1 << 14  # tokens marked at a time
 
 
+def _marked_between(tokens: Sequence[int], table: Sequence[bytes], cuts: Iterable[int]) -> Iterator[int]:
+    """_searched_between's counts from marks of where each token starts: a byte per byte of
+    the tokens' text, 1 at each token's first (table: each token id's marks), the 1s between
+    two cuts counted. (A search per cut makes an int of every token end it reads.)"""
+    starts = bytearray()
+    for at in range(0, len(tokens), _MARKS_AT_ONCE):  # (a join holds a buffer of 80 bytes an item)
+        starts += b"".join(map(table.__getitem__, tokens[at : at + _MARKS_AT_ONCE]))
+    lows, highs = itertools.tee(cuts)  # (read in step)
+    return map(starts.count, itertools.repeat(1), itertools.chain((0,), lows), itertools.chain(highs, (len(starts),)))
+
+
 @functools.lru_cache(maxsize=4)
-def _end_marks(enc: Any) -> list[bytes] | None:
-    """Per token id, a byte per byte of the token: 1 for its last, 0 before (None where
+def _start_marks(enc: Any) -> list[bytes] | None:
+    """Per token id, a byte per byte of the token: 1 for its first, 0 after (None where
     _token_lengths is). One object per length, shared; built in a few milliseconds, once."""
     lengths = _token_lengths(enc)
     if lengths is None:
         return None
     by_length: dict[int, bytes] = {}
-    return [by_length[n] if n in by_length else by_length.setdefault(n, b"\0" * (n - 1) + b"\1") for n in lengths]
+    return [by_length[n] if n in by_length else by_length.setdefault(n, b"\1" + b"\0" * (n - 1)) for n in lengths]
 
 
 @dataclass(frozen=True)
@@ -440,7 +443,7 @@ class TiktokenTokenizer:
             tokens=self._tokens,
             decode_bytes=enc.decode_bytes,  # type: ignore[attr-defined]
             lengths=functools.partial(_token_lengths, enc),
-            marks=functools.partial(_end_marks, enc),
+            marks=functools.partial(_start_marks, enc),
             token_bytes=enc.decode_tokens_bytes,  # type: ignore[attr-defined]
             count_each=self._count_each,
             held=held,

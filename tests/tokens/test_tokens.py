@@ -568,7 +568,7 @@ def test_a_segment_spread_over_many_parts_counts_alike_marked_or_searched(
     encoding: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A segment spread over many parts (compact JSON's one line over its units) has its
-    tokens' ends marked in a byte string and counted between the cuts; over fewer, searched:
+    tokens' starts marked in a byte string and counted between the cuts; over fewer, searched:
     each part gets the same count either way, whatever the characters' widths (a token may end
     inside one) and however the parts fall (empty ones, one at the very start)."""
     from ctxguard.tokens import exact

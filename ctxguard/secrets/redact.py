@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 
-from ctxguard.literals import matcher, scannable
+from ctxguard.literals import finder
 from ctxguard.secrets import assign
 from ctxguard.secrets.formats import (
     ANCHOR_WORDS,
@@ -110,26 +109,12 @@ def redact(text: str) -> Redacted:
 def _program_lines(text: str) -> Iterator[tuple[int, int]]:
     """The start and end of each line naming a program whose command line may hold a password
     (`mysql -pX`): found in one scan for them all (a search for each read a text of megabytes
-    five times), else by a search for each."""
-    scan = _programs()
-    if scan is None:
-        for program in PROGRAMS:
-            pos = text.find(program)
-            while pos >= 0:
-                start, end = _line(text, pos)
-                yield start, end
-                pos = text.find(program, end)
-        return
+    five times)."""
     end = -1
-    for _, pos in scan(scannable(text)):  # (in order: a line's bounds are found once)
+    for pos in finder(PROGRAMS)(text):  # (in order: a line's bounds are found once)
         if pos > end:
             start, end = _line(text, pos)
             yield start, end
-
-
-@cache
-def _programs() -> Callable[[str], list[tuple[int, int]]] | None:
-    return matcher(PROGRAMS)
 
 
 _NAMING = frozenset(word for word in ANCHOR_WORDS if any(stem in word.lower() for stem in STEMS))

@@ -284,8 +284,9 @@ def test_the_anchor_automaton_finds_what_the_regular_expression_finds() -> None:
 def test_without_the_automaton_the_scan_and_its_redactions_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 
+    from ctxguard.literals import finder, regex_finder
     from ctxguard.secrets import formats
-    from ctxguard.secrets import redact as redact_module
+    from ctxguard.secrets.formats import PROGRAMS
 
     texts = _scanned_texts()
     with_automaton = [redact(text) for text in texts]
@@ -298,13 +299,13 @@ def test_without_the_automaton_the_scan_and_its_redactions_are_the_same(monkeypa
 
     monkeypatch.setattr(builtins, "__import__", no_wheel)
     formats._scanner.cache_clear()
-    redact_module._programs.cache_clear()
+    finder.cache_clear()
     try:
-        assert formats._scanner() is formats.regex_anchors and redact_module._programs() is None
+        assert formats._scanner() is formats.regex_anchors and finder(PROGRAMS) is regex_finder(PROGRAMS)
         assert [redact(text) for text in texts] == with_automaton
     finally:
         monkeypatch.undo()
         formats._scanner.cache_clear()
-        redact_module._programs.cache_clear()
-    assert formats._scanner() is not formats.regex_anchors and redact_module._programs() is not None
+        finder.cache_clear()
+    assert formats._scanner() is not formats.regex_anchors and finder(PROGRAMS) is not regex_finder(PROGRAMS)
     assert sum(result.counts.get("password", 0) for result in with_automaton) >= 4  # (the programs' found)

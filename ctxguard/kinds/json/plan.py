@@ -1,8 +1,9 @@
 """JSON and JSON Lines as plans: every key kept, long arrays and strings shortened only as far
 as the room requires (the longest first), always valid JSON.
 
-Units, in document order: a container's opening (`"key":{`) and closing, each scalar, the
-pieces of a long string, and an array's middle item that no later stage would cut, whole.
+Units, in document order: a container's opening (`"key":{`) and closing, each scalar (a long
+string with the characters its own stage keeps), the pieces of a long string's rest, and an
+array's middle item that no later stage would cut, whole.
 What a cut leaves out is said in place: `{"_truncated": "N items omitted"}` in an array,
 `"_truncated": "N keys omitted"` in an object, `... (N chars omitted)` in a string,
 `{"_truncated": "N lines omitted"}` between JSON Lines rows. A cut is written compactly; a

@@ -93,7 +93,7 @@ class Units:
         paths: dict[int, str],
         deepest: int,  # the deepest level inside a whole item (see _Whole)
         gaps: dict[int, int] | None = None,
-        heads: set[int] | None = None,
+        shown: dict[int, int] | None = None,
         items: dict[int, int] | None = None,
     ) -> None:
         # (the walk's columns: what each holds is said in Columns)
@@ -107,9 +107,9 @@ class Units:
         self.paths = paths
         self.deepest = max(max(self.depth, default=0), deepest)  # the document's deepest level
         self.gaps = gaps or {}  # a unit standing for entries a streaming pass left out: how many
-        # A whole item's units that end inside a long string (its first LONG_STRING characters
-        # shown), and its first unit, when it has several: its last.
-        self.heads = heads or set()
+        # A unit ending inside a long string: the string's characters it shows, where they are
+        # more than its first STAGES[0][3]; and a whole item's first unit, when it has several: its last.
+        self.shown = shown or {}
         self.items = items or {}
 
     def _pieces(self) -> list[str]:
@@ -206,6 +206,7 @@ def _string_ends(n: int) -> tuple[int, ...]:
 
 
 _ENDS = tuple(stage[3] for stage in STAGES)  # (the stages' string lengths)
+_FOLDED = len(_ENDS) - 1  # a long string's pieces that can come at its own stage: those before LONG_STRING
 
 
 def quoted(text: str) -> str:
@@ -248,7 +249,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
     paths: dict[int, str] = {}  # object members: their key path
     deepest = 0  # the deepest level inside a whole item
     gaps: dict[int, int] = {}
-    heads: set[int] = set()
+    shown: dict[int, int] = {}
     items: dict[int, int] = {}
     spread = _spread(max(0, len(tops) - 7)) if layout.rows else []
     keyed: dict[str, str] = {}  # a key as written with its colon (documents repeat their keys)
@@ -315,16 +316,27 @@ def walk(tops: list[Any], layout: Layout) -> Units:
             if not value.longs:
                 add(LEAF, key, value.text, parent, 0, stage, depth, after)
             else:
-                _chunked(value, key, parent, stage, depth, after, rows, end, heads, items)
+                _chunked(value, key, parent, stage, depth, after, rows, end, shown, items)
         elif (kind is str or kind is Clipped) and len(value) > STAGES[0][3]:
             ends = _string_ends(len(value))
+            # The pieces up to LONG_STRING that come at the string's own stage are its first unit's
+            # (salient: all of them; else those of the stages up to its own).
+            most, folded = min(_FOLDED, len(ends) - 1), 0
+            while folded < most and (salient or folded + 1 <= stage):
+                folded += 1
             written = quoted(value)  # (each piece a slice of it, unless a character is escaped)
             plain = len(written) == len(value)
-            head = '"' + (written[: ends[0]] if plain else quoted(value[: ends[0]]))
             if parent in records and stage <= rows.stage[parent]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
+            if folded + 1 == len(ends):  # (all of it at its own stage: one unit; never a Clipped one, see sink)
+                add(LEAF, key, f'"{written}"', parent, len(value), stage, depth, after)
+                continue
+            head = '"' + (written[: ends[folded]] if plain else quoted(value[: ends[folded]]))
+            if folded:
+                shown[i] = ends[folded]
             add(LEAF, key, head, parent, _length(value), stage, depth)
-            for n, (a, b) in enumerate(zip(ends, ends[1:])):
+            for n in range(folded, len(ends) - 1):
+                a, b = ends[n], ends[n + 1]
                 more = n + 1 - len(STAGES) + 1  # pieces past the first 200 characters: 1, 2, …
                 piece = written[a:b] if plain else quoted(value[a:b])
                 end.append(len(count))
@@ -345,7 +357,7 @@ def walk(tops: list[Any], layout: Layout) -> Units:
             if parent in records and stage <= rows.stage[parent]:  # (a detail of an item that differs: on its own)
                 records[parent].append(i)
             add(LEAF, key, written, parent, len(value) if kind is str else 0, stage, depth, after)
-    return Units(rows, end, records, paths, deepest, gaps, heads, items)
+    return Units(rows, end, records, paths, deepest, gaps, shown, items)
 
 
 def _chunked(
@@ -357,7 +369,7 @@ def _chunked(
     after: str,
     rows: Columns,
     end: array[int],
-    heads: set[int],
+    shown: dict[int, int],
     items: dict[int, int],
 ) -> None:
     """A whole item with long strings as units: the item's text up to each long string's first
@@ -374,7 +386,7 @@ def _chunked(
             end.append(i)
         head = '"' + quoted(value[:LONG_STRING])
         body = text + head
-        heads.add(i)
+        shown[i] = LONG_STRING
         # (a unit after the first starts with the quote closing the string before it: in its key
         # column, as the writer writes that quote with the string's rest)
         kind = LEAF if i == first else REST

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ctxguard.kinds.json.units import CLOSE, LONG_STRING, OPEN, REST, STAGES, Layout, Units, quoted
+from ctxguard.kinds.json.units import CLOSE, OPEN, REST, STAGES, Layout, Units, quoted
 from ctxguard.plan import Omitted
 from ctxguard.tokens.base import Encoded
 from ctxguard.words import plural
@@ -110,7 +110,7 @@ def _string_rest(u: Units, i: int, chosen: Sequence[bool], close: bool = True, t
     """What follows unit i, which ends inside a string: its pieces chosen (always a first run),
     the count of the characters left out (into the tally too), and (close) the closing quote."""
     parts = []
-    left = u.chars[i] - (LONG_STRING if i in u.heads else STAGES[0][3])  # (the characters its unit shows)
+    left = u.chars[i] - u.shown.get(i, STAGES[0][3])  # (the characters its unit shows)
     j = i + 1
     while j <= u.end[i] and chosen[j]:
         parts.append(u.body[j])

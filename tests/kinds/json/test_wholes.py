@@ -1,6 +1,7 @@
-"""An array's middle items as whole units: an item whose values all share its stage is one unit,
-shown whole or not at all; items the stages would shorten, outliers and items with a key of
-their own stay in units."""
+"""What the stages take at one turn as one unit. An array's middle item whose values all share
+its stage is one unit, shown whole or not at all; items the stages would shorten, outliers and
+items with a key of their own stay in units. A long string's characters up to 200 that come at
+its own stage are its first unit's."""
 
 from __future__ import annotations
 
@@ -207,3 +208,46 @@ def test_a_whole_item_with_long_strings_shows_their_start_and_counts_the_rest(ra
             assert (
                 original["note"].startswith(start) and len(start) >= 16 and len(start) + left == len(original["note"])
             )
+
+
+def _string_stages(found: units.Units) -> list[list[float]]:
+    """For each string of more than 16 characters (not in a whole item), the stage at which
+    each of its characters comes in: its first unit's for the characters that unit shows, each
+    piece's for its own."""
+    strings = []
+    for i, kind in enumerate(found.kind):
+        if kind != units.LEAF or found.chars[i] <= units.STAGES[0][3] or i in found.items:
+            continue
+        if found.end[i] == i:  # (the whole string in one unit)
+            strings.append([found.stage[i]] * found.chars[i])
+            continue
+        stages = [found.stage[i]] * found.shown.get(i, units.STAGES[0][3])
+        for j in range(i + 1, found.end[i] + 1):
+            stages += [found.stage[j]] * found.chars[j]
+        strings.append(stages)
+    return strings
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_long_strings_characters_at_its_own_stage_are_its_first_units(seed: int) -> None:
+    """Every character of every string comes in at the stage it did when each of the stages'
+    lengths (16, 30, 60, 120, 200 characters) was a piece of its own; no piece left is at the
+    stage of the unit before it; and the units' text is the document's."""
+    rng = random.Random(seed)
+    doc = _report(60)  # (a failing item's message: all its first 200 characters at its stage)
+    doc["items"] = [{"a": _random_value(rng), "b": {"c": _random_value(rng)}} for _ in range(40)]
+    doc["top"] = ["v" * rng.choice([20, 150, 250]) for _ in range(12)]  # (stage 0: still in pieces)
+    layout = Layout(":", ",", False)
+    found = walk([doc], layout)
+    saved, units._FOLDED = units._FOLDED, 0
+    try:
+        pieces = walk([doc], layout)  # (a unit per stage's length)
+    finally:
+        units._FOLDED = saved
+    assert _string_stages(found) == _string_stages(pieces)
+    assert len(found.kind) < len(pieces.kind)
+    assert found.joined() == pieces.joined() == json.dumps(doc, separators=(",", ":")) + "\n"
+    for j, kind in enumerate(found.kind):
+        if kind == units.PIECE_OF:
+            assert found.stage[j] > found.stage[j - 1]
+    assert any(kind == units.PIECE_OF and stage < units._TAILS for kind, stage in zip(found.kind, found.stage))

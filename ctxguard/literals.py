@@ -175,8 +175,12 @@ def regex_finder(words: tuple[str, ...]) -> Callable[[str], list[int]]:
 def lines_holding(lines: Sequence[str], words: tuple[str, ...]) -> list[int]:
     """The indices, in order, of the lines that hold one of the words (none of which holds a
     line break or a NUL), found in one scan of the lines joined (as UTF-8 bytes where the
-    automaton reads them: see matcher; a line is told by the NULs before a match, in bytes too)."""
+    automaton reads them: see matcher; a line is told by the NULs before a match, in bytes too).
+    Lines that hold a NUL themselves are searched one by one."""
     text = "\0".join(lines)
+    if text.count("\0") >= len(lines):  # (a NUL inside a line: the NULs would not tell the lines apart)
+        search = finder(words)
+        return [i for i, line in enumerate(lines) if search(line)]
     found = _utf8_automaton(words) if text else None
     if found is not None:
         joined: str | bytes = text.encode("utf-8", "surrogatepass")

@@ -19,6 +19,7 @@ def _lines() -> list[list[str]]:
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(SAMPLES.rglob("*")) if p.is_file()]
     texts.append("naïve café — fn(ключ) => abc\nxabcx\n\nab\nç\nraise ValueError\n" * 3)
     texts.append("a\ud800b x\udfffabc\n\ud800\nç\ud7ffb\nplain ab\n")  # (lone surrogates: read as UTF-8 bytes)
+    texts.append("a\0b\nx\0\0raise ValueError\n\0\nab\0ç\ndef \0f\n")  # (NULs inside lines: not the joins')
     return [text.splitlines() for text in texts]
 
 
@@ -67,6 +68,7 @@ def test_without_the_automaton_the_regular_expression_is_used(monkeypatch: pytes
         assert literals.matcher(words) is None
         assert literals.lines_holding(["a", "seen it", "before", "x"], words) == [1, 2]
         assert literals.lines_holding(["é", "seen it", "before", "x"], words) == [1, 2]
+        assert literals.lines_holding(["a\0b", "seen\0it", "\0", "before"], words) == [1, 3]
     finally:
         monkeypatch.undo()
         literals.finder.cache_clear()

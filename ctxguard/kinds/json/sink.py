@@ -32,7 +32,7 @@ from ctxguard.record import Listed
 from ctxguard.tokens.base import Tokenizer
 from ctxguard.words import task_words
 
-STRING_CHARS = 4096  # a string's characters kept (the cut shows at most 200 of a long one: more than 200)
+STRING_CHARS = 4096  # a string's characters kept (over LONG_STRING: the cut shows at most 200 of one)
 LEAST_ROOM = 1 << 20  # bytes kept at least, whatever the budget
 PATHS = 20_000  # key paths kept for the probes, at most
 SLICE = 1 << 18  # bytes parsed at a time

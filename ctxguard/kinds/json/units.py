@@ -320,10 +320,9 @@ def walk(tops: list[Any], layout: Layout) -> Units:
         elif (kind is str or kind is Clipped) and len(value) > STAGES[0][3]:
             ends = _string_ends(len(value))
             # The pieces up to LONG_STRING that come at the string's own stage are its first unit's
-            # (salient: all of them; else those of the stages up to its own).
-            most, folded = min(_FOLDED, len(ends) - 1), 0
-            while folded < most and (salient or folded + 1 <= stage):
-                folded += 1
+            # (salient: all of them; else those of the stages up to its own: piece n comes at n + 1).
+            most = min(_FOLDED, len(ends) - 1)
+            folded = most if salient else min(most, int(stage))  # (a stage is never negative)
             written = quoted(value)  # (each piece a slice of it, unless a character is escaped)
             plain = len(written) == len(value)
             if parent in records and stage <= rows.stage[parent]:  # (a detail of an item that differs: on its own)

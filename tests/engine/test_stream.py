@@ -298,6 +298,33 @@ def test_a_bare_named_failures_cause_comes_right_after_its_name(small_stream: No
     assert f"{names[-2]}\n{names[-1]}\n====" in content
 
 
+def test_a_wrapped_fresh_mistake_is_taken_as_one_by_the_plan_and_the_sink(tmp_path: Path) -> None:
+    """mypy --pretty wraps a long message onto the next line, its rule there: the error that
+    names no rule on its own line is no compiler error read in order, and a fresh mistake
+    (a name that does not resolve) comes first, whole or streamed."""
+    from ctxguard.kinds.log.plan import FRESH
+    from ctxguard.kinds.log.sink import LogSink
+    from ctxguard.kinds.registry import KINDS
+    from ctxguard.tokens.load import get_tokenizer
+
+    fresh = 'pkg/table.py:67:14: error: Name "factroy" is not defined; did you mean\n'
+    text = (
+        "pkg/a.py:3:1: error: Function is missing a return type annotation  [no-untyped-def]\n"
+        + fresh
+        + '"factory"?  [name-defined]\n        values = factroy()\n                 ^~~~~~~\n'
+        + "Found 2 errors in 2 files (checked 9 source files)\n"
+    )
+    tokenizer = get_tokenizer()
+    kind = KINDS["log"]
+    plan = kind.plan(kind.read(text, "types.log"), tokenizer.encode(text), tokenizer, frozenset())
+    assert [u.priority[0] for u in plan.units if u.text == fresh] == [FRESH]
+    path = tmp_path / "types.log"
+    path.write_text(text)
+    sink = LogSink(tokenizer, log=True)
+    stream.scan(path, tokenizer, sink, secrets=False)
+    assert [o.level for o in sink.offered(len(text.splitlines()), "salient").values() if o.text == fresh] == [FRESH]
+
+
 def compress_text_of(text: str, budget: int) -> str:
     from ctxguard import compress_text
 

@@ -156,6 +156,24 @@ def rule_of(line: str) -> str | None:
     return None
 
 
+# A line of its own that starts a diagnostic or a note (`x.py:3:1: …`, `x.py:3: note: …`).
+_AT_PLACE = re.compile(r"^\S+:\d+:")
+
+
+def wrapped_rule(line: str, after: str) -> str | None:
+    """The rule of a diagnostic whose message wraps onto the next line, `after` (mypy's --pretty
+    at the terminal's width: `x.py:18:9: error: Incompatible types in assignment (expression
+    has type "type[int]",` then `variable has type "…")  [assignment]`): the bracketed code that
+    ends that line, which is not indented as the source quoted under a diagnostic is, nor a
+    diagnostic or note of its own. None for a line that names its rule, or is no diagnostic."""
+    if DIAGNOSTIC.match(line) is None or after.startswith(("  ", "\t")) or _AT_PLACE.match(after):
+        return None
+    if rule_of(line) is not None:
+        return None
+    found = _RULES[2].search(after)
+    return found.group(1) if found is not None else None
+
+
 def gutter(line: str) -> bool:
     """A compiler's source gutter line (` 1069 |     code`, `      |   ^~~~~`)."""
     return _GUTTER.match(line) is not None

@@ -27,6 +27,7 @@ from ctxguard.kinds.log.lines import (
     rule_of,
     says,
     unstamped,
+    wrapped_rule,
 )
 from ctxguard.kinds.log.model import EDGE, LogDoc, marks
 from ctxguard.kinds.mistakes import fresh
@@ -62,12 +63,13 @@ QUIET: Final = 6.5  # … passing tests and progress lines after it (`PASSED`, `
 COMMON_RULE: Final = 0.09
 
 
-def template_level(line: str, goes_on: bool = False) -> float:
+def template_level(line: str, goes_on: bool = False, wrapped: str | None = None) -> float:
     """How early the first line of an error or warning template is taken: a run's summary, then
     the lines naming a failed test, then an error that marks a fresh mistake (ctxguard.kinds.
     mistakes: a typo, a name that does not resolve; among a compiler's errors, which are read in
-    order, only one that names a rule), then the other error lines (pytest's `E` lines that go
-    on from the one before them after the rest), then warnings."""
+    order, only one that names a rule, on its line or on the line its message wraps onto:
+    `wrapped`, see wrapped_rule), then the other error lines (pytest's `E` lines that go on
+    from the one before them after the rest), then warnings."""
     line = unstamped(line)
     if SUMMARY.search(line):
         return SUMMARY_LEVEL
@@ -78,7 +80,7 @@ def template_level(line: str, goes_on: bool = False) -> float:
         return WARNING
     if goes_on:
         return GOES_ON
-    in_order = DIAGNOSTIC.match(line) is not None and rule_of(line) is None  # (a compiler's error)
+    in_order = DIAGNOSTIC.match(line) is not None and wrapped is None and rule_of(line) is None  # (a compiler's error)
     return FRESH if not in_order and fresh(line) else ERROR
 
 
@@ -146,7 +148,7 @@ def plan(
 
     firsts: dict[str, int] = {}
     counts: dict[str, int] = {}
-    rules = {i: rule_of(bare[i]) for i, kind in read.kinds.items() if kind == "error"}
+    rules = {i: _rule(bare, i) for i, kind in read.kinds.items() if kind == "error"}
     seen = Counter(rule for rule in rules.values() if rule is not None)
     most = math.log(max(seen.values())) if seen else 0.0  # (the commonest rule's count, as a log)
     trace: list[int] = []
@@ -298,10 +300,16 @@ def _focused(focus: frozenset[int], rank: list[tuple[float, int]], must: list[bo
             rank[i], must[i] = (FOCUSED, i), True
 
 
+def _rule(bare: Lines, i: int) -> str | None:
+    """The rule error line i reports: on its line, or at the end of the next one when its
+    message wraps (wrapped_rule). (`bare`: the lines without a CI runner's timestamp.)"""
+    return rule_of(bare[i]) or (wrapped_rule(bare[i], bare[i + 1]) if i + 1 < len(bare) else None)
+
+
 def _first_level(lines: list[str], i: int, rule: str | None, seen: Counter[str], most: float) -> float:
     """How early the first line of an error or warning template is taken (template_level), a
     diagnostic of a rule the report names often a little later than one of a rare rule."""
-    level = template_level(lines[i], goes_on(lines[i], lines[i - 1] if i else None))
+    level = template_level(lines[i], goes_on(lines[i], lines[i - 1] if i else None), rule)
     if rule is not None and level in (ERROR, WARNING) and seen[rule] > 1:
         level += COMMON_RULE * math.log(seen[rule]) / most
     return level

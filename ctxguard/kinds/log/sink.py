@@ -10,7 +10,16 @@ from dataclasses import dataclass
 
 from ctxguard.kinds.base import Facts, Probe
 from ctxguard.kinds.log.failures import Blocks, error_key, first_bare_cause
-from ctxguard.kinds.log.lines import Lines, is_important, passing, says, strip_ansi, template, unstamped
+from ctxguard.kinds.log.lines import (
+    Lines,
+    is_important,
+    passing,
+    says,
+    strip_ansi,
+    template,
+    unstamped,
+    wrapped_rule,
+)
 from ctxguard.kinds.log.model import EDGE
 from ctxguard.kinds.log.plan import (
     EDGES,
@@ -49,6 +58,7 @@ class _Seen:
     text: str
     goes_on: bool  # (a pytest `E` line after another)
     count: int = 1
+    wrapped: str | None = None  # the rule named at the end of the next line, where the message wraps
 
 
 class LogSink(Sink):
@@ -73,6 +83,7 @@ class LogSink(Sink):
         self.traces: dict[int, str] = {}
         self.untracked = 0
         self.blocks = Blocks(most=MAX_TEMPLATES)  # pytest's failure blocks: each one's first `E` line
+        self.opened: _Seen | None = None  # the template the line before opened (its message may wrap)
         self.reader = Lines()
         self.stamped = False  # a line had a CI runner's timestamp (left out of what is shown)
 
@@ -97,6 +108,9 @@ class LogSink(Sink):
         self.recent.append((number, shown))
         kind = self.reader.kind(shown)
         self.blocks.take(shown)
+        if self.opened is not None:  # (as the plan reads a rule: ctxguard.kinds.log.plan's _rule)
+            self.opened.wrapped = wrapped_rule(self.opened.text, shown)
+            self.opened = None
         if kind == "end" and len(self.traces) < 4 * MAX_TEMPLATES:
             self.traces.update(self.recent)  # the traceback's last lines
         if kind in ("end", "error"):
@@ -105,7 +119,7 @@ class LogSink(Sink):
             if seen is not None:
                 seen.count += 1
             elif len(self.templates) < MAX_TEMPLATES:
-                self.templates[key] = _Seen(
+                self.templates[key] = self.opened = _Seen(
                     number, shown, goes_on(shown, self.recent[-2][1] if len(self.recent) > 1 else None)
                 )
             else:
@@ -130,7 +144,7 @@ class LogSink(Sink):
             offer(out, number, MARKED, number, text)
         again = named_again((seen.number, seen.text) for seen in self.templates.values())
         levels = {
-            key: LATER if seen.number in again else template_level(seen.text, seen.goes_on)
+            key: LATER if seen.number in again else template_level(seen.text, seen.goes_on, seen.wrapped)
             for key, seen in self.templates.items()
         }
         # As the plan ranks them: the names nearest the run's summary first, at twice their

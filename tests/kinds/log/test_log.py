@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
@@ -552,6 +553,55 @@ def test_the_rule_a_diagnostic_reports(line: str, rule: str | None) -> None:
     from ctxguard.kinds.log.lines import rule_of
 
     assert rule_of(line) == rule
+
+
+_WRAPS = 'x.py:18:9: error: Incompatible types in assignment (expression has type "type[int]", variable\n'
+
+
+@pytest.mark.parametrize(
+    ("line", "after", "rule"),
+    [
+        (_WRAPS, 'has type "Callable[[int], int]")  [assignment]\n', "assignment"),
+        (_WRAPS, "[attr-defined]\n", "attr-defined"),
+        (_WRAPS, " [import-not-found]\n", "import-not-found"),
+        (_WRAPS, "    return table[key]\n", None),  # (the source quoted under it)
+        (_WRAPS, "x.py:19:1: error: Cannot infer type of lambda  [misc]\n", None),  # (a diagnostic of its own)
+        (_WRAPS, "x.py:18: note: See https://mypy.rtfd.io  [misc]\n", None),
+        ('x.py:3:1: error: Name "y" is not defined  [name-defined]\n', "and more  [misc]\n", None),  # (its own)
+        ("E       AssertionError: assert False\n", "see below  [misc]\n", None),  # (no diagnostic)
+    ],
+)
+def test_a_diagnostic_whose_message_wraps_names_its_rule_at_the_end_of_the_next_line(
+    line: str, after: str, rule: str | None
+) -> None:
+    from ctxguard.kinds.log.lines import wrapped_rule
+
+    assert wrapped_rule(line, after) == rule
+
+
+def _pretty_type_report(rare_at: int) -> tuple[str, str]:
+    """A mypy --pretty report: 300 errors of one rule, each message wrapped at the terminal's
+    width (its rule on the next line) and its source quoted under it, and one error of a rule
+    it reports once, on one line; and that line."""
+    names = ["".join(letters) for letters in itertools.product("abcdefghijklmnopqrst", "uvwxyzabcdefghi")]
+    blocks = [
+        f'pkg/m{i // 30}.py:{i % 30 * 5 + 1}:5: error: Call to untyped function "{name}" in typed\n'
+        f"context  [no-untyped-call]\n        value = {name}(item)\n                ^~~~~~~~~~~\n"
+        for i, name in enumerate(names)
+    ]
+    rare = 'pkg/items.py:764:16: error: Too many arguments for "len"  [call-arg]\n'
+    blocks.insert(rare_at, rare + "        return len(seq, 2)\n               ^~~~~~~~~~~\n")
+    return "".join(blocks) + "Found 301 errors in 11 files (checked 40 source files)\n", rare
+
+
+@pytest.mark.parametrize("rare_at", [150, 290])
+def test_a_rare_rule_comes_before_a_common_one_whose_messages_wrap(rare_at: int) -> None:
+    """The wrapped errors' rule is read from the line they wrap onto: a rule reported 300 times,
+    the project's standing noise, comes after the one reported once."""
+    text, rare = _pretty_type_report(rare_at)
+    for share in (0.05, 0.02):
+        record = compress_text(text, max(64, int(independent_count(text) * share)), artifact_type="log")
+        assert record["tier"] == 3 and rare in record["content"], share
 
 
 def _lint_report(rng: random.Random, rare_at: int) -> tuple[str, str]:

@@ -24,7 +24,7 @@ SAYS: Final = 0.3  # where it is and what it says: this much after its name's le
 MORE: Final = 1.4  # what each further failure of a testcase says (pytest's subtests)
 TOTALS: Final = 1.5  # the run's counts
 MESSAGE_TAIL: Final = 1.6  # the rest of a message on a testcase's row, past its first MESSAGE_HEAD characters
-DETAILS: Final = 1.9  # the line that names a failure's text, with its whole message …
+DETAILS: Final = 1.9  # the line that names a failure's text, with its text's first line …
 FIRST_LINES: Final = 2.0  # … the first TEXT_HEAD lines of the text
 SUITES: Final = 3.0  # each suite's counts
 SKIPPED: Final = 4.0  # a skipped testcase, and why
@@ -112,8 +112,10 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     # The totals after the failing testcases: a tight cut keeps names first, and no gap line
     # stands between the ones it keeps.
     out.append(Row(totals(report), TOTALS, tier2=True))
+    explained: set[str] = set()  # the messages whose text is shown first: one text a cause
     for k, case in enumerate(failing):
-        out += _details(case, len(out), at[k])
+        out += _details(case, len(out), at[k], again=case.says in explained)
+        explained.add(case.says)
     for suite in report.suites:
         if suite.tests:
             counts = [f"{suite.failed} failed"] * bool(suite.failed) + [f"{suite.errors} errors"] * bool(suite.errors)
@@ -144,9 +146,12 @@ def _same_class(case: Case, other: Case) -> bool:
     return (case.classname, case.outcome, case.file) == (other.classname, other.outcome, other.file)
 
 
-def _details(case: Case, here: int, named: int) -> list[Row]:
-    """A failing testcase's message whole and its text's first lines, then the rest of its text
-    and its output, under a line that names it (itself never without the testcase's row)."""
+def _details(case: Case, here: int, named: int, again: bool = False) -> list[Row]:
+    """A failing testcase's text under a line that names it (with its message whole where its
+    row clips it), that line and its text's first line one row (a name alone says nothing its
+    row did not); then the text's next lines, then the rest of it and its output (each never
+    without the testcase's row). A testcase that says what one before it said (`again`: twenty
+    tests failing of one cause) has its text after every other's first lines."""
     says = case.says
     lines = [line.rstrip() for line in case.text.strip("\n").splitlines() if line.strip()]
     if lines and " ".join(lines[0].split()) in " ".join(says.split()):
@@ -154,10 +159,16 @@ def _details(case: Case, here: int, named: int) -> list[Row]:
     output = [line.rstrip() for line in case.output.splitlines() if line.strip()]
     if not lines and not output and len(says) <= SHORT_MESSAGE:
         return []
-    full = f": {shorten(says, MESSAGE_CHARS)}" if says else ""
-    out = [Row(f"--- {case.identity}{full}\n", DETAILS, anchor=named, clipped=clipped(says, MESSAGE_CHARS))]
-    for k, line in enumerate(lines[:TEXT_LINES]):
-        level = FIRST_LINES if k < TEXT_HEAD else REST_OF_TEXT
+    whole = len(says) > SHORT_MESSAGE
+    head = f"--- {case.identity}{f': {shorten(says, MESSAGE_CHARS)}' if whole else ''}\n"
+    left = clipped(says, MESSAGE_CHARS) if whole else 0
+    if lines:
+        head += f"  | {shorten(lines[0], LINE_CHARS)}\n"
+        left += clipped(lines[0], LINE_CHARS)
+    first = (REST_OF_TEXT, REST_OF_TEXT) if again else (DETAILS, FIRST_LINES)
+    out = [Row(head, first[0], anchor=named, clipped=left)]
+    for k, line in enumerate(lines[1:TEXT_LINES], start=1):
+        level = first[1] if k < TEXT_HEAD else REST_OF_TEXT
         out.append(Row(f"  | {shorten(line, LINE_CHARS)}\n", level, anchor=here, clipped=clipped(line, LINE_CHARS)))
     if len(lines) > TEXT_LINES:
         out.append(Row(f"  | ... ({len(lines) - TEXT_LINES} more lines of its text)\n", REST_OF_TEXT, anchor=here))

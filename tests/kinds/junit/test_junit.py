@@ -245,6 +245,62 @@ def test_a_tight_cut_gives_every_long_message_its_head_before_any_its_tail() -> 
     assert record["content"].count("…") >= 4  # (the messages' rest left out in place)
 
 
+def _one_cause_report() -> str:
+    """Twelve testcases failing of one cause (one message, one traceback each), one of another
+    with a message too long for its row, five of five other causes and 300 passing ones, as
+    unittest runners write them: the message on the row, the traceback as the text."""
+    trace = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.11/unittest/case.py", line 57, in testPartExecutor\n    yield\n'
+        '  File "/ci/pkg/tests/test_grouper.py", line {line}, in {name}\n    list(grouper(data, 3, incomplete="pad"))\n'
+        "ValueError: Expected fill, strict, or ignore\n"
+    )
+    cases = "".join(
+        f'<testcase classname="tests.GrouperTests" name="test_fill_{k}" time="0.001">'
+        f'<error type="ValueError" message="Expected fill, strict, or ignore">'
+        f"{trace.format(line=40 + n, name=f'test_fill_{k}')}</error></testcase>"
+        for n, k in enumerate("abcdefghijkl")
+    )
+    long = "Lists differ: " + ", ".join(f"'item {k}'" for k in range(36))
+    cases += (
+        f'<testcase classname="tests.WindowTests" name="test_step"><failure type="AssertionError" message="{long}">'
+        f'Traceback (most recent call last):\n  File "/ci/pkg/tests/test_window.py", line 9, in test_step\n'
+        f"AssertionError: {long}\n</failure></testcase>"
+    )
+    cases += "".join(
+        f'<testcase classname="tests.ParseTests" name="test_{word}"><failure type="ValueError" '
+        f'message="cannot parse {word!r}">Traceback (most recent call last):\n'
+        f'  File "/ci/pkg/tests/test_parse.py", line {9 + n}, in test_{word}\nValueError: cannot parse {word!r}\n'
+        f"</failure></testcase>"
+        for n, word in enumerate(("comma", "dash", "blank", "unicode", "sign"))
+    )
+    cases += "".join(f'<testcase classname="tests.OtherTests" name="test_ok_{k}"/>' for k in range(300))
+    return f'<testsuite name="unittest" tests="318" errors="12" failures="6">{cases}</testsuite>'
+
+
+def test_each_cause_has_its_text_once_and_each_name_its_texts_first_line() -> None:
+    """The text under a failing testcase's name repeats no message its row shows whole; of
+    testcases failing of one cause, the first one's text comes with the other causes' first
+    lines, the rest after them; and a name comes with its text's first line, never alone."""
+    from ctxguard.kinds.junit.plan import SHORT_MESSAGE, rows
+
+    report = _one_cause_report()
+    rendered = "".join(row.text for row in rows(read(report)))
+    assert "--- tests.GrouperTests.test_fill_a\n  | Traceback (most recent call last):\n" in rendered
+    long = next(line for line in rendered.splitlines() if line.startswith("--- tests.WindowTests.test_step: "))
+    assert len(long) > SHORT_MESSAGE  # (said whole where the row clips it)
+    content = compress_text(report, 800, name="TEST-unittest.xml")["content"]
+    assert "--- tests.GrouperTests.test_fill_a\n  | Traceback" in content
+    assert "--- tests.WindowTests.test_step: AssertionError: Lists differ: 'item 0'" in content
+    assert "--- tests.GrouperTests.test_fill_b" not in content  # (the same cause: after the others)
+    for line in content.splitlines():
+        assert not line.startswith("--- ") or ": Expected fill" not in line  # (its row says it)
+    for budget in range(480, 720, 20):
+        lines = compress_text(report, budget, name="TEST-unittest.xml")["content"].splitlines()
+        names = [k for k, line in enumerate(lines) if line.startswith("--- ")]
+        assert names and all(lines[k + 1].startswith("  | ") for k in names), budget
+
+
 @pytest.mark.parametrize(
     ("name", "head", "kind"),
     [

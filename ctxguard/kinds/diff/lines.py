@@ -44,6 +44,27 @@ ERROR = 16  # an added line that raises, throws, panics or logs an error
 
 
 DOCS = re.compile(r"(?:^|/)docs?/|\.(?:md|rst|txt|adoc)$|(?:^|/)(?:CHANGE|HISTORY|NEWS|RELEASE)[^/]*$", re.I)
+# A file of prose (a document, a changelog): its lines are words, not code that declares or
+# raises (a changelog's `- Do not raise an error for undefined filters`, `of checking whether a
+# value has changed (or`, which the forms of a definition in no known language would match).
+_PROSE = re.compile(
+    r"(?<!cmakelists)\.(?:md|markdown|rst|txt|adoc)$|(?:^|/)(?:CHANGE|HISTORY|NEWS|RELEASE)[^/.]*$", re.I
+)
+PROSE: Final = "prose"  # the key under which what a prose file's changed lines say is kept (DiffDoc.said)
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def is_prose(path: str) -> bool:
+    """A file of prose: a document or a changelog, in no language of code (see definitions'
+    `language`)."""
+    return language(path) is None and _PROSE.search(path) is not None
+
+
+def said_key(path: str) -> str | None:
+    """Under which key what a file's changed lines say is kept: its language, or PROSE."""
+    return PROSE if is_prose(path) else language(path)
+
+
 TESTS_DOCS = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|docs?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:md|rst|txt)$")
 
 
@@ -103,6 +124,7 @@ class DiffReader:
         self._said: Mapping[str, int] = {}  # … in the current file's language
         self.path = ""
         self.language: str | None = None
+        self.prose = False  # the current file is prose: no line of it declares or raises (is_prose)
         self.offset = 0.0
         self.in_hunk = False
         self.index = 0
@@ -114,7 +136,7 @@ class DiffReader:
             return self.body(line)
         if line.startswith(("commit ", "From ")) and COMMIT_LINE.match(line):
             self.path, self.language, self.offset, self.in_hunk, self.index = "", None, 0.0, False, 0
-            self.subject = True
+            self.subject, self.prose = True, False
             return "commit", COMMIT + 0.01  # (after its subject, which brings it)
         if (
             self.subject
@@ -127,7 +149,8 @@ class DiffReader:
             self.path = header_path(line) or line.rstrip("\r\n").split()[-1]
             self.offset = file_offset(self.path)
             self.language = language(self.path)
-            self._said = self.said.get(self.language, {}) if self.said is not None else {}
+            self.prose = is_prose(self.path)
+            self._said = self.said.get(said_key(self.path), {}) if self.said is not None else {}
             self.in_hunk, self.index = False, 0
             return "file", FILE + self.offset
         if line.startswith("@@"):
@@ -159,6 +182,8 @@ class DiffReader:
                 defines, errs = bits & DEFINES, bits & ERROR
             else:  # (the probes do not ask whether a removed line raises)
                 body = line[1:]
+                if self.prose:  # (a document's or a changelog's words: no code)
+                    return "change", CHANGE + self.offset
                 defines = bits & DEFINES if bits is not None else is_definition(body, self.language)
                 errs = not defines and is_error_line(body)
             if defines:
@@ -166,7 +191,7 @@ class DiffReader:
             if errs:
                 return "error", DEFINITION + self.offset
             return "change", CHANGE + self.offset
-        if self.context_definitions and is_definition(line[1:], self.language):
+        if self.context_definitions and not self.prose and is_definition(line[1:], self.language):
             return "context", CONTEXT_DEFINITION + self.offset
         return "context", CONTEXT
 

@@ -15,7 +15,7 @@ from typing import Any
 from ctxguard.git.paths import file_path
 from ctxguard.kinds.base import FileStat as FileStat  # (the digest's words for a changed file)
 from ctxguard.kinds.definitions import hint_words, is_definition, language
-from ctxguard.kinds.diff.lines import DEFINES, ERROR, MAY_ERR_WORDS, is_error_line
+from ctxguard.kinds.diff.lines import DEFINES, ERROR, MAY_ERR_WORDS, PROSE, is_error_line, said_key
 from ctxguard.literals import lines_holding
 
 
@@ -142,13 +142,16 @@ def _changed(header: str, body: list[str], values: list[str]) -> ClassifiedHunk:
 _SIGNS = ("+", "-")
 
 
-def _read_bits(hunks: list[ClassifiedHunk], values: list[str], lang: str | None) -> None:
-    """What the changed lines of hunks in one language say (their values in order): only the
-    lines that hold a definition's or an error's hint are read further, and the hints are
-    searched in all of the lines at once."""
+def _read_bits(hunks: list[ClassifiedHunk], values: list[str], key: str | None) -> None:
+    """What the changed lines of hunks in one language (or of prose files: `key`, see said_key)
+    say (their values in order): only the lines that hold a definition's or an error's hint are
+    read further, and the hints are searched in all of the lines at once. (A line of prose
+    declares nothing and raises nothing.)"""
+    if key == PROSE:
+        return  # (its hunks' bits stay 0)
     bits = [0] * len(values)
-    for i in lines_holding(values, hint_words(lang)):
-        if is_definition(values[i], lang):
+    for i in lines_holding(values, hint_words(key)):
+        if is_definition(values[i], key):
             bits[i] = DEFINES
     errors = lines_holding(values, MAY_ERR_WORDS)
     if errors:
@@ -204,13 +207,12 @@ class DiffDoc:
         files: list[ClassifiedFile] = []
         by_language: dict[str | None, tuple[list[ClassifiedHunk], list[str]]] = {}  # to read at once
         for f, bodies in zip(self.parsed.files, self.parsed.bodies):
-            lang = language(f.path)
-            hunks, values = by_language.setdefault(lang, ([], []))
+            hunks, values = by_language.setdefault(said_key(f.path), ([], []))
             read = [_changed(_hunk_header(h), body, values) for h, body in zip(f, bodies)]
             hunks += read
-            files.append(ClassifiedFile(_header(f), file_path(f), lang, read))
-        for lang, (hunks, values) in by_language.items():
-            _read_bits(hunks, values, lang)
+            files.append(ClassifiedFile(_header(f), file_path(f), language(f.path), read))
+        for key, (hunks, values) in by_language.items():
+            _read_bits(hunks, values, key)
         return files
 
     def said(self) -> dict[str | None, dict[str, int]]:
@@ -219,7 +221,7 @@ class DiffDoc:
         made for each plan and let go with it, not held by the document.)"""
         found: dict[str | None, dict[str, int]] = {}
         for f in self.classified or ():
-            said = found.setdefault(f.language, {})
+            said = found.setdefault(said_key(f.path), {})
             for hunk in f.hunks:
                 said.update(zip(hunk.lines, hunk.bits))
         return found

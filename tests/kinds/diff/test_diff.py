@@ -825,3 +825,53 @@ def test_changed_lines_left_out_are_counted_from_the_lines_as_splitlines_cuts_th
     content = "\n".join(lines[::2])
     wanted = [line for line in text.splitlines() if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))]
     assert left_out(read(text), content) == ("changed lines", missing_lines(wanted, content), len(wanted))
+
+
+_PROSE_AND_CODE = """\
+diff --git a/CHANGES.rst b/CHANGES.rst
+index 1111111..2222222 100644
+--- a/CHANGES.rst
++++ b/CHANGES.rst
+@@ -1,5 +1,8 @@
+ Version 3.1.4
+ -------------
++-   Do not raise an error for undefined filters in unexecuted
++    blocks, and check whether a value has changed since the last iteration (or
++    not) with ``loop.changed``.
+ -   Fix a crash in the sandbox.
+ Version 3.1.3
+ -------------
+diff --git a/docs/conf.py b/docs/conf.py
+index 3333333..4444444 100644
+--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -1,2 +1,4 @@
+ project = "Jinja"
++def setup(app):
++    raise RuntimeError("no app")
+ release = "3.1.4"
+"""
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_a_documents_lines_declare_and_raise_nothing_but_code_in_a_docs_folder_does(streamed: bool) -> None:
+    """A changelog's `raise an error` and `the last iteration (or` are words: plain changed lines,
+    never must nor probes, read whole or streamed; `docs/conf.py` is Python, its definition and
+    error line are kept."""
+    from ctxguard.kinds.diff import KIND
+    from ctxguard.kinds.diff.lines import DiffReader
+
+    if streamed:  # (the stream's reader asks each line itself: no probes' reading to go by)
+        reader = DiffReader(context_definitions=False)
+        said = {line: reader.read(line)[0] for line in _PROSE_AND_CODE.splitlines(keepends=True)}
+    else:
+        reader = DiffReader(said=read(_PROSE_AND_CODE).said())
+        said = {line: reader.read(line)[0] for line in _PROSE_AND_CODE.splitlines(keepends=True)}
+    prose = [line for line in said if line.startswith("+") and not line.startswith("+++")][:3]  # (CHANGES.rst's)
+    assert [said[line] for line in prose] == ["change", "change", "change"]
+    assert said["+def setup(app):\n"] == "definition" and said['+    raise RuntimeError("no app")\n'] == "error"
+    probes = {(p.kind, p.value) for p in KIND.probes(read(_PROSE_AND_CODE))}
+    assert {kind for kind, _ in probes} == {"path", "definition", "error"}
+    assert ("definition", "setup") in probes and ("error", "no app") in probes and len(probes) == 4
+    tier2 = _tier2(_PROSE_AND_CODE)["content"]
+    assert "+def setup(app):" in tier2 and "raise RuntimeError" in tier2

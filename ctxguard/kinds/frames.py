@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _FRAMES = (
     re.compile(r'^\s*File "([^"]+)", line (\d+)'),  # Python's traceback
@@ -35,3 +36,25 @@ def raised(text: str) -> str | None:
     """The exception a Python traceback's text ends with (its last such line), or None."""
     found = [line for line in text.splitlines() if PYTHON_EXCEPTION.match(line)]
     return found[-1].strip() if found else None
+
+
+_PYTEST_CRASH = re.compile(r"^\S+?\.\w+:\d+: \w[\w.]*\s*$")  # pytest's crash line: `tests/x.py:9: AssertionError`
+
+
+def where_it_failed(lines: Sequence[str]) -> list[int]:
+    """Of a failure's text (its lines), those that say where it failed, in order: a Python
+    traceback's innermost frame (`File "x.py", line 9, in test_y`) with the line of code under
+    it; pytest's failing statement (`>   assert x == 2`, the last) and its crash line
+    (`tests/x.py:9: AssertionError`). A text with neither: none."""
+    found: set[int] = set()
+    frames = [k for k, line in enumerate(lines) if _FRAMES[0].match(line)]
+    if frames:
+        k = frames[-1]
+        found.add(k)
+        if k + 1 < len(lines) and lines[k + 1][:1].isspace() and not _FRAMES[0].match(lines[k + 1]):
+            found.add(k + 1)  # (its code, indented under it)
+    statements = [k for k, line in enumerate(lines) if line.startswith(">")]
+    crashes = [k for k, line in enumerate(lines) if _PYTEST_CRASH.match(line)]
+    found.update(statements[-1:])
+    found.update(crashes[-1:])
+    return sorted(found)

@@ -74,8 +74,8 @@ KIND = KindOf(
         "the dialect gives one, its reruns) with its type and message, one class's in a row under one "
         "line, every name before any message, every message's first 100 characters before the rest of "
         "any; the run's totals (`302 tests in 1 suite: 2 failed, "
-        "299 passed`); then the first lines of each cause's "
-        "failure text (a message the row cut, whole), each suite's counts"
+        "299 passed`); then each cause's failure text by its first line and where it failed (a "
+        "traceback's innermost frame; a message the row cut, whole), each suite's counts"
     ),
     last=(
         "skipped testcases and why; the rest of the failures' texts; failing testcases' output; passing "

@@ -6,10 +6,12 @@ tier-3 cut takes failure texts after every failing testcase, and says how many i
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Final
 
 from ctxguard.kinds import rendered
 from ctxguard.kinds import text as plain
+from ctxguard.kinds.frames import where_it_failed
 from ctxguard.kinds.junit.model import Case, JUnitDoc, Report
 from ctxguard.kinds.rendered import Row, shorten
 from ctxguard.plan import Plan
@@ -25,7 +27,7 @@ MORE: Final = 1.4  # what each further failure of a testcase says (pytest's subt
 TOTALS: Final = 1.5  # the run's counts
 MESSAGE_TAIL: Final = 1.6  # the rest of a message on a testcase's row, past its first MESSAGE_HEAD characters
 DETAILS: Final = 1.9  # the line that names a failure's text, with its text's first line …
-FIRST_LINES: Final = 2.0  # … the first TEXT_HEAD lines of the text
+FIRST_LINES: Final = 2.0  # … the lines that say where it failed (else the text's next ones)
 SUITES: Final = 3.0  # each suite's counts
 SKIPPED: Final = 4.0  # a skipped testcase, and why
 REST_OF_TEXT: Final = 5.0  # the rest of a failure's text, up to TEXT_LINES
@@ -167,16 +169,33 @@ def _details(case: Case, here: int, named: int, again: bool = False) -> list[Row
         left += clipped(lines[0], LINE_CHARS)
     first = (REST_OF_TEXT, REST_OF_TEXT) if again else (DETAILS, FIRST_LINES)
     out = [Row(head, first[0], anchor=named, clipped=left)]
-    for k, line in enumerate(lines[1:TEXT_LINES], start=1):
-        level = first[1] if k < TEXT_HEAD else REST_OF_TEXT
-        out.append(Row(f"  | {shorten(line, LINE_CHARS)}\n", level, anchor=here, clipped=clipped(line, LINE_CHARS)))
-    if len(lines) > TEXT_LINES:
-        out.append(Row(f"  | ... ({len(lines) - TEXT_LINES} more lines of its text)\n", REST_OF_TEXT, anchor=here))
+    told = [k for k in where_it_failed(lines) if k > 0] or range(1, TEXT_HEAD)
+    before = 0  # the text's line shown last
+    for k in _shown(len(lines), told):
+        if k > before + 1:
+            out.append(Row(f"  | ... ({plural(k - before - 1, 'more line')} of its text)\n", REST_OF_TEXT, anchor=here))
+        level = first[1] if k in told else REST_OF_TEXT
+        out.append(
+            Row(f"  | {shorten(lines[k], LINE_CHARS)}\n", level, anchor=here, clipped=clipped(lines[k], LINE_CHARS))
+        )
+        before = k
+    if len(lines) > before + 1:
+        more = plural(len(lines) - before - 1, "more line")
+        out.append(Row(f"  | ... ({more} of its text)\n", REST_OF_TEXT, anchor=here))
     for line in output[:OUTPUT_LINES]:
         out.append(Row(f"  > {shorten(line, LINE_CHARS)}\n", OUTPUT, anchor=here, clipped=clipped(line, LINE_CHARS)))
     if len(output) > OUTPUT_LINES:
         out.append(Row(f"  > ... ({len(output) - OUTPUT_LINES} more lines of its output)\n", OUTPUT, anchor=here))
     return out
+
+
+def _shown(n: int, told: Sequence[int]) -> list[int]:
+    """Which of a failure text's n lines after its first are shown, in order: all of them up to
+    TEXT_LINES; of a longer text, its first TEXT_HEAD, its last ones (where a traceback ends)
+    and those that say where it failed (`told`), TEXT_LINES or a few more in all."""
+    if n <= TEXT_LINES:
+        return list(range(1, n))
+    return sorted({*range(1, TEXT_HEAD), *range(n - (TEXT_LINES - TEXT_HEAD), n), *told})
 
 
 def plan(

@@ -384,3 +384,39 @@ def test_each_failure_of_one_testcase_is_said(tmp_path: Path) -> None:
     assert len(says) == 2 and "size 2 is off" in says[0] and "size 3 is off" in says[1]
     content = compress_text(report, 120, name="r.xml")["content"]
     assert "size 2 is off" in content and "\n  + AssertionError: 0 != 1 : size 3 is off\n" in content
+
+
+def _deep_traceback_report() -> str:
+    """Three testcases failing deep inside a library (a traceback of 64 frames: recursion), as
+    a unittest runner writes them, and 200 passing ones."""
+    frames = "".join(
+        f'  File "/ci/pkg/walk.py", line {100 + k}, in visit_{k}\n    return visit_{k + 1}(node.child)\n'
+        for k in range(64)
+    )
+    cases = "".join(
+        f'<testcase classname="tests.WalkTests" name="test_{name}"><error type="RecursionError" '
+        f'message="maximum recursion depth exceeded while visiting {name}">Traceback (most recent call last):\n'
+        f'  File "/ci/tests/test_walk.py", line {9 + n}, in test_{name}\n    walk(tree_{name})\n{frames}'
+        f'  File "/ci/pkg/walk.py", line 7, in leaf\n    raise RecursionError(f"too deep at {{node}}")\n'
+        f"RecursionError: maximum recursion depth exceeded while visiting {name}\n</error></testcase>"
+        for n, name in enumerate(("tree", "forest", "grove"))
+    )
+    cases += "".join(f'<testcase classname="tests.OtherTests" name="test_ok_{k}"/>' for k in range(200))
+    return f'<testsuite name="unittest" tests="203" errors="3">{cases}</testsuite>'
+
+
+def test_a_long_traceback_shows_its_end_and_says_first_where_it_failed() -> None:
+    """A failure text longer than TEXT_LINES is rendered by its first lines and its last ones
+    (where a traceback ends), the lines between counted; and the line that says where it failed
+    (a traceback's innermost frame, with its code) comes with the name, before the others."""
+    from ctxguard.kinds.junit.plan import rows
+
+    report = _deep_traceback_report()
+    rendered = "".join(row.text for row in rows(read(report)))
+    assert '  |   File "/ci/pkg/walk.py", line 7, in leaf\n  |     raise RecursionError(' in rendered
+    assert "more lines of its text)" in rendered
+    content = compress_text(report, 330, name="TEST-walk.xml")["content"]
+    for name in ("tree", "forest", "grove"):
+        assert f"--- tests.WalkTests.test_{name}\n  | Traceback (most recent call last):\n" in content
+    assert content.count('File "/ci/pkg/walk.py", line 7, in leaf') == 3  # (each one's innermost frame)
+    assert "in visit_30" not in content  # (the frames between: after every innermost one)

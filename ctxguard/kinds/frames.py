@@ -1,6 +1,7 @@
 """The places a failure's report goes through, as `path:line`: what the bundle's links
-(ctxguard.links) match against a diff's hunks. One reading for every kind that reads failures
-(a log's tracebacks, a JUnit failure's text)."""
+(ctxguard.links) match against a diff's hunks; and which lines of a failure's text say where it
+failed. One reading for every kind that reads failures (a log's tracebacks, a JUnit failure's
+text)."""
 
 from __future__ import annotations
 

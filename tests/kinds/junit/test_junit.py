@@ -3,12 +3,15 @@ first, the must set kept at tier 2, every dialect's failing testcase named."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxguard.api import compress_text
 from ctxguard.kinds.classify import classify
@@ -420,3 +423,30 @@ def test_a_long_traceback_shows_its_end_and_says_first_where_it_failed() -> None
         assert f"--- tests.WalkTests.test_{name}\n  | Traceback (most recent call last):\n" in content
     assert content.count('File "/ci/pkg/walk.py", line 7, in leaf') == 3  # (each one's innermost frame)
     assert "in visit_30" not in content  # (the frames between: after every innermost one)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(['  File "x.py", line 3, in f', "    f(x)", "> assert x", "x.py:3: AssertionError", "noise"]),
+        min_size=30,
+        max_size=150,
+    )
+)
+def test_every_line_of_a_failure_text_is_shown_or_counted_once(body: list[str]) -> None:
+    """However long a failure's text and wherever it says it failed, its rendering shows each
+    line at most once and counts the lines it leaves out in place: none is lost."""
+    from ctxguard.kinds.junit.model import Case
+    from ctxguard.kinds.junit.plan import _details
+
+    text = "\n".join(["Traceback (most recent call last):", *body, "ValueError: no"])
+    case = Case(suite="s", classname="tests.T", name="test_x", outcome="error", message="ValueError: no", text=text)
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    shown, counted = 0, 0
+    for row in _details(case, 1, 0):
+        for line in row.text.splitlines():
+            if more := re.match(r"  \| \.\.\. \((\d+) more lines? of its text\)$", line):
+                counted += int(more.group(1))
+            elif line.startswith("  | "):
+                shown += 1
+    assert shown + counted == len(lines)  # (its first line with its name, in the same row)

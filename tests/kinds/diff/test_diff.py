@@ -859,6 +859,7 @@ def test_a_documents_lines_declare_and_raise_nothing_but_code_in_a_docs_folder_d
     never must nor probes, read whole or streamed; `docs/conf.py` is Python, its definition and
     error line are kept."""
     from ctxguard.kinds.diff import KIND
+    from ctxguard.kinds.diff.changes import changes
     from ctxguard.kinds.diff.lines import DiffReader
 
     if streamed:  # (the stream's reader asks each line itself: no probes' reading to go by)
@@ -875,3 +876,5 @@ def test_a_documents_lines_declare_and_raise_nothing_but_code_in_a_docs_folder_d
     assert ("definition", "setup") in probes and ("error", "no app") in probes and len(probes) == 4
     tier2 = _tier2(_PROSE_AND_CODE)["content"]
     assert "+def setup(app):" in tier2 and "raise RuntimeError" in tier2
+    hunks = changes(_PROSE_AND_CODE.splitlines(keepends=True))  # (what the bundle's links match)
+    assert [(h.path, h.definitions) for h in hunks] == [("CHANGES.rst", ()), ("docs/conf.py", ("setup",))]

@@ -6,7 +6,7 @@ text)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 _FRAMES = (
     re.compile(r'^\s*File "([^"]+)", line (\d+)'),  # Python's traceback
@@ -39,7 +39,8 @@ def raised(text: str) -> str | None:
     return found[-1].strip() if found else None
 
 
-_PYTEST_CRASH = re.compile(r"^\S+?\.\w+:\d+: \w[\w.]*\s*$")  # pytest's crash line: `tests/x.py:9: AssertionError`
+# pytest's crash line under a failure: where it was raised (`tests/x.py:9: AssertionError`).
+PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
 
 
 def where_it_failed(lines: Sequence[str]) -> list[int]:
@@ -47,15 +48,15 @@ def where_it_failed(lines: Sequence[str]) -> list[int]:
     traceback's innermost frame (`File "x.py", line 9, in test_y`) with the line of code under
     it; pytest's failing statement (`>   assert x == 2`, the last) and its crash line
     (`tests/x.py:9: AssertionError`). A text with neither: none."""
-    found: set[int] = set()
-    frames = [k for k, line in enumerate(lines) if _FRAMES[0].match(line)]
-    if frames:
-        k = frames[-1]
-        found.add(k)
-        if k + 1 < len(lines) and lines[k + 1][:1].isspace() and not _FRAMES[0].match(lines[k + 1]):
-            found.add(k + 1)  # (its code, indented under it)
-    statements = [k for k, line in enumerate(lines) if line.startswith(">")]
-    crashes = [k for k, line in enumerate(lines) if _PYTEST_CRASH.match(line)]
-    found.update(statements[-1:])
-    found.update(crashes[-1:])
-    return sorted(found)
+    frame = _last(lines, _FRAMES[0].match)
+    found = [frame, _last(lines, lambda line: line.startswith(">")), _last(lines, PYTEST_AT.match)]
+    if frame is not None and frame + 1 < len(lines):
+        code = lines[frame + 1]
+        if code[:1].isspace() and not _FRAMES[0].match(code):
+            found.append(frame + 1)  # (its code, indented under it)
+    return sorted({k for k in found if k is not None})
+
+
+def _last(lines: Sequence[str], says: Callable[[str], object]) -> int | None:
+    """The last of the lines that `says` holds for, or None."""
+    return next((k for k in range(len(lines) - 1, -1, -1) if says(lines[k])), None)

@@ -167,21 +167,18 @@ def _details(case: Case, here: int, named: int, again: bool = False) -> list[Row
     if lines:
         head += f"  | {shorten(lines[0], LINE_CHARS)}\n"
         left += clipped(lines[0], LINE_CHARS)
-    first = (REST_OF_TEXT, REST_OF_TEXT) if again else (DETAILS, FIRST_LINES)
-    out = [Row(head, first[0], anchor=named, clipped=left)]
+    named_at, told_at = (REST_OF_TEXT, REST_OF_TEXT) if again else (DETAILS, FIRST_LINES)
+    out = [Row(head, named_at, anchor=named, clipped=left)]
     told = [k for k in where_it_failed(lines) if k > 0] or range(1, TEXT_HEAD)
     before = 0  # the text's line shown last
-    for k in _shown(len(lines), told):
+    for k in [*_shown(len(lines), told), len(lines)]:  # (and past its end: what is left after the last)
         if k > before + 1:
-            out.append(Row(f"  | ... ({plural(k - before - 1, 'more line')} of its text)\n", REST_OF_TEXT, anchor=here))
-        level = first[1] if k in told else REST_OF_TEXT
-        out.append(
-            Row(f"  | {shorten(lines[k], LINE_CHARS)}\n", level, anchor=here, clipped=clipped(lines[k], LINE_CHARS))
-        )
+            more = plural(k - before - 1, "more line")
+            out.append(Row(f"  | ... ({more} of its text)\n", REST_OF_TEXT, anchor=here))
+        if k < len(lines):
+            level, line = told_at if k in told else REST_OF_TEXT, lines[k]
+            out.append(Row(f"  | {shorten(line, LINE_CHARS)}\n", level, anchor=here, clipped=clipped(line, LINE_CHARS)))
         before = k
-    if len(lines) > before + 1:
-        more = plural(len(lines) - before - 1, "more line")
-        out.append(Row(f"  | ... ({more} of its text)\n", REST_OF_TEXT, anchor=here))
     for line in output[:OUTPUT_LINES]:
         out.append(Row(f"  > {shorten(line, LINE_CHARS)}\n", OUTPUT, anchor=here, clipped=clipped(line, LINE_CHARS)))
     if len(output) > OUTPUT_LINES:

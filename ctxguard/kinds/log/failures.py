@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ctxguard.kinds.base import Failure as Failure  # (the digest's words for a root cause)
-from ctxguard.kinds.frames import PYTHON_EXCEPTION, frame_of
+from ctxguard.kinds.frames import PYTEST_AT, PYTHON_EXCEPTION, frame_of
 from ctxguard.kinds.log.lines import strip_ansi, template, unstamped
 
 # A failing test named, with the message its runner gives on that line, if any.
@@ -41,10 +41,9 @@ _NAMERS = (
 # A line naming a failed test, whichever runner wrote it (what a log's cut takes right after
 # the run's summary).
 NAMES_FAILURE = re.compile("|".join(f"(?:{p.pattern})" for p in (_PYTEST_SUMMARY, *(p for p, _ in _NAMERS))))
-# Inside a failure block: its first error line and where it was raised.
+# Inside a failure block: its first error line, and where it was raised (frames.PYTEST_AT).
 _PYTEST_BLOCK = re.compile(r"^_{3,} (.+?) _{3,}$")
 _PYTEST_E = re.compile(r"^E\s+(\S.*)$")
-PYTEST_AT = re.compile(r"^(\S+?:\d+): \w[\w.]*$")
 _PYTEST_FRAME = re.compile(r"^(\S+?:\d+): in \S+$")  # `--tb=short`: a frame, the innermost last
 _PY_FILE = re.compile(r'^\s*File "([^"]+)", line (\d+)')
 _AT_PAREN = re.compile(r"\(([^()\s]+:\d+)(?::\d+)?\)\s*$")

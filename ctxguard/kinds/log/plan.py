@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Final
 
+from ctxguard.kinds.frames import PYTEST_AT
 from ctxguard.kinds.log.failures import (
     NAMES_FAILURE,
-    PYTEST_AT,
     Blocks,
     error_key,
     first_bare_cause,
@@ -63,13 +63,14 @@ QUIET: Final = 6.5  # … passing tests and progress lines after it (`PASSED`, `
 COMMON_RULE: Final = 0.09
 
 
-def template_level(line: str, goes_on: bool = False, wrapped: str | None = None) -> float:
+def template_level(line: str, goes_on: bool = False, rule: str | None = None) -> float:
     """How early the first line of an error or warning template is taken: a run's summary, then
     the lines naming a failed test, then an error that marks a fresh mistake (ctxguard.kinds.
     mistakes: a typo, a name that does not resolve; among a compiler's errors, which are read in
-    order, only one that names a rule, on its line or on the line its message wraps onto:
-    `wrapped`, see wrapped_rule), then the other error lines (pytest's `E` lines that go on
-    from the one before them after the rest), then warnings."""
+    order, only one that names a rule: `rule`, where the caller has read it, on the line or on
+    the line its message wraps onto (see wrapped_rule), else read from the line), then the other
+    error lines (pytest's `E` lines that go on from the one before them after the rest), then
+    warnings."""
     line = unstamped(line)
     if SUMMARY.search(line):
         return SUMMARY_LEVEL
@@ -80,7 +81,7 @@ def template_level(line: str, goes_on: bool = False, wrapped: str | None = None)
         return WARNING
     if goes_on:
         return GOES_ON
-    in_order = DIAGNOSTIC.match(line) is not None and wrapped is None and rule_of(line) is None  # (a compiler's error)
+    in_order = DIAGNOSTIC.match(line) is not None and (rule or rule_of(line)) is None  # (a compiler's error)
     return FRESH if not in_order and fresh(line) else ERROR
 
 

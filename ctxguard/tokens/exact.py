@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ctxguard.tokens.base import Encoded, Spans, ends_of, spans_of
+from ctxguard.tokens.table import RankTable
 from ctxguard.words import pieces
 
 # Runs without whitespace longer than this are encoded in pieces: BPE is superlinear in the
@@ -297,7 +298,7 @@ def _digits_alike(enc: Any) -> bool:
     other digits keeps every piece and every piece's count. (An encoding with another pattern,
     or whose ranks are hidden, counts every segment itself.)"""
     ranks = getattr(enc, "_mergeable_ranks", None)
-    if getattr(enc, "_pat_str", None) not in _DIGITS_IN_THREES or not isinstance(ranks, dict):
+    if getattr(enc, "_pat_str", None) not in _DIGITS_IN_THREES or not isinstance(ranks, (dict, RankTable)):
         return False
     return all(str(n).zfill(width).encode() in ranks for width in (1, 2, 3) for n in range(10**width))
 
@@ -306,6 +307,8 @@ def _digits_alike(enc: Any) -> bool:
 def _token_lengths(enc: Any) -> list[int] | None:
     """Byte length of every token id of an encoding (None if tiktoken hides its ranks)."""
     ranks = getattr(enc, "_mergeable_ranks", None)
+    if isinstance(ranks, RankTable):
+        return ranks.lengths()
     if not isinstance(ranks, dict):
         return None
     if all(map(operator.eq, ranks.values(), itertools.count())):  # (tiktoken's files list them by rank)

@@ -18,8 +18,10 @@ square of a piece), the real encoding is built and answers from then on. Either 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
+
+from ctxguard.tokens.table import RankTable
 
 LIMIT: Final = 256 * 1024  # characters counted here in one process, then tiktoken's encoding
 LONGEST: Final = 256  # bytes of one piece merged here at most
@@ -29,7 +31,7 @@ class SmallFirst:
     """An encoding's ids from its ranks in Python for the first LIMIT characters, then from the
     real encoding (`build()`, made once, on demand)."""
 
-    def __init__(self, ranks: dict[bytes, int], pattern: str, build: Callable[[], Any]) -> None:
+    def __init__(self, ranks: Mapping[bytes, int], pattern: str, build: Callable[[], Any]) -> None:
         import regex
 
         self._mergeable_ranks = ranks  # (read by ctxguard.tokens.exact for each token's bytes)
@@ -40,7 +42,7 @@ class SmallFirst:
         self._lock = threading.Lock()
         self._spent = 0
         self._pieces: dict[str, tuple[int, ...]] = {}  # a piece's ids, once merged
-        self._decoder: dict[int, bytes] | None = None
+        self._decoder: Callable[[int], bytes] | None = None
 
     @property
     def real(self) -> Any:
@@ -92,11 +94,15 @@ class SmallFirst:
         if self._real is not None:
             return list(self._real.decode_tokens_bytes(tokens))
         if self._decoder is None:
-            self._decoder = {rank: data for data, rank in self._mergeable_ranks.items()}
-        return [self._decoder[token] for token in tokens]
+            ranks = self._mergeable_ranks
+            if isinstance(ranks, RankTable):
+                self._decoder = ranks.token
+            else:
+                self._decoder = {rank: data for data, rank in ranks.items()}.__getitem__
+        return list(map(self._decoder, tokens))
 
 
-def merge(piece: bytes, ranks: dict[bytes, int]) -> tuple[int, ...]:
+def merge(piece: bytes, ranks: Mapping[bytes, int]) -> tuple[int, ...]:
     """tiktoken's byte-pair merge of one piece: the adjacent pair whose joined bytes have the
     lowest rank is joined first (the leftmost of equal ranks), until no pair is a token."""
     parts = [piece[i : i + 1] for i in range(len(piece))]

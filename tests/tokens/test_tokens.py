@@ -283,6 +283,7 @@ def test_the_ranks_cache_gives_tiktokens_own_encoding_and_survives_damage(tmp_pa
 
     from ctxguard.tokens import ranks_cache
     from ctxguard.tokens.load import BUNDLED, _tiktoken_bundled
+    from ctxguard.tokens.table import RankTable
 
     monkeypatch.setenv("CTXGUARD_CACHE_DIR", str(tmp_path / "cache"))
     source = BUNDLED / "fb374d419588a4632f3f557e76b4b70aebbca790"
@@ -295,11 +296,12 @@ def test_the_ranks_cache_gives_tiktokens_own_encoding_and_survives_damage(tmp_pa
     cached = ranks_cache.load("o200k_base", source, refuse)  # counts small texts in Python first
     text = "def f(x):\n    return x + 1  # ünïcode, 数字 12345, <|endoftext|>\n" * 20
     assert cached.encode_ordinary(text) == built.encode_ordinary(text) and cached._real is None
+    assert isinstance(cached._mergeable_ranks, RankTable)  # (read where it lies, no dict built)
     real = cached.real  # tiktoken's own, built from the cached ranks on demand
     assert isinstance(real, tiktoken.Encoding) and real.n_vocab == built.n_vocab
     assert real.encode_ordinary(text) == built.encode_ordinary(text)
     assert real.special_tokens_set == built.special_tokens_set
-    cached_file.write_bytes(b"not marshal data")  # damaged: rebuilt and rewritten, no error
+    cached_file.write_bytes(b"not a rank table")  # damaged: rebuilt and rewritten, no error
     assert ranks_cache.load("o200k_base", source, lambda: built) is built
     monkeypatch.setenv("CTXGUARD_CACHE_DIR", "/dev/null/cannot-be-a-folder")  # unwritable: loads anyway
     assert ranks_cache.load("o200k_base", source, lambda: built) is built

@@ -95,17 +95,24 @@ def _tier3(
     alone (what the probes are made of) in the room the plan's list (a cut diff's file list)
     leaves; then the list, and around those units the other units that fit. Neither the list's
     share nor the first step depends on what the second takes, and both grow with the room, so
-    a bigger room never keeps fewer must units, nor list rows, than a smaller one."""
-    listing = plan.listing
-    plan = plan.but(listing=None)
+    a bigger room never keeps fewer must units, nor list rows, than a smaller one. A room too
+    small for the first must unit with what it needs shows, after the list, that unit told
+    alone (the plan's `alone`: a diff's first change by its place), when that fits."""
+    listing, alone, prefix = plan.listing, plan.alone, plan.prefix
+    plan = plan.but(listing=None, alone="")
     must = plan.musts
-    listed = listing_room(listing, room, count, *_first(plan, order, must, gap, count, marker)) if listing else 0
+    first, bare = _first(plan, order, must, gap, count, marker) if listing or alone else (0, 0)
+    # A room that cannot show the first must unit with what it needs shows it told alone, if that fits.
+    told = alone if alone and room < first and count(alone) + bare <= room else ""
+    if told:
+        plan = plan.but(prefix=prefix + told)
+    listed = listing_room(listing, room, count, first, bare + count(told) if told else bare) if listing else 0
     found = _longest_run(plan, order, must, gap, room - listed, count, marker)
     if found is None:
         return None
     if listing is not None and listed:
         rows = listing(listed)
-        plan = plan.but(prefix=plan.prefix + rows)
+        plan = plan.but(prefix=prefix + rows + told)
         room_left = room - count(rows) - found.size  # (what the run and the list leave)
     else:
         room_left = room - found.size

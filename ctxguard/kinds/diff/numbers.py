@@ -6,10 +6,11 @@ name the raw lines they stand for, so every shown line is known by its raw line.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ctxguard.plan import GAP_LINE
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 WIDTH = 5  # digits and a space before each hunk line
 
 
@@ -21,7 +22,7 @@ def new_numbers(raw: str) -> list[int | None]:
     for line in raw.split("\n"):
         match = _HUNK.match(line)
         if match:
-            new = int(match.group(1))
+            new = int(match.group(2))
             out.append(None)
         elif new is not None and line[:1] in (" ", "+"):
             out.append(new)
@@ -32,6 +33,26 @@ def new_numbers(raw: str) -> list[int | None]:
             new = None  # (a file header, or anything else, ends the hunk)
             out.append(None)
     return out
+
+
+def number_of(lines: Sequence[str], i: int) -> int | None:
+    """The line number of hunk line i (of the diff's lines) in its file: in the new file for a
+    context or added line, in the old file for a removed one; None outside a hunk. (Read back to
+    the hunk's header: one hunk's lines, not the diff's.)"""
+    sign = lines[i][:1]
+    if sign not in (" ", "+", "-"):
+        return None
+    counted = (" ", "-") if sign == "-" else (" ", "+")
+    before = 0
+    for j in range(i - 1, -1, -1):
+        line = lines[j]
+        match = _HUNK.match(line)
+        if match:
+            return int(match.group(1 if sign == "-" else 2)) + before
+        if line[:1] not in (" ", "+", "-", "\\"):
+            return None  # (a header: i is not in a hunk)
+        before += line[:1] in counted
+    return None
 
 
 def numbered(content: str, raw: str) -> str:

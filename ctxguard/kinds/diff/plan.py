@@ -9,10 +9,11 @@ from itertools import compress, count, groupby, repeat
 from operator import itemgetter
 from typing import Final
 
-from ctxguard.git.paths import line_path
+from ctxguard.git.paths import header_path, line_path
 from ctxguard.kinds.definitions import is_comment_or_blank
 from ctxguard.kinds.diff.lines import BODY, CONTEXT, PATH_AGAIN, DiffReader, short_commit
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
+from ctxguard.kinds.diff.numbers import number_of
 from ctxguard.plan import Plan, Priorities, ended, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
@@ -68,6 +69,42 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
         else:
             high = mid - 1
     return listing(low) if low else ""
+
+
+def first_change(lines: Sequence[str], i: int, must: Sequence[bool], edited: dict[int, tuple[int, ...]]) -> str:
+    """Changed line i told on its own, for a cut whose room cannot show it with its file's and
+    its hunk's headers: `First change, path:line:` and the change: the line i was edited from,
+    or the first kept line added after a removed i in its hunk (`-def f(a)` `+def f(a, b)`),
+    and i; the line number of its added line in the new file (of a line only removed, in the
+    old one). Empty for a line outside a hunk or a file."""
+    shown = [i]
+    if edited.get(i):
+        shown.insert(0, edited[i][0])
+    elif lines[i].startswith("-"):
+        for j in range(i + 1, len(lines)):
+            if lines[j][:1] not in BODY:
+                break  # (the hunk ended)
+            if must[j] and lines[j].startswith("+"):
+                shown.append(j)
+                break
+    number = number_of(lines, shown[-1])
+    path = _path_above(lines, i) if number is not None else None
+    return f"First change, {path}:{number}:\n" + "".join(lines[j] for j in shown) if path else ""
+
+
+def _path_above(lines: Sequence[str], i: int) -> str | None:
+    """The path of the file line i is in: its `diff --git` line's, else (a diff without git's
+    headers) its `+++` line's, or for a deleted file its `---` line's."""
+    for j in range(i - 1, 0, -1):
+        line = lines[j]
+        if line.startswith("diff --"):
+            return header_path(line)
+        if line.startswith("+++ ") and lines[j - 1].startswith("--- "):
+            named = line_path(line, "+++ ").strip()
+            if named == "/dev/null":
+                named = line_path(lines[j - 1], "--- ").strip().removeprefix("a/")
+            return named.removeprefix("b/") or None
+    return header_path(lines[0]) if lines and lines[0].startswith("diff --") else None
 
 
 def _first_units_file_first(
@@ -273,6 +310,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             levels[i] += HEADERS_AFTER_EDITS
     files = [i for i, kind in outline.items() if kind == "file"]
     listed = _first_units_file_first(levels, order, must, files, stats)
+    first = min(compress(range(len(must)), must), key=lambda i: (levels[i], order[i]), default=None)
     return Plan(
         units(
             lines,
@@ -286,6 +324,11 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         ),
         encoded.count,
         listing=lambda room: file_listing(listed, tokenizer, room),
+        alone=(
+            first_change(lines, first, must, edited)
+            if first is not None and outline.get(first, "change") in ("change", "definition", "error")
+            else ""
+        ),
         notes=notes,
         waits_for=waits,
         group=group,

@@ -347,7 +347,7 @@ def test_a_cut_that_lists_the_files_shows_the_behaviour_change_before_other_head
 def test_in_a_tight_room_the_first_change_comes_before_the_file_lists_rows() -> None:
     """A release of 23 files at 2 % of its raw: the file list takes at most half of what
     the room has beyond 120 tokens, so the flipped condition with its file and hunk headers is
-    shown; a room a little bigger lists rows too."""
+    shown; a room a little bigger lists rows too; a smaller one tells the change alone."""
     from ctxguard.plan import LISTING_AFTER
 
     docs = "".join(_file_diff(f"docs/page_{k}.md", [f"+line {j} of page {k}" for j in range(30)]) for k in range(19))
@@ -356,14 +356,64 @@ def test_in_a_tight_room_the_first_change_comes_before_the_file_lists_rows() -> 
         content = compress_text(text, budget, name="release.diff")["content"]
         assert "-    if n == 0:\n+    if n == 1:\n" in content, budget
         assert "+++ b/pkg/window.py\n" in content
-    # A room the change does not fit in shows the list, the change's file first.
-    tiny = compress_text(text, 64, name="release.diff")["content"]
-    assert tiny.startswith("Changed files (23):\n  pkg/window.py (+1 -1, modified)\n  ... and 22 more files\n")
+    # A room the change with its headers does not fit in tells the change alone, by its place
+    # (its line in the new file); a little more room lists the files first, the change's first.
+    told = "First change, pkg/window.py:3:\n-    if n == 0:\n+    if n == 1:\n... (lines 1-752 omitted)\n"
+    assert compress_text(text, 64, name="release.diff")["content"].startswith(told)
+    listed = compress_text(text, 74, name="release.diff")["content"]
+    assert listed.startswith(
+        "Changed files (23):\n  pkg/window.py (+1 -1, modified)\n  ... and 22 more files\n\n" + told
+    )
+    assert "First change" not in compress_text(text, 48, name="release.diff")["content"]  # (nor does it)
     wide = compress_text(text, 600, name="release.diff")["content"]
     # (the list's first row: the file of the change shown first)
     listing = wide.split("\n\n")[0]
     assert wide.startswith("Changed files (23):\n  pkg/window.py") and listing.count("\n  docs/page_") >= 2
     assert LISTING_AFTER == 120
+
+
+def test_a_hunk_lines_number_is_its_new_files_or_for_a_removed_line_its_old_files() -> None:
+    from ctxguard.kinds.diff.numbers import number_of
+
+    lines = [
+        "diff --git a/x.py b/x.py\n",
+        "--- a/x.py\n",
+        "+++ b/x.py\n",
+        "@@ -10,4 +20,5 @@ def f():\n",
+        " a\n",
+        "-b\n",
+        "+c\n",
+        "\\ No newline at end of file\n",
+        "+d\n",
+        " e\n",
+    ]
+    assert [number_of(lines, i) for i in range(len(lines))] == [None, None, None, None, 20, 11, 21, None, 22, 23]
+
+
+def test_a_room_too_small_for_the_first_change_with_its_headers_tells_it_alone() -> None:
+    """Its place (the file's path, the line in the new file) and its lines: the line it was
+    edited from, or, for a removed line, the kept line added after it in its hunk; a deleted
+    file's path from its `diff --git` line; a diff without git's headers, from `+++`."""
+    from ctxguard.kinds.diff.plan import first_change
+
+    def told(text: str, budget: int) -> str:
+        """The content's first three lines (a change told alone: its place, two lines)."""
+        return "".join(compress_text(text, budget, name="x.diff")["content"].splitlines(keepends=True)[:3])
+
+    signature = _file_diff("pkg/api.py", [" import os", "-def fetch(url):", "+def fetch(url, timeout):", "     pass"])
+    changes = _file_diff("CHANGES.md", [f"+- change {i} of this release, described at some length" for i in range(40)])
+    assert told(signature + changes, 50) == "First change, pkg/api.py:2:\n-def fetch(url):\n+def fetch(url, timeout):\n"
+    plain = signature.replace("diff --git a/pkg/api.py b/pkg/api.py\n", "") + changes.replace(
+        "diff --git a/CHANGES.md b/CHANGES.md\n", ""
+    )
+    assert told(plain, 50) == "First change, pkg/api.py:2:\n-def fetch(url):\n+def fetch(url, timeout):\n"
+    # Read from the plan's lines: a deleted file's removed line, numbered in the old file.
+    gone = ["diff --git a/old.py b/old.py\n", "deleted file mode 100644\n", "--- a/old.py\n", "+++ /dev/null\n"]
+    gone += ["@@ -1,2 +0,0 @@\n", "-def f():\n", "-    raise ValueError('x')\n"]
+    assert first_change(gone, 5, [False] * 5 + [True, True], {}) == "First change, old.py:1:\n-def f():\n"
+    assert first_change(gone[1:], 4, [False] * 4 + [True, True], {}) == "First change, old.py:1:\n-def f():\n"
+    # A room that shows the change with its headers shows no told change.
+    assert "First change" not in compress_text(signature + changes, 64, name="x.diff")["content"]
 
 
 def test_a_modified_files_plus_line_names_it_and_a_renamed_or_mode_changed_file_keeps_its_git_line(sample) -> None:  # type: ignore[no-untyped-def]

@@ -38,9 +38,10 @@ KIND = KindOf(
     first=(
         "the title, open task items; sentences with MUST / MUST NOT / SHALL / REQUIRED / SHOULD (each "
         "next the one that costs least to add: its tokens, its share of the headings and lead-in it "
-        "opens, a gap line, a SHOULD a quarter dearer; so a cut keeps as many rules as fit, from the "
-        "whole document), each whole over its lines (a list item's lazy lines included, an item lead-in "
-        "such as `- Constraints:` with the items under it), each with its heading and the headings that "
+        "opens (shared by two rules at most), a gap line, a SHOULD a quarter dearer; so a cut keeps as "
+        "many rules as fit, from the whole document), each whole over its lines (a list item's lazy "
+        "lines included, an item lead-in such as `- Constraints:` with the items under it), each with "
+        "its heading and the headings that "
         "one is under, a list item with the prose that leads into its list; then the other headings, "
         "tables' header rows, task items done; code blocks' first lines"
     ),

@@ -26,6 +26,7 @@ FRONT: Final = 1.6  # front matter
 ASKED: Final = 1.8  # a line naming the task's words, when its own level is later
 BLANK: Final = 2.5
 LONG_PIECE: Final = 12  # lines: a prose piece longer than this is cut into its lines
+SHARED: Final = 2  # rules a heading path's cost is shared among, at most, when rules are ordered
 
 
 def plan(
@@ -152,7 +153,8 @@ def _rules_in_order(planned: UnitTable, paths: dict[int, tuple[int, ...]], gap: 
     from the whole document: each next rule is the one that costs least to add to those before
     it. A rule's cost is its own tokens, what it is shown with and is not shown yet (its
     heading path, the sentence leading into its list), shared among the rules shown with the
-    same, and a gap line unless it sits next to a rule already taken. A SHOULD counts a
+    same (at most SHARED of them: in a tight room the first rule of a deep section pays its
+    path alone), and a gap line unless it sits next to a rule already taken. A SHOULD counts a
     quarter dearer than a MUST of the same cost. The order is the plan's, whatever the room: a
     bigger room keeps every rule a smaller one kept."""
     level, costs, anchors = planned.level, planned.cost, planned.anchors
@@ -169,7 +171,7 @@ def _rules_in_order(planned: UnitTable, paths: dict[int, tuple[int, ...]], gap: 
     def cost(i: int) -> int:
         opens = sum(costs[h] for h in context[i] if h not in shown)
         near = i - 1 in taken or i + 1 in taken or i - 1 in shown
-        own = costs[i] + opens // waiting[anchors[i]] + (0 if near else gap)
+        own = costs[i] + opens // min(waiting[anchors[i]], SHARED) + (0 if near else gap)
         return own * (5 if level[i] == SHOULD else 4) // 4
 
     heap = [(cost(i), i) for i in rules]

@@ -313,3 +313,25 @@ def test_a_wall_of_links_with_no_full_stop_does_not_leave_the_room_unused() -> N
     budget = independent_count(text) * 2 // 3
     record = compress_text(text, budget, name="README.md")
     assert record["tier"] == 2 and record["compacted_tokens"] >= 0.95 * budget
+
+
+def test_a_tight_room_shows_a_shallow_sections_rule_before_a_deep_sections_path() -> None:
+    """A heading path's cost is shared among at most two of the rules under it when rules are
+    ordered: six rules five headings deep, each sharing the path six ways, looked cheaper than
+    one rule under a heading of its own, and a tight room held the deep path and no rule."""
+    filler = "This paragraph explains the background of the section at some length, with no rule in it.\n\n" * 6
+    text = "# The specification of message routing\n\n" + filler
+    for heading in (
+        "## Deliveries across the bindings of every transport we know",
+        "### Subscriptions made over the bindings of every transport",
+        "#### Filters applied to subscriptions over every transport",
+        "##### Dialects of the filters applied to subscriptions",
+    ):
+        text += f"{heading}\n\n{filler}"
+    text += "".join(f"Dialect {k} MUST be supported.\n\n{filler}" for k in range(6))
+    text += "## Errors\n\n" + filler + "A sender MUST retry a failed delivery.\n\n" + filler
+    tight = compress_text(text, 80, name="spec.md")["content"]
+    assert "## Errors\n" in tight and "A sender MUST retry a failed delivery.\n" in tight
+    assert "##### Dialects" not in tight
+    roomy = compress_text(text, 200, name="spec.md")["content"]  # (then the deep section's rules)
+    assert "A sender MUST retry" in roomy and sum(f"Dialect {k} MUST" in roomy for k in range(6)) >= 3

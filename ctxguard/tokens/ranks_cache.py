@@ -14,10 +14,11 @@ text is too big to count in Python first (ctxguard.tokens.small).
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,20 +38,45 @@ def cache_dir() -> Path:
 
 def load(name: str, source: Path, build: Callable[[], Any]) -> Any:
     """The encoding `build()` reads from `source` (a `.tiktoken` file), made from the cached
-    ranks of that very file when they are there; else built, and its ranks kept for next time."""
+    ranks of that very file when they are there; else from the file, read here as tiktoken
+    reads it (its sha256 checked against the one tiktoken's constructor names), its ranks kept
+    for next time; else built."""
     try:
-        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        data = source.read_bytes()
     except OSError:
         return build()
+    digest = hashlib.sha256(data).hexdigest()
     path = cache_dir() / f"{name}-{digest[:32]}-{_FORMAT}.ranks"
-    ranks = _read(path)
-    if ranks is not None:
-        spec = _spec(name, ranks)
+    table = _read(path)
+    if table is not None:
+        spec = _spec(name, lambda *args, **kwargs: table)
         if spec is not None:
             return _small_first(spec)
-    encoding = build()
-    _write(path, getattr(encoding, "_mergeable_ranks", None))
-    return encoding
+    try:
+        spec = _spec(name, lambda *args, **kwargs: _parsed(data, digest, kwargs.get("expected_hash")))
+    except ValueError:
+        spec = None  # (a file that is not the encoding's: tiktoken's own reading says why)
+    if spec is None:
+        encoding = build()
+        _write(path, getattr(encoding, "_mergeable_ranks", None))
+        return encoding
+    _write(path, spec["mergeable_ranks"])
+    return _small_first(spec)
+
+
+def _parsed(data: bytes, digest: str, expected: str | None) -> dict[bytes, int]:
+    """The ranks of a `.tiktoken` file's bytes (a token in base64 and its rank, a line each),
+    as tiktoken's load_tiktoken_bpe reads them, when its sha256 is the one expected (the C
+    decoder, a third faster than base64.b64decode a token; the file is the one named)."""
+    if expected is not None and digest != expected:
+        raise ValueError("the encoding file is not the one tiktoken names")
+    words = data.split()
+    if len(words) % 2:
+        raise ValueError("an encoding file's line without its rank")
+    try:
+        return dict(zip(map(binascii.a2b_base64, words[::2]), map(int, words[1::2])))
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"an encoding file that does not parse: {exc}") from None
 
 
 def _read(path: Path) -> RankTable | None:
@@ -79,9 +105,10 @@ def _write(path: Path, ranks: Any) -> None:
             pass  # (no folder to write in: nothing was left behind)
 
 
-def _spec(name: str, ranks: RankTable) -> dict[str, Any] | None:
-    """What tiktoken's encoding `name` is made of (its pattern, special tokens), with these
-    ranks instead of its file's; None for a name tiktoken does not define."""
+def _spec(name: str, ranks: Callable[..., Mapping[bytes, int]]) -> dict[str, Any] | None:
+    """What tiktoken's encoding `name` is made of (its pattern, special tokens), with the ranks
+    `ranks` gives (called as tiktoken's load_tiktoken_bpe is, with the file's address and its
+    expected sha256) instead of its file's; None for a name tiktoken does not define."""
     import tiktoken_ext.openai_public as public
 
     constructor = getattr(public, name, None)
@@ -89,7 +116,7 @@ def _spec(name: str, ranks: RankTable) -> dict[str, Any] | None:
         return None
     with _LOCK:  # (the constructor reads the module's loader: swapped for the one call)
         original = public.load_tiktoken_bpe
-        public.load_tiktoken_bpe = lambda *args, **kwargs: ranks
+        public.load_tiktoken_bpe = ranks
         try:
             spec: dict[str, Any] = constructor()
         finally:
@@ -104,7 +131,8 @@ def _small_first(spec: dict[str, Any]) -> Any:
 
     def real() -> Any:
         ranks = spec["mergeable_ranks"]
-        return tiktoken.Encoding(**{**spec, "mergeable_ranks": ranks.to_dict()})
+        as_dict = ranks.to_dict() if isinstance(ranks, RankTable) else ranks
+        return tiktoken.Encoding(**{**spec, "mergeable_ranks": as_dict})
 
     try:
         from ctxguard.tokens.small import SmallFirst

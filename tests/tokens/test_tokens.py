@@ -287,24 +287,34 @@ def test_the_ranks_cache_gives_tiktokens_own_encoding_and_survives_damage(tmp_pa
 
     monkeypatch.setenv("CTXGUARD_CACHE_DIR", str(tmp_path / "cache"))
     source = BUNDLED / "fb374d419588a4632f3f557e76b4b70aebbca790"
-    built = ranks_cache.load("o200k_base", source, lambda: _tiktoken_bundled("o200k_base"))  # writes the cache
-    [cached_file] = (tmp_path / "cache").iterdir()
+    built = _tiktoken_bundled("o200k_base")
+    text = "def f(x):\n    return x + 1  # ünïcode, 数字 12345, <|endoftext|>\n" * 20
 
     def refuse() -> None:
-        raise AssertionError("the cached ranks were not used")
+        raise AssertionError("tiktoken's encoding was built where the ranks were there to read")
 
+    # No cache: the file read here (not tiktoken's encoding built), its ranks kept in the cache.
+    first = ranks_cache.load("o200k_base", source, refuse)
+    assert first.encode_ordinary(text) == built.encode_ordinary(text) and first._real is None
+    assert first._mergeable_ranks == built._mergeable_ranks
+    [cached_file] = (tmp_path / "cache").iterdir()
     cached = ranks_cache.load("o200k_base", source, refuse)  # counts small texts in Python first
-    text = "def f(x):\n    return x + 1  # ünïcode, 数字 12345, <|endoftext|>\n" * 20
     assert cached.encode_ordinary(text) == built.encode_ordinary(text) and cached._real is None
     assert isinstance(cached._mergeable_ranks, RankTable)  # (read where it lies, no dict built)
-    real = cached.real  # tiktoken's own, built from the cached ranks on demand
-    assert isinstance(real, tiktoken.Encoding) and real.n_vocab == built.n_vocab
-    assert real.encode_ordinary(text) == built.encode_ordinary(text)
-    assert real.special_tokens_set == built.special_tokens_set
-    cached_file.write_bytes(b"not a rank table")  # damaged: rebuilt and rewritten, no error
-    assert ranks_cache.load("o200k_base", source, lambda: built) is built
+    for made in (first, cached):
+        real = made.real  # tiktoken's own, built from those ranks on demand
+        assert isinstance(real, tiktoken.Encoding) and real.n_vocab == built.n_vocab
+        assert real.encode_ordinary(text) == built.encode_ordinary(text)
+        assert real.special_tokens_set == built.special_tokens_set
+    cached_file.write_bytes(b"not a rank table")  # damaged: read from the file again, and rewritten
+    assert ranks_cache.load("o200k_base", source, refuse).encode_ordinary(text) == built.encode_ordinary(text)
+    assert isinstance(ranks_cache.load("o200k_base", source, refuse)._mergeable_ranks, RankTable)
     monkeypatch.setenv("CTXGUARD_CACHE_DIR", "/dev/null/cannot-be-a-folder")  # unwritable: loads anyway
-    assert ranks_cache.load("o200k_base", source, lambda: built) is built
+    assert ranks_cache.load("o200k_base", source, refuse).encode_ordinary(text) == built.encode_ordinary(text)
+    # A file that is not the one tiktoken names (its sha256): tiktoken's own reading, which says why.
+    other = tmp_path / "other.tiktoken"
+    other.write_bytes(source.read_bytes().replace(b" 0\n", b" 7\n", 1))
+    assert ranks_cache.load("o200k_base", other, lambda: built) is built
 
 
 def test_a_long_run_of_numerals_and_digits_counts_exactly() -> None:
@@ -383,6 +393,7 @@ def test_a_segments_tokens_held_compactly_are_its_tokens(encoding: str) -> None:
     from array import array
 
     tokenizer = get_tokenizer(encoding)
+    getattr(tokenizer._encoding, "real", None)  # type: ignore[attr-defined]  # (tiktoken's own: its buffer)
     rnd = random.Random(7)
     words = ["alpha", "βeta", "日本語", " ", "\n", "<|endoftext|>", "\ud800", "x1", "🎉", '"k":"v",', "abc" * 4000]
     for _ in range(40):

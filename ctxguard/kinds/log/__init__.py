@@ -93,11 +93,11 @@ KIND = KindOf(
         "every error and warning line (each template's first at tier 3, with its count); tracebacks' "
         "ends, pytest's `>` and `E` lines, jest's `●` blocks with Expected/Received, `--- FAIL`, "
         "`panicked at`, compiler and linter errors, a diagnostic of a rule the report names often (a "
-        "project's standing `Q000` quotes, mypy's `[no-untyped-def]`) after one of a rare rule (`F821`, "
-        "`[name-defined]`; a rule named on the line a wrapped message goes on to, mypy's `--pretty`, "
-        "counts), a line above ` --> place` (ruff's full form, rustc) as a diagnostic with its "
-        "place right after it; a compiler's source gutter (` 112 |   code`, `    |   "
-        "^~~~`) only with the diagnostic above it"
+        "project's standing `Q000` quotes, mypy's `[no-untyped-def]`, TypeScript's `TS7006`) after one "
+        "of a rare rule (`F821`, `[name-defined]`, `TS2322`, pyright's `(reportArgumentType)`; a rule "
+        "named on the line a wrapped message goes on to, mypy's `--pretty`, counts), a line above "
+        "` --> place` (ruff's full form, rustc) as a diagnostic with its place right after it; a "
+        "compiler's source gutter (` 112 |   code`, `    |   ^~~~`) only with the diagnostic above it"
     ),
     last=(
         "passing tests and progress lines (`✓ …`, `PASSED [ 42%]`, `--- PASS`), whatever words they hold; "

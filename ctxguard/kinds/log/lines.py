@@ -138,12 +138,17 @@ ARROW = re.compile(r"^[ \t]*--> \S+:\d+", re.M)
 # The rule a diagnostic reports, where its tool names one: a linter's code after the place
 # (`x.py:3:1: F821 …`: ruff, flake8) or first (`F821 Undefined name`: ruff's full form), a
 # bracketed code at the end (`[name-defined]`: mypy; `[-Wshadow]`: gcc), a rule id after eslint's
-# level (`  3:5  error  'x' is not defined  no-undef`).
+# level (`  3:5  error  'x' is not defined  no-undef`), TypeScript's code after its level
+# (`a.ts(3,7): error TS2322: …`, `a.ts:3:7 - error TS2322: …`), pyright's rule in parentheses
+# at the end (`(reportUndefinedVariable)`). (Not rustc's `error[E0308]`: a compiler's errors are
+# read in order, the first the likeliest cause of the rest.)
 _RULES = (
     re.compile(r"^\S+:\d+:\d+: ([A-Z]{1,4}\d{2,4})\b"),
     re.compile(r"^([A-Z]{1,4}\d{2,4})(?: \[\*\])? \S"),
     re.compile(r"\[([\w-]+)\]\s*$"),
     re.compile(r"^\s+\d+:\d+\s+(?:error|warning)\s+.*\s([a-z@][\w/@-]*)\s*$"),
+    re.compile(r"^\S+(?:\(\d+,\d+\):|:\d+:\d+ -) (?:error|warning) (TS\d+):"),
+    re.compile(r"\((report[A-Z]\w+)\)\s*$"),
 )
 
 

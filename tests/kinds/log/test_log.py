@@ -545,6 +545,10 @@ def test_a_failure_blocks_title_comes_before_the_runs_banner_and_passing_lines()
         ('toolz/x.py:67: error: Name "factroy" is not defined  [name-defined]', "name-defined"),
         ("x.c:12:5: warning: unused variable ‘y’ [-Wunused-variable]", "-Wunused-variable"),
         ("  12:5  error  'x' is not defined  no-undef", "no-undef"),
+        ("src/api/client.ts(88,13): error TS2322: Type 'string' is not assignable to type 'number'.", "TS2322"),
+        ("src/api/client.ts:88:13 - error TS2322: Type 'string' is not assignable to type 'number'.", "TS2322"),
+        ('  /src/x.py:12:5 - error: "factroy" is not defined (reportUndefinedVariable)', "reportUndefinedVariable"),
+        ("error[E0308]: mismatched types", None),
         ("2024-05-01 10:00:00 ERROR worker job 42 failed", None),
         ("error: could not compile `app` due to 2 previous errors", None),
     ],
@@ -602,6 +606,29 @@ def test_a_rare_rule_comes_before_a_common_one_whose_messages_wrap(rare_at: int)
     for share in (0.05, 0.02):
         record = compress_text(text, max(64, int(independent_count(text) * share)), artifact_type="log")
         assert record["tier"] == 3 and rare in record["content"], share
+
+
+@pytest.mark.parametrize(
+    ("common", "rare"),
+    [
+        (  # tsc
+            "src/components/Widget{i}.tsx({i},{j}): error TS7006: Parameter 'props' implicitly has an 'any' type.",
+            "src/api/client.ts(88,13): error TS2322: Type 'string' is not assignable to type 'number'.",
+        ),
+        (  # pyright
+            '  /app/pkg/m{i}.py:{i}:{j} - error: Type of parameter "x" is unknown (reportUnknownParameterType)',
+            '  /app/io.py:67:14 - error: Argument of type "str" cannot be assigned to "n" (reportArgumentType)',
+        ),
+    ],
+)
+def test_a_type_checkers_rare_rule_comes_before_its_common_one(common: str, rare: str) -> None:
+    """TypeScript's and pyright's rule codes are read as the linters' are: 300 of one rule, a
+    project's standing noise, come after the one error of another, wherever it is."""
+    lines = [common.format(i=i, j=i % 30 + 1) for i in range(300)]
+    lines.insert(150, rare)
+    text = "\n".join(lines + ["", "Found 301 errors in 120 files."]) + "\n"
+    record = compress_text(text, max(64, independent_count(text) // 100), artifact_type="log")
+    assert record["tier"] == 3 and rare in record["content"]
 
 
 def _lint_report(rng: random.Random, rare_at: int) -> tuple[str, str]:

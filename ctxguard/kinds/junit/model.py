@@ -74,15 +74,22 @@ _TRACEBACK = "Traceback (most recent call last):"
 def _says(kind: str | None, message: str | None, text: str) -> str:
     """A failure's type and message, else its text's first line; of a Python traceback (green's
     `<error>` has no message), the exception it ends with (`ValueError: step must be >= 1`), not
-    its `Traceback (most recent call last):`."""
+    its `Traceback (most recent call last):`. A message that only says it failed (`Failed`: go-
+    junit-report's for every failure; `test failure`: nose2's) is followed by what the text says
+    first (`Failed: cart_test.go:31: Total() = 100, want 107`)."""
     said = " ".join((message or "").split())
-    if not said:
-        said = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        if said == _TRACEBACK:
-            said = raised(text) or said
+    if not said or said.lower().strip(".!") in _ONLY_FAILED:
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        if first == _TRACEBACK:
+            first = raised(text) or first
+        said = f"{said}: {first}" if said and first else said or first
     if kind and kind not in said:
         return f"{kind}: {said}" if said else kind
     return said
+
+
+# A failure's message that says only that it failed (what its text says is the news).
+_ONLY_FAILED = frozenset({"failed", "failure", "fail", "error", "errored", "test failed", "test failure", "test error"})
 
 
 @dataclass

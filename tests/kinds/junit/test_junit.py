@@ -149,7 +149,18 @@ ValueError: step must be &gt;= 1
     [
         (SUREFIRE, "com.acme.LedgerTest.rounding", "expected: <1.50> but was: <15.0>", "4 tests in 1 suite: 1 failed"),
         (JEST, "suggestSimilar ranks by distance", "Error: expect(received).toEqual(expected)", "3 tests in 1 suite"),
-        (GO, "example.com/ledger.TestRound", "Failed", "3 tests in 1 suite: 1 failed"),
+        (  # (go-junit-report's message says only `Failed`: its text's first line goes on from it)
+            GO,
+            "example.com/ledger.TestRound",
+            "Failed: ledger_test.go:27: Round(1.005) = 1.00, want 1.01",
+            "3 tests in 1 suite: 1 failed",
+        ),
+        (  # (nose2's says only `test failure`: the exception its traceback ends with goes on from it)
+            GREEN.replace("<error>", '<error message="test failure">'),
+            "AdjacentTests.test_call_once",
+            "test failure: ValueError: step must be >= 1",
+            "2 tests in 1 suite: 1 errors",
+        ),
         (
             NEXTEST,
             "ledger.tests::round_half_up",

@@ -113,8 +113,10 @@ SUMMARY = re.compile(
 # pytest's error lines under a failure (`E   …`): the first of a run says what failed, the rest
 # go on (a diff of two values, a long message).
 PYTEST_E = re.compile(r"^E\s")
-# Inside a failure: pytest's `>` line (the failing statement), jest's Expected/Received.
-FAILURE_DETAIL = re.compile(r"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: )")
+# Inside a failure: pytest's `>` line (the failing statement), jest's Expected/Received, what
+# Go's testing package reports of a failing test (`    cart_test.go:31: Total() = 100, want 107`,
+# above its `--- FAIL:` line).
+FAILURE_DETAIL = re.compile(r"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: |\s+[\w.-]+_test\.go:\d+: )")
 
 
 # A compiler's diagnostic at a place: `x.c:132:56: error: …` (gcc, clang), `fatal error:`.

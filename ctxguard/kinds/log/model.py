@@ -30,7 +30,9 @@ from ctxguard.words import mentions
 # Where a line that matters may be: text searched once at C speed, so only these lines and
 # the tracebacks are read one by one in Python.
 _TB_TEXT = re.compile(r"Traceback \(most recent call last\):")
-_AT_LINE_START = re.compile(r"^(?:::|E  |={3}|_{3}|-{3}|##\[group\]|>\s|\s*(?:Expected|Received))", re.M)
+_AT_LINE_START = re.compile(
+    r"^(?:::|E  |={3}|_{3}|-{3}|##\[group\]|>\s|\s*(?:Expected|Received)|\s+[\w.-]+_test\.go:)", re.M
+)
 # Line breaks other than \n and \r\n: where ^ (re.M) and str.splitlines disagree.
 _ODD_BREAKS = re.compile(r"[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029](?<!\r(?=\n))")
 

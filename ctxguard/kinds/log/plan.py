@@ -117,7 +117,8 @@ def plan(
     """A log as lines to pack. First taken, and kept by tier 2 whatever the room: the last line when it is
     an error line (pytest's summary), the first occurrence of every error template (with its count),
     the last line when it is not one, the first occurrence of every warning template, the failing
-    statements (pytest's `>`, jest's Expected/Received), the first line and the last EDGE lines.
+    statements (pytest's `>`, jest's Expected/Received, Go's `    x_test.go:31: …`), the first
+    line and the last EDGE lines.
     (The first and last lines are those that say something on their own: not a compiler's source
     gutter or note.) Tier 2 also keeps every other error and warning line, or is not tier 2. Then
     each traceback's start and last frames (never without its `Type: message` end), stack frames,

@@ -306,6 +306,21 @@ def test_jest_failures_survive_and_passing_titles_with_error_do_not_crowd_them(s
         assert "✓ when unknown option 7 then error" not in content
 
 
+def test_what_go_test_says_of_a_failing_test_shows_with_its_fail_line() -> None:
+    """Go's testing package writes a failing test's message (`    cart_test.go:31: …`) above
+    its `--- FAIL:` line: a failure's detail, kept like pytest's `>` line, before the run's
+    first and last lines (a tight cut showed `=== RUN TestCase0` and passing tests instead)."""
+    lines = []
+    for i in range(600):
+        lines += [f"=== RUN   TestCase{i}", f"--- PASS: TestCase{i} (0.00s)"]
+        if i == 345:
+            lines[-1:] = ["    total_test.go:31: Total() = 100, want 107", f"--- FAIL: TestCase{i} (0.00s)"]
+    text = "\n".join([*lines, "FAIL", "FAIL\texample.com/shop/cart\t0.412s", "FAIL"]) + "\n"
+    content = compress_text(text, independent_count(text) // 100, name="go-test.log")["content"]
+    assert "    total_test.go:31: Total() = 100, want 107\n--- FAIL: TestCase345 (0.00s)\n" in content
+    assert "FAIL\texample.com/shop/cart\t0.412s" in content
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_tier_2_keeps_every_error_and_warning_line_or_is_tier_3(seed: int) -> None:
     import random

@@ -52,8 +52,12 @@ def load(name: str, source: Path, build: Callable[[], Any]) -> Any:
         spec = _spec(name, lambda *args, **kwargs: table)
         if spec is not None:
             return _small_first(spec)
+
+    def parsed(_url: str, expected_hash: str | None = None) -> dict[bytes, int]:  # (load_tiktoken_bpe's call)
+        return _parsed(data, digest, expected_hash)
+
     try:
-        spec = _spec(name, lambda *args, **kwargs: _parsed(data, digest, kwargs.get("expected_hash")))
+        spec = _spec(name, parsed)
     except ValueError:
         spec = None  # (a file that is not the encoding's: tiktoken's own reading says why)
     if spec is None:

@@ -172,9 +172,9 @@ class Plan:
     says: Callable[[int, int], Sequence[tuple[str, int]]] = lines_said  # what a gap line stands for, counted
     prefix: str = ""  # shown before the units, always
     listing: Callable[[int], str] | None = None  # what a tier-3 cut shows first, within the tokens given
-    # The first must unit told on its own (a diff's first change: its place and its lines), which
-    # a tier-3 cut shows, after the list, when its room cannot show that unit with what it needs.
-    alone: str = ""
+    # A must unit told on its own (a diff's change: its place and its lines), asked of the first
+    # must unit when a tier-3 cut's room cannot show it with what it needs ("" for none).
+    alone: Callable[[int], str] | None = None
     notes: tuple[str, ...] = field(default=())
     # Tier 2 may keep, instead of the must units, every unit with a priority under each of these
     # in turn (the mildest first): for a type whose cut has degrees, such as JSON's.

@@ -99,14 +99,13 @@ def _tier3(
     small for the first must unit with what it needs shows, after the list, that unit told
     alone (the plan's `alone`: a diff's first change by its place), when that fits."""
     listing, alone, prefix = plan.listing, plan.alone, plan.prefix
-    plan = plan.but(listing=None, alone="")
+    plan = plan.but(listing=None, alone=None)
     must = plan.musts
     first, bare = _first(plan, order, must, gap, count, marker) if listing or alone else (0, 0)
-    # A room that cannot show the first must unit with what it needs shows it told alone, if that fits.
-    told = alone if alone and room < first and count(alone) + bare <= room else ""
+    told, told_size = _told(alone, order, must, room, first, bare, count)
     if told:
         plan = plan.but(prefix=prefix + told)
-    listed = listing_room(listing, room, count, first, bare + count(told) if told else bare) if listing else 0
+    listed = listing_room(listing, room, count, first, bare + told_size) if listing else 0
     found = _longest_run(plan, order, must, gap, room - listed, count, marker)
     if found is None:
         return None
@@ -127,6 +126,25 @@ def _tier3(
     if not any(result.chosen) and order and listing is None:  # no unit fits: the first one's start
         return _clipped_first(plan, order[0], room, count, marker) or result.content
     return result.content
+
+
+def _told(
+    alone: Callable[[int], str] | None,
+    order: Sequence[int],
+    must: Sequence[bool],
+    room: int,
+    first: int,
+    bare: int,
+    count: Callable[[str], int],
+) -> tuple[str, int]:
+    """The first must unit told on its own (the plan's `alone`) and its tokens, when the room
+    cannot show that unit with what it needs (`first`: the content that does) and the telling
+    fits beside the content showing no unit (`bare`); else nothing."""
+    if alone is None or room >= first:
+        return "", 0  # (a plan without must units: first is 0)
+    told = alone(next(i for i in order if must[i]))
+    size = count(told) if told else 0
+    return (told, size) if told and size + bare <= room else ("", 0)
 
 
 _SAYS_GAP = 16  # gaps in a content enough to tell what a gap line costs (not the marker line's share)

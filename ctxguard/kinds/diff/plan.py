@@ -71,7 +71,18 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
     return listing(low) if low else ""
 
 
-def first_change(lines: Sequence[str], i: int, must: Sequence[bool], edited: dict[int, tuple[int, ...]]) -> str:
+def _telling(
+    lines: list[str], must: list[bool], edited: dict[int, tuple[int, ...]], outline: dict[int, str]
+) -> Callable[[int], str]:
+    """The plan's `alone`: a changed line (a definition or error line too) told on its own by
+    first_change, asked by a tier-3 cut whose room cannot show it with its headers; "" for any
+    other line. (What it keeps of the plan: the lines, a byte a must flag, the lines that are
+    neither changes nor definitions nor errors.)"""
+    kept, other = bytes(must), frozenset(i for i, kind in outline.items() if kind not in ("definition", "error"))
+    return lambda i: "" if i in other else first_change(lines, i, kept, edited)
+
+
+def first_change(lines: Sequence[str], i: int, must: Sequence[bool] | bytes, edited: dict[int, tuple[int, ...]]) -> str:
     """Changed line i told on its own, for a cut whose room cannot show it with its file's and
     its hunk's headers: `First change, path:line:` and the change: the line i was edited from,
     or the first kept line added after a removed i in its hunk (`-def f(a)` `+def f(a, b)`),
@@ -310,7 +321,6 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             levels[i] += HEADERS_AFTER_EDITS
     files = [i for i, kind in outline.items() if kind == "file"]
     listed = _first_units_file_first(levels, order, must, files, stats)
-    first = min(compress(range(len(must)), must), key=lambda i: (levels[i], order[i]), default=None)
     return Plan(
         units(
             lines,
@@ -324,11 +334,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         ),
         encoded.count,
         listing=lambda room: file_listing(listed, tokenizer, room),
-        alone=(
-            first_change(lines, first, must, edited)
-            if first is not None and outline.get(first, "change") in ("change", "definition", "error")
-            else ""
-        ),
+        alone=_telling(lines, must, edited, outline),
         notes=notes,
         waits_for=waits,
         group=group,

@@ -113,10 +113,11 @@ SUMMARY = re.compile(
 # pytest's error lines under a failure (`E   …`): the first of a run says what failed, the rest
 # go on (a diff of two values, a long message).
 PYTEST_E = re.compile(r"^E\s")
-# Inside a failure: pytest's `>` line (the failing statement), jest's Expected/Received, what
-# Go's testing package reports of a failing test (`    cart_test.go:31: Total() = 100, want 107`,
-# above its `--- FAIL:` line).
-FAILURE_DETAIL = re.compile(r"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: |\s+[\w.-]+_test\.go:\d+: )")
+# What Go's testing package reports of a failing test, above its `--- FAIL:` line (`    cart_test.go:31:
+# Total() = 100, want 107`): at a line's start (the log's line-start scan looks for it too).
+GO_TEST_SAYS = r"\s+[\w.-]+_test\.go:\d+: "
+# Inside a failure: pytest's `>` line (the failing statement), jest's Expected/Received, Go's.
+FAILURE_DETAIL = re.compile(rf"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: |{GO_TEST_SAYS})")
 
 
 # A compiler's diagnostic at a place: `x.c:132:56: error: …` (gcc, clang), `fatal error:`.

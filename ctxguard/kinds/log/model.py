@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ctxguard.kinds.log.lines import (
     ARROW,
     FAILURE_DETAIL,
+    GO_TEST_SAYS,
     JSON_LEVEL,
     LETTER_LEVEL,
     LEVEL_WORDS,
@@ -31,7 +32,7 @@ from ctxguard.words import mentions
 # the tracebacks are read one by one in Python.
 _TB_TEXT = re.compile(r"Traceback \(most recent call last\):")
 _AT_LINE_START = re.compile(
-    r"^(?:::|E  |={3}|_{3}|-{3}|##\[group\]|>\s|\s*(?:Expected|Received)|\s+[\w.-]+_test\.go:)", re.M
+    rf"^(?:::|E  |={{3}}|_{{3}}|-{{3}}|##\[group\]|>\s|\s*(?:Expected|Received)|{GO_TEST_SAYS})", re.M
 )
 # Line breaks other than \n and \r\n: where ^ (re.M) and str.splitlines disagree.
 _ODD_BREAKS = re.compile(r"[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029](?<!\r(?=\n))")

@@ -72,14 +72,18 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
 
 
 def _telling(
-    lines: list[str], must: list[bool], edited: dict[int, tuple[int, ...]], outline: dict[int, str]
+    shown: list[str], must: list[bool], edited: dict[int, tuple[int, ...]], outline: dict[int, str]
 ) -> Callable[[int], str]:
     """The plan's `alone`: a changed line (a definition or error line too) told on its own by
     first_change, asked by a tier-3 cut whose room cannot show it with its headers; "" for any
-    other line. (What it keeps of the plan: the lines, a byte a must flag, the lines that are
-    neither changes nor definitions nor errors.)"""
-    kept, other = bytes(must), frozenset(i for i, kind in outline.items() if kind not in ("definition", "error"))
-    return lambda i: "" if i in other else first_change(lines, i, kept, edited)
+    other line. What it keeps of the plan: the lines as shown, which its units hold already (a
+    commit's line shortened, no line first_change reads), a byte a line for its must flag, and
+    one for whether it is neither a change nor a definition nor an error."""
+    other = bytearray(len(shown))
+    for i, kind in outline.items():
+        other[i] = kind not in ("definition", "error")
+    kept = bytes(must)
+    return lambda i: "" if other[i] else first_change(shown, i, kept, edited)
 
 
 def first_change(lines: Sequence[str], i: int, must: Sequence[bool] | bytes, edited: dict[int, tuple[int, ...]]) -> str:
@@ -334,7 +338,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         ),
         encoded.count,
         listing=lambda room: file_listing(listed, tokenizer, room),
-        alone=_telling(lines, must, edited, outline),
+        alone=_telling(shown, must, edited, outline),
         notes=notes,
         waits_for=waits,
         group=group,

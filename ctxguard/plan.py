@@ -175,6 +175,9 @@ class Plan:
     # A must unit told on its own (a diff's change: its place and its lines), asked of the first
     # must unit when a tier-3 cut's room cannot show it with what it needs ("" for none).
     alone: Callable[[int], str] | None = None
+    # The must units, in the cut's order, a tight room shows before the list's rows (the first;
+    # a `git log -p`'s first change and each commit's subject: what each commit meant to do).
+    listing_after: int = 1
     notes: tuple[str, ...] = field(default=())
     # Tier 2 may keep, instead of the must units, every unit with a priority under each of these
     # in turn (the mildest first): for a type whose cut has degrees, such as JSON's.
@@ -382,18 +385,24 @@ LISTING_AFTER: Final = 120  # tokens of room the units keep before a list takes 
 
 
 def listing_room(
-    listing: Callable[[int], str], room: int, count: Callable[[str], int], first: int = 0, bare: int = 0
+    listing: Callable[[int], str],
+    room: int,
+    count: Callable[[str], int],
+    first: int = 0,
+    bare: int = 0,
+    after: int = LISTING_AFTER,
 ) -> int:
     """The tokens of room a tier-3 cut gives its list (a cut diff's file list): a third, or what
-    the whole list costs if less, but never more than half of what room has beyond LISTING_AFTER
-    (in a tight room the first change with its headers comes before the list's rows); while that
-    share holds not one row, what room has beyond LISTING_AFTER, or beyond `first` (the content
+    the whole list costs if less, but never more than half of what room has beyond `after`
+    (LISTING_AFTER, or more: the content showing the must units the plan puts before the list;
+    in a tight room the first change with its headers comes before the list's rows); while that
+    share holds not one row, what room has beyond `after`, or beyond `first` (the content
     showing the cut's first unit alone) if more, up to the least room that holds one. A room
     under `first` shows no unit: there the list is what the cut shows, a row if it fits beside
     `bare` (the content showing no unit; the list puts the first unit's file first). Otherwise
     this share and the rest of the room grow with the room, never by a jump, so a bigger room
     never leaves the units less, nor lists fewer rows beyond `first`."""
-    third = min(room // 3, max(0, room - LISTING_AFTER) // 2)
+    third = min(room // 3, max(0, room - after) // 2)
     if listing(third):
         return min(third, count(listing(_ANY)))
     if not listing(room):
@@ -407,7 +416,7 @@ def listing_room(
             low = middle + 1
     if room < first:
         return low if low + bare <= room else 0
-    return max(0, min(low, room - max(first, LISTING_AFTER)))
+    return max(0, min(low, room - max(first, after)))
 
 
 def shown_listing(listing: Callable[[int], str], room: int, count: Callable[[str], int]) -> str:

@@ -18,7 +18,7 @@ from operator import and_, not_
 from typing import NamedTuple
 
 from ctxguard.engine.choose import choose
-from ctxguard.plan import Omitted, Plan, listing_room
+from ctxguard.plan import LISTING_AFTER, Omitted, Plan, listing_room
 from ctxguard.words import cut_line
 
 _TRIES = 6
@@ -105,7 +105,11 @@ def _tier3(
     told, told_size = _told(alone, order, must, room, first, bare, count)
     if told:
         plan = plan.but(prefix=prefix + told)
-    listed = listing_room(listing, room, count, first, bare + told_size) if listing else 0
+    if listing:
+        after = max(LISTING_AFTER, _showing(plan, order, must, gap, count, marker, plan.listing_after))
+        listed = listing_room(listing, room, count, first, bare + told_size, after)
+    else:
+        listed = 0
     found = _longest_run(plan, order, must, gap, room - listed, count, marker)
     if found is None:
         return None
@@ -179,6 +183,23 @@ def _first(
     bare = count(render(plan, [False] * len(plan.units), marker))
     found = choose(plan, order, must, gap, 0, fill=False, most=1)
     return (count(render(plan, found[0], marker)) if found is not None and any(found[0]) else 0), bare
+
+
+def _showing(
+    plan: Plan,
+    order: Sequence[int],
+    must: Sequence[bool],
+    gap: int,
+    count: Callable[[str], int],
+    marker: Callable[[int], str],
+    most: int,
+) -> int:
+    """The tokens of the content showing the first `most` must units in order (with what they
+    need), and no other; 0 for one (what _first counts already)."""
+    if most <= 1:
+        return 0
+    found = choose(plan, order, must, gap, 0, fill=False, most=most)
+    return count(render(plan, found[0], marker)) if found is not None else 0
 
 
 def _longest_run(

@@ -207,6 +207,26 @@ def test_under_the_first_units_room_the_list_is_shown_and_over_it_the_unit_comes
     assert shares[LISTING_AFTER - first] == 0 and shares[-1] > 0
 
 
+def test_a_list_after_several_units_waits_for_their_content_and_then_grows_with_the_room() -> None:
+    """A plan whose list comes after several must units (a `git log -p`'s subjects): the list
+    takes no room until the room holds their content (`after`), then a share that grows with
+    the room, never by a jump."""
+    rows = [f"  src/module_{i}.py (+{i} -0, modified)\n" for i in range(8)]
+
+    def listing(limit: int) -> str:
+        shown = [r for n, r in enumerate(rows) if TOKENIZER.count("".join(rows[: n + 1])) + 6 <= limit]
+        return f"Changed files ({len(rows)}):\n" + "".join(shown) + "\n" if shown else ""
+
+    first, after = 60, 250  # (the content showing the first unit; the units before the list)
+    shares = [listing_room(listing, room, TOKENIZER.count, first, 0, after) for room in range(first, 600)]
+    plain = [listing_room(listing, room, TOKENIZER.count, first) for room in range(first, 600)]
+    assert not any(shares[: after - first + 1]) and any(plain[: after - first + 1])
+    for room, (share, following) in enumerate(zip(shares, shares[1:]), start=first):
+        assert share <= following and room - share <= room + 1 - following
+        assert room - share >= min(room, after)  # (the units before the list keep their room)
+    assert shares[-1] > 0
+
+
 def test_a_first_unit_over_the_room_is_shown_clipped_not_left_out() -> None:
     """A compiler's first error at 64 tokens: its start (`... (N chars omitted)`), not only gap
     lines and the marker; a unit that needs another, or a plan writing its own syntax, never."""

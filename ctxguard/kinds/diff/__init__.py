@@ -68,7 +68,8 @@ KIND = KindOf(
     row_rank=file_offset,
     numbered=numbered,
     first=(
-        "at tier 3 the list of changed files first; a line of source code whose edit flips an operator, a "
+        "at tier 3 the list of changed files first (in `git log -p` once the room holds the first change and "
+        "every commit's subject); a line of source code whose edit flips an operator, a "
         "number or a keyword of logic (`if n == 0` → `if n == 1`), or a quoted value the code compares "
         '(`if sign == "-"` → `"+"`, `case \'fill\':`), with the removed line (a line of a Python docstring '
         "is prose: `3.12` → `3.13` there flips nothing); in `git log -p` and "

@@ -143,6 +143,18 @@ def _first_units_file_first(
     return [stats[top], *stats[:top], *stats[top + 1 :]]
 
 
+def _before_the_list(levels: Sequence[float], must: Sequence[bool], outline: dict[int, str]) -> int:
+    """How many must units a tight cut shows before the file list: in a `git log -p` (a diff
+    with commits), every one a cut takes up to each commit's subject (the first change, the
+    subjects: what each commit meant to do, which the list of the log's files does not say);
+    else the first."""
+    subjects = [levels[i] for i, kind in outline.items() if kind == "subject"]
+    if not subjects:
+        return 1
+    last = max(subjects)
+    return max(1, sum(1 for at, kept in zip(levels, must) if kept and at <= last))
+
+
 REACH: Final = 40  # lines: beyond this distance from a definition or error, body lines rank alike
 
 
@@ -339,6 +351,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
         encoded.count,
         listing=lambda room: file_listing(listed, tokenizer, room),
         alone=_telling(shown, must, edited, outline),
+        listing_after=_before_the_list(levels, must, outline),
         notes=notes,
         waits_for=waits,
         group=group,

@@ -737,6 +737,45 @@ def test_the_task_is_kept_at_a_tight_tier_3() -> None:
 _SUBJECTS = ("Refuse a refund above the order's total", "Log each refund with its order", "Add the refund entry point")
 
 
+def _history() -> str:
+    """A `git log -p` of three commits, four files each, a condition flipped in the oldest."""
+    out = []
+    for c, subject in enumerate(_SUBJECTS):
+        out.append(f"commit {c + 1:x}{'0' * 39}\nAuthor: Ada <ada@example.com>\nDate:   Tue Nov 24 10:12:0{c} 2026\n\n")
+        out.append(f"    {subject}\n\n")
+        for f in range(4):
+            path = f"shop/module_{c}_{f}.py"
+            body = [f"     value_{k} = compute_{k}(order, amount)\n" for k in range(6)]
+            flips = c == 2 and f == 1
+            body[3:3] = ["-    if amount < 0:\n", "+    if amount <= 0:\n"] if flips else [f"+    log('step {c}{f}')\n"]
+            out.append(
+                f"diff --git a/{path} b/{path}\nindex 1a2b3c4..5d6e7f8 100644\n--- a/{path}\n+++ b/{path}\n"
+                f"@@ -10,{6 + flips} +10,7 @@ def handler_{f}(order, amount):\n" + "".join(body)
+            )
+        out.append("\n")
+    return "".join(out)
+
+
+def test_a_tight_cut_of_a_git_log_shows_every_subject_before_its_file_list() -> None:
+    """`git log -p` cut tight: the first change and each commit's subject (what each commit meant
+    to do) come before the rows of the log's file list, which say less; a bigger room lists the
+    files too. (A plain diff's list waits for its first change only: see listing_room.)"""
+    text = _history()
+    assert len(read(text).files) == 12  # (parsed: the list has its rows)
+    listed = []
+    for room in range(100, 600, 5):
+        record = compress_text(text, room, name="history.diff")
+        content = record["content"]
+        assert record["tier"] == 3 and record["compacted_tokens"] <= room
+        if "+    if amount <= 0:" not in content:
+            continue  # (a room under the first change with its headers: the list or the change told)
+        shown = [s for s in _SUBJECTS if f"    {s}\n" in content]
+        if "Changed files (12):" in content:
+            assert len(shown) == 3, (room, content)
+            listed.append(room)
+    assert listed and listed[-1] == 595  # (the list comes once the subjects are in)
+
+
 @pytest.mark.parametrize("share", [0.9, 0.6, 0.4, 0.25])
 def test_a_git_log_keeps_each_commits_subject_with_its_line(sample, share: float) -> None:  # type: ignore[no-untyped-def]
     """`git log -p`: a commit's subject says what its change means to do; it is taken right after

@@ -162,6 +162,17 @@ def omitted_lines(n: int, first: int) -> str:
     return f"... (line {first} omitted)\n" if n == 1 else f"... (lines {first}-{first + n - 1} omitted)\n"
 
 
+class Told(NamedTuple):
+    """A must unit told on its own (a diff's change: its place and its lines), for a room that
+    cannot show it with what it needs: the text, and the units whose lines it shows."""
+
+    text: str
+    units: tuple[int, ...] = ()
+
+
+NOT_TOLD: Final = Told("")
+
+
 @dataclass(frozen=True)
 class Plan:
     """The units of one artifact, its raw token count, and how its gaps read."""
@@ -172,9 +183,9 @@ class Plan:
     says: Callable[[int, int], Sequence[tuple[str, int]]] = lines_said  # what a gap line stands for, counted
     prefix: str = ""  # shown before the units, always
     listing: Callable[[int], str] | None = None  # what a tier-3 cut shows first, within the tokens given
-    # A must unit told on its own (a diff's change: its place and its lines), asked of the first
-    # must unit when a tier-3 cut's room cannot show it with what it needs ("" for none).
-    alone: Callable[[int], str] | None = None
+    # A must unit told on its own, asked of the first must unit when a tier-3 cut's room cannot
+    # show it with what it needs, nor with the units before the list (NOT_TOLD for none).
+    alone: Callable[[int], Told] | None = None
     # The must units, in the cut's order, a tight room shows before the list's rows (the first;
     # a `git log -p`'s first change and each commit's subject: what each commit meant to do).
     listing_after: int = 1

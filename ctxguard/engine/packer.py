@@ -18,7 +18,7 @@ from operator import and_, not_
 from typing import NamedTuple
 
 from ctxguard.engine.choose import choose
-from ctxguard.plan import LISTING_AFTER, Omitted, Plan, listing_room
+from ctxguard.plan import LISTING_AFTER, NOT_TOLD, Omitted, Plan, Told, listing_room
 from ctxguard.words import cut_line
 
 _TRIES = 6
@@ -96,18 +96,25 @@ def _tier3(
     leaves; then the list, and around those units the other units that fit. Neither the list's
     share nor the first step depends on what the second takes, and both grow with the room, so
     a bigger room never keeps fewer must units, nor list rows, than a smaller one. A room too
-    small for the first must unit with what it needs shows, after the list, that unit told
-    alone (the plan's `alone`: a diff's first change by its place), when that fits."""
+    small for the first must unit with what it needs (or with the units the plan puts before its
+    list: a `git log -p`'s subjects) shows that unit told alone (the plan's `alone`: a diff's
+    first change by its place), when that fits, and the run goes on from the next must unit."""
     listing, alone, prefix = plan.listing, plan.alone, plan.prefix
     plan = plan.but(listing=None, alone=None)
     must = plan.musts
     first, bare = _first(plan, order, must, gap, count, marker) if listing or alone else (0, 0)
-    told, told_size = _told(alone, order, must, room, first, bare, count)
-    if told:
-        plan = plan.but(prefix=prefix + told)
+    ahead = _showing(plan, order, must, gap, count, marker, plan.listing_after) if listing or alone else 0
+    told, told_size = _told(alone, order, must, room, max(first, ahead), bare, count)
+    if told.text:
+        plan = plan.but(prefix=prefix + told.text)
+        if ahead:  # (the units before the list: the run goes on from the next one)
+            must = list(must)
+            for i in told.units:
+                must[i] = False
     if listing:
-        after = max(LISTING_AFTER, _showing(plan, order, must, gap, count, marker, plan.listing_after))
-        listed = listing_room(listing, room, count, first, bare + told_size, after)
+        # (told beside the units before the list: the list waits for them, as when they are shown)
+        shown_first = 0 if told.text and ahead else first
+        listed = listing_room(listing, room, count, shown_first, bare + told_size, max(LISTING_AFTER, ahead))
     else:
         listed = 0
     found = _longest_run(plan, order, must, gap, room - listed, count, marker)
@@ -115,7 +122,7 @@ def _tier3(
         return None
     if listing is not None and listed:
         rows = listing(listed)
-        plan = plan.but(prefix=prefix + rows + told)
+        plan = plan.but(prefix=prefix + rows + told.text)
         room_left = room - count(rows) - found.size  # (what the run and the list leave)
     else:
         room_left = room - found.size
@@ -125,7 +132,8 @@ def _tier3(
     written, estimated, margin = _as_written(found, gap, room)
     base = (estimated, room - room_left)  # (the run's estimated cost, its content's size with the list)
     start = (found.chosen, estimated)  # (every try goes on from them: see choose)
-    filled = _fit(plan, order, fixed, written, estimated + room_left - margin, room, count, marker, must, base, start)
+    skip = plan.musts  # (a unit told is left to its telling)
+    filled = _fit(plan, order, fixed, written, estimated + room_left - margin, room, count, marker, skip, base, start)
     result = filled or found
     if not any(result.chosen) and order and listing is None:  # no unit fits: the first one's start
         return _clipped_first(plan, order[0], room, count, marker) or result.content
@@ -133,22 +141,23 @@ def _tier3(
 
 
 def _told(
-    alone: Callable[[int], str] | None,
+    alone: Callable[[int], Told] | None,
     order: Sequence[int],
     must: Sequence[bool],
     room: int,
     first: int,
     bare: int,
     count: Callable[[str], int],
-) -> tuple[str, int]:
+) -> tuple[Told, int]:
     """The first must unit told on its own (the plan's `alone`) and its tokens, when the room
-    cannot show that unit with what it needs (`first`: the content that does) and the telling
-    fits beside the content showing no unit (`bare`); else nothing."""
+    cannot show that unit with what it needs (`first`: the content that does, or that shows the
+    units before the list) and the telling fits beside the content showing no unit (`bare`);
+    else nothing."""
     if alone is None or room >= first:
-        return "", 0  # (a plan without must units: first is 0)
+        return NOT_TOLD, 0  # (a plan without must units: first is 0)
     told = alone(next(i for i in order if must[i]))
-    size = count(told) if told else 0
-    return (told, size) if told and size + bare <= room else ("", 0)
+    size = count(told.text) if told.text else 0
+    return (told, size) if told.text and size + bare <= room else (NOT_TOLD, 0)
 
 
 _SAYS_GAP = 16  # gaps in a content enough to tell what a gap line costs (not the marker line's share)

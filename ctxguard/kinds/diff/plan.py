@@ -14,7 +14,7 @@ from ctxguard.kinds.definitions import is_comment_or_blank
 from ctxguard.kinds.diff.lines import BODY, CONTEXT, PATH_AGAIN, DiffReader, short_commit
 from ctxguard.kinds.diff.model import DiffDoc, FileStat
 from ctxguard.kinds.diff.numbers import number_of
-from ctxguard.plan import Plan, Priorities, ended, units
+from ctxguard.plan import NOT_TOLD, Plan, Priorities, Told, ended, units
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import mentions
 
@@ -73,25 +73,27 @@ def file_listing(stats: Sequence[FileStat], tokenizer: Tokenizer, limit: int) ->
 
 def _telling(
     shown: list[str], must: list[bool], edited: dict[int, tuple[int, ...]], outline: dict[int, str]
-) -> Callable[[int], str]:
+) -> Callable[[int], Told]:
     """The plan's `alone`: a changed line (a definition or error line too) told on its own by
-    first_change, asked by a tier-3 cut whose room cannot show it with its headers; "" for any
-    other line. What it keeps of the plan: the lines as shown, which its units hold already (a
-    commit's line shortened, no line first_change reads), a byte a line for its must flag, and
-    one for whether it is neither a change nor a definition nor an error."""
+    first_change, asked by a tier-3 cut whose room cannot show it with its headers; nothing for
+    any other line. What it keeps of the plan: the lines as shown, which its units hold already
+    (a commit's line shortened, no line first_change reads), a byte a line for its must flag,
+    and one for whether it is neither a change nor a definition nor an error."""
     other = bytearray(len(shown))
     for i, kind in outline.items():
         other[i] = kind not in ("definition", "error")
     kept = bytes(must)
-    return lambda i: "" if other[i] else first_change(shown, i, kept, edited)
+    return lambda i: NOT_TOLD if other[i] else first_change(shown, i, kept, edited)
 
 
-def first_change(lines: Sequence[str], i: int, must: Sequence[bool] | bytes, edited: dict[int, tuple[int, ...]]) -> str:
+def first_change(
+    lines: Sequence[str], i: int, must: Sequence[bool] | bytes, edited: dict[int, tuple[int, ...]]
+) -> Told:
     """Changed line i told on its own, for a cut whose room cannot show it with its file's and
     its hunk's headers: `First change, path:line:` and the change: the line i was edited from,
     or the first kept line added after a removed i in its hunk (`-def f(a)` `+def f(a, b)`),
     and i; the line number of its added line in the new file (of a line only removed, in the
-    old one). Empty for a line outside a hunk or a file."""
+    old one); with the lines it shows. Nothing for a line outside a hunk or a file."""
     shown = [i]
     if edited.get(i):
         shown.insert(0, edited[i][0])
@@ -104,7 +106,9 @@ def first_change(lines: Sequence[str], i: int, must: Sequence[bool] | bytes, edi
                 break
     number = number_of(lines, shown[-1])
     path = _path_above(lines, i) if number is not None else None
-    return f"First change, {path}:{number}:\n" + "".join(lines[j] for j in shown) if path else ""
+    if not path:
+        return NOT_TOLD
+    return Told(f"First change, {path}:{number}:\n" + "".join(lines[j] for j in shown), tuple(shown))
 
 
 def _path_above(lines: Sequence[str], i: int) -> str | None:

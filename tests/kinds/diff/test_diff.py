@@ -63,14 +63,16 @@ def test_headers_for_mode_rename_and_binary_are_kept_as_is(sample) -> None:  # t
 
 def _orphans(content: str) -> list[str]:
     """Shown +/- lines without their file's header (`diff --git`, or `+++ b/path`) and a hunk
-    header above them."""
-    orphans, header, hunk = [], False, False
+    header above them, nor told by their place (`First change, path:line:` right above)."""
+    orphans, header, hunk, told = [], False, False, False
     for line in content.splitlines():
+        changed = line[:1] in ("+", "-") and not line.startswith(("+++ ", "--- "))
+        told = line.startswith("First change, ") or told and changed
         if line.startswith(("diff --git ", "+++ ")):
             header, hunk = True, False
         elif line.startswith("@@"):
             hunk = header
-        elif line[:1] in ("+", "-") and not line.startswith(("+++ ", "--- ")) and not (header and hunk):
+        elif changed and not (header and hunk or told):
             orphans.append(line)
     return orphans
 
@@ -410,8 +412,8 @@ def test_a_room_too_small_for_the_first_change_with_its_headers_tells_it_alone()
     # Read from the plan's lines: a deleted file's removed line, numbered in the old file.
     gone = ["diff --git a/old.py b/old.py\n", "deleted file mode 100644\n", "--- a/old.py\n", "+++ /dev/null\n"]
     gone += ["@@ -1,2 +0,0 @@\n", "-def f():\n", "-    raise ValueError('x')\n"]
-    assert first_change(gone, 5, [False] * 5 + [True, True], {}) == "First change, old.py:1:\n-def f():\n"
-    assert first_change(gone[1:], 4, [False] * 4 + [True, True], {}) == "First change, old.py:1:\n-def f():\n"
+    assert first_change(gone, 5, [False] * 5 + [True, True], {}).text == "First change, old.py:1:\n-def f():\n"
+    assert first_change(gone[1:], 4, [False] * 4 + [True, True], {}).text == "First change, old.py:1:\n-def f():\n"
     # A room that shows the change with its headers shows no told change.
     assert "First change" not in compress_text(signature + changes, 64, name="x.diff")["content"]
 
@@ -758,22 +760,28 @@ def _history() -> str:
 
 def test_a_tight_cut_of_a_git_log_shows_every_subject_before_its_file_list() -> None:
     """`git log -p` cut tight: the first change and each commit's subject (what each commit meant
-    to do) come before the rows of the log's file list, which say less; a bigger room lists the
-    files too. (A plain diff's list waits for its first change only: see listing_room.)"""
+    to do) come before the rows of the log's file list, which say less, the change told by its
+    place while its headers do not fit beside the subjects; a bigger room never shows fewer
+    subjects, and lists the files once they are all in. (A plain diff's list waits for its
+    first change only: see listing_room.)"""
     text = _history()
     assert len(read(text).files) == 12  # (parsed: the list has its rows)
-    listed = []
-    for room in range(100, 600, 5):
+    listed, told, before = [], [], 0
+    for room in range(70, 600, 5):
         record = compress_text(text, room, name="history.diff")
         content = record["content"]
-        assert record["tier"] == 3 and record["compacted_tokens"] <= room
-        if "+    if amount <= 0:" not in content:
-            continue  # (a room under the first change with its headers: the list or the change told)
+        assert record["tier"] == 3 and record["compacted_tokens"] <= room and not _orphans(content)
+        assert "+    if amount <= 0:\n" in content  # (the flipped condition: shown, or told)
         shown = [s for s in _SUBJECTS if f"    {s}\n" in content]
+        assert len(shown) >= before, (room, content)
+        before = len(shown)
+        if "First change, shop/module_2_1.py:13:\n-    if amount < 0:\n" in content:
+            told.append(room)
         if "Changed files (12):" in content:
-            assert len(shown) == 3, (room, content)
+            assert len(shown) == 3 and "@@ -10,7 +10,7 @@ def handler_1" in content, (room, content)
             listed.append(room)
-    assert listed and listed[-1] == 595  # (the list comes once the subjects are in)
+    assert told and told[0] == 70 and before == 3  # (told at the least room, every subject in the end)
+    assert listed and listed[-1] == 595 and told[-1] < listed[0]
 
 
 @pytest.mark.parametrize("share", [0.9, 0.6, 0.4, 0.25])

@@ -73,7 +73,9 @@ KIND = KindOf(
         "each failing or erroring testcase on a line of its own (`classname.name`, its `file:line` where "
         "the dialect gives one, its reruns) with its type and message, one class's in a row under one "
         "line, every name before any message, every message's first 100 characters before the rest of "
-        "any; the run's totals (`302 tests in 1 suite: 2 failed, "
+        "any, a testcase failing as one before it did in another class (its name and message the same: a "
+        "test a mixin gives several classes) after all of those, under `FAILED as above in <class>:`; "
+        "the run's totals (`302 tests in 1 suite: 2 failed, "
         "299 passed`); then each cause's failure text by its first line and where it failed (a "
         "traceback's innermost frame; a message the row cut, whole), each suite's counts"
     ),

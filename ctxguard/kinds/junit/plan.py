@@ -23,6 +23,9 @@ from ctxguard.words import clipped, mentions, plural
 ASKED: Final = 0.9  # the name of a failing testcase that names the task's words …
 FAILING: Final = 1.0  # … of a failing or erroring testcase, in the report's order
 SAYS: Final = 0.3  # where it is and what it says: this much after its name's level
+# A testcase failing as one before it did, in another class (the same name and message: a test
+# a mixin gives several classes): after every other failing testcase and its message.
+AGAIN: Final = 1.35
 MORE: Final = 1.4  # what each further failure of a testcase says (pytest's subtests)
 TOTALS: Final = 1.5  # the run's counts
 MESSAGE_TAIL: Final = 1.6  # the rest of a message on a testcase's row, past its first MESSAGE_HEAD characters
@@ -60,29 +63,36 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
     (its message on it, once per distinct message: twenty tests failing of one cause are twenty
     names and one message; testcases of one class in a row under one line that names the class
     and its file, each with its line; what its further failures say under it), so that a tight
-    cut keeps them as one run; the totals; each failure's text under its name; the suites'
-    counts; the skipped testcases."""
+    cut keeps them as one run, those failing as one before them did in another class after the
+    others (see again); the totals; each failure's text under its name; the suites' counts; the
+    skipped testcases."""
     report = doc.report
     assert report is not None
     out: list[Row] = []
-    failing = report.failing
+    failing, repeated = again(report.failing)
     said: set[str] = set()
     at: dict[int, int] = {}  # failing testcase -> its row
-    group: tuple[str, str, str | None] | None = None  # the class (and outcome, file) rows run under
+    group: tuple[str, str, str | None, bool] | None = None  # the class (outcome, file, repeats) rows run under
     header = -1
     for k, case in enumerate(failing):
         asked = bool(task_words) and mentions(f"{case.identity} {case.says}", task_words)
         head = "FAILED" if case.outcome == "failed" else "ERROR"
-        level = ASKED if asked else FAILING
+        level = ASKED if asked else AGAIN if k in repeated else FAILING
         line = f" ({case.line})" if case.line else ""
         reruns = f" [{plural(case.reruns, 'rerun')}]" if case.reruns else ""
-        if group is None or group != (case.classname, head, case.file):
+        if group is None or group != (case.classname, head, case.file, k in repeated):
             group = None
-            if k + 1 < len(failing) and _same_class(case, failing[k + 1]) and case.identity != case.name:
+            if (
+                k + 1 < len(failing)
+                and _same_class(case, failing[k + 1])
+                and (k + 1 in repeated) == (k in repeated)
+                and case.identity != case.name
+            ):
                 # Testcases of one class in a row: the class (and its file) once, the names under it.
-                group, header = (case.classname, head, case.file), len(out)
+                group, header = (case.classname, head, case.file, k in repeated), len(out)
                 where = f" ({case.file})" if case.file else ""
-                out.append(Row(f"{head} in {case.classname}{where}:\n", level, must=True))
+                as_above = " as above" if k in repeated else ""
+                out.append(Row(f"{head}{as_above} in {case.classname}{where}:\n", level, must=True))
         if group is not None:
             first, where = Row(f"  {case.name}", level, must=True, anchor=header, item=True), line
         else:
@@ -132,6 +142,21 @@ def rows(doc: JUnitDoc, task_words: frozenset[str] = frozenset()) -> list[Row]:
             why = f": {shorten(message, LINE_CHARS)}" if case.message else ""
             out.append(Row(f"SKIPPED {case.identity}{why}\n", SKIPPED, clipped=clipped(message, LINE_CHARS)))
     return out
+
+
+def again(failing: Sequence[Case]) -> tuple[list[Case], set[int]]:
+    """The failing testcases with those that fail as one before them did in another class (the
+    same name and message: a test a mixin or a base class gives several classes, failing of one
+    cause in each) after all the others, each part in the report's order; and where those are.
+    A tight cut names each test that fails, and its cause, before it names it again."""
+    seen: set[tuple[str, str]] = set()
+    firsts: list[Case] = []
+    repeats: list[Case] = []
+    for case in failing:
+        key = (case.name, case.says)
+        (repeats if key in seen and case.identity != case.name else firsts).append(case)
+        seen.add(key)
+    return firsts + repeats, set(range(len(firsts), len(failing)))
 
 
 def _head(rest: str) -> tuple[str, str]:

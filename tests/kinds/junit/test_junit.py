@@ -259,6 +259,50 @@ def test_a_tight_cut_gives_every_long_message_its_head_before_any_its_tail() -> 
     assert record["content"].count("…") >= 4  # (the messages' rest left out in place)
 
 
+def _mixin_report() -> str:
+    """A test mixin given to six cache classes (as unittest suites share tests): the same four
+    testcases fail in each, of two causes, and each class fails one test of its own; 300 pass."""
+    causes = {"test_size": "ValueError: value too large", "test_pickle": "AssertionError: 2 != 1"}
+    cases = ""
+    for c, cls in enumerate(("Cache", "FIFOCache", "LFUCache", "LRUCache", "MRUCache", "RRCache")):
+        for n, name in enumerate(("test_size", "test_size_param", "test_pickle", "test_missing")):
+            says = causes.get(name, causes["test_size"] if n < 2 else causes["test_pickle"])
+            cases += (
+                f'<testcase classname="tests.test_{cls.lower()}.{cls}Test" name="{name}">'
+                f'<failure message="{says}">Traceback (most recent call last):\n{says}\n</failure></testcase>'
+            )
+        cases += (
+            f'<testcase classname="tests.test_{cls.lower()}.{cls}Test" name="test_{cls.lower()}_own">'
+            f'<failure message="AssertionError: {c} != {c + 1}">AssertionError</failure></testcase>'
+        )
+    cases += "".join(f'<testcase classname="tests.test_other.OtherTest" name="test_ok_{k}"/>' for k in range(300))
+    return f'<testsuite name="pytest" tests="336" failures="30">{cases}</testsuite>'
+
+
+def test_a_test_failing_again_in_another_class_comes_after_every_other_and_its_cause() -> None:
+    """A mixin's tests failing of one cause in six classes: a tight cut names each failing test
+    once, with each cause, and every class's own failure, before it names any of them again
+    (under `FAILED as above in <class>:`); a bigger room names them all."""
+    report = _mixin_report()
+    again = []
+    for budget in range(200, 700, 25):
+        cut = compress_text(report, budget, name="TEST-mixin.xml")
+        content = cut["content"]
+        assert cut["truncated"] and cut["type"] == "junit"
+        for name in ("test_size", "test_size_param", "test_pickle", "test_missing"):
+            assert f"  {name}" in content, (budget, name)
+        assert "ValueError: value too large" in content and "AssertionError: 2 != 1" in content
+        for cls in ("cache", "fifocache", "lfucache", "lrucache", "mrucache", "rrcache"):
+            assert f"test_{cls}_own" in content, (budget, cls)
+        if "FAILED as above in " in content:
+            again.append(budget)
+            assert content.index("test_rrcache_own") < content.index("FAILED as above in ")
+    assert again and again[-1] == 675  # (the repeats once every failing test and cause is named)
+    whole = compress_text(report, 2000, name="TEST-mixin.xml")["content"]
+    assert whole.count("FAILED as above in ") == 5 and whole.count("  test_size") == 2 * 6
+    assert "failing testcase" not in whole.split("JUnit report:")[0]  # (none left out)
+
+
 def _one_cause_report() -> str:
     """Twelve testcases failing of one cause (one message, one traceback each), one of another
     with a message too long for its row, five of five other causes and 300 passing ones, as

@@ -300,6 +300,8 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
                     body.pop()
                     base.pop()
                 level = (LINKED if linked else ASKED) + offset
+                if edited.get(i) == ():  # (an edit's removed line: after its added line, which brings it)
+                    level += REMOVED_AFTER
                 needs = tuple(dict.fromkeys((*needs, *enclosing, *(() if kind == "definition" else above))))
                 keep = True
         levels.append(level)

@@ -739,6 +739,38 @@ def test_the_task_is_kept_at_a_tight_tier_3() -> None:
 _SUBJECTS = ("Refuse a refund above the order's total", "Log each refund with its order", "Add the refund entry point")
 
 
+def test_a_linked_edit_never_shows_its_removed_line_without_the_added_one() -> None:
+    """A flipped condition in the hunk a failing test leads to (the bundle's focus): at every
+    room the cut shows the edit's added line with its removed one, or neither (told by its place
+    where the headers do not fit), never the removed line alone."""
+    from ctxguard.engine.tiers import compress
+    from ctxguard.options import Options
+    from ctxguard.tokens.load import get_tokenizer
+
+    tokenizer = get_tokenizer()
+    body = "".join(f"     value_{k} = compute_{k}(key, value)\n" for k in range(3))
+    diff = (
+        "diff --git a/src/cache/__init__.py b/src/cache/__init__.py\nindex 1a2b3c4..5d6e7f8 100644\n"
+        "--- a/src/cache/__init__.py\n+++ b/src/cache/__init__.py\n"
+        "@@ -72,7 +72,7 @@ class Cache(collections.abc.MutableMapping):\n"
+        "     def __setitem__(self, key, value):\n" + body + "-        if size > maxsize:\n"
+        "+        if size >= maxsize:\n             raise ValueError('value too large')\n"
+    ) + "".join(
+        f"diff --git a/src/cache/m{k}.py b/src/cache/m{k}.py\n--- a/src/cache/m{k}.py\n+++ b/src/cache/m{k}.py\n"
+        f"@@ -1,2 +1,3 @@\n def f{k}():\n+    log('step {k}')\n     return {k}\n"
+        for k in range(8)
+    )
+    lines = diff.splitlines()
+    focus = frozenset(i for i, line in enumerate(lines) if "maxsize" in line)
+    shown = set()
+    for budget in range(64, 260, 4):
+        content = compress(diff, budget, tokenizer=tokenizer, name="c.diff", options=Options(focus=focus)).content
+        removed, added = "-        if size > maxsize:\n" in content, "+        if size >= maxsize:\n" in content
+        assert removed == added, (budget, content)
+        shown.add(added)
+    assert shown == {True}  # (told or shown at every room)
+
+
 def _history() -> str:
     """A `git log -p` of three commits, four files each, a condition flipped in the oldest."""
     out = []

@@ -6,7 +6,8 @@ injected line kept in the diff's record (the cause), and the log's needles kept 
 
     python bench/needles.py build --out DIR --only \
         more-itertools-release,toolz-release,more-itertools-grouper,mit-empty-window,toolz-merge-sorted,mit-grouper-fill,\
-        markupsafe-release,markupsafe-mul,simplejson-release,simplejson-true-key
+        markupsafe-release,markupsafe-mul,simplejson-release,simplejson-true-key,cachetools-release,cachetools-size,\
+        idna-release,idna-label
     python bench/failure_to_cause.py --cases DIR [--ratios 0.3,0.1,0.05,0.03] [--ctxguard CHECKOUT]
 
 `--ctxguard` measures another checkout of ctxguard (a worktree of an older commit) with the
@@ -30,6 +31,8 @@ JOINT = (
     ("more-itertools-grouper.diff", "mit-grouper-fill"),  # (a quoted string changed)
     ("markupsafe-release.diff", "markupsafe-mul"),
     ("simplejson-release.diff", "simplejson-true-key"),  # (run by unittest: its tests stop in the test)
+    ("cachetools-release.diff", "cachetools-size"),  # (a mixin's tests: the same names fail in eight classes)
+    ("idna-release.diff", "idna-label"),
 )
 SUFFIXES = ("", "-verbose", "-short", "-quiet", "-actions", "-unittest", "-unittest-verbose")
 

@@ -22,8 +22,9 @@ extracted from the raw output by fixed rules, the same for every project:
 | sarif | `ruff check --select ALL --output-format sarif` and `flake8 --format=sarif` (flake8-sarif) of the typecheck project with the same faults | each result the faults add: its `message.text` and its `path:line` (the uri without a `file://` scheme) |
 
 The pinned inputs: more-itertools 10.1.0/10.2.0, toolz 0.12.0/0.12.1, packaging 23.2/24.0 (a
-src layout, 26,852 tests), simplejson 3.19.1/3.19.2 and MarkupSafe 2.1.4/2.1.5 sdists from PyPI (`pip
-download`), pytest-json-report 1.5.0 for the JSON reports (and pretend 1.0.9, which packaging's
+src layout, 26,852 tests), simplejson 3.19.1/3.19.2, MarkupSafe 2.1.4/2.1.5, cachetools 5.3.2/5.3.3
+(a mixin's tests in eight cache classes) and idna 3.6/3.7 (a unittest suite with a test per line of
+Unicode's test file) sdists from PyPI (`pip download`), pytest-json-report 1.5.0 for the JSON reports (and pretend 1.0.9, which packaging's
 tests import), flake8 7.1.1 with flake8-sarif 1.0.15 for the second SARIF tool,
 unittest-xml-reporting 4.0.0, nose2 0.16.0 and green 4.0.2 for three more JUnit XML writers, mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
 0.12.1 for the typecheck and lint reports, and two git checkouts given by path (semver/semver at f99d548, cloudevents/spec
@@ -69,6 +70,10 @@ SDISTS = (
     "packaging==24.0",
     "markupsafe==2.1.4",
     "markupsafe==2.1.5",
+    "cachetools==5.3.2",
+    "cachetools==5.3.3",
+    "idna==3.6",
+    "idna==3.7",
 )
 REPORT_PLUGIN = (
     "pytest-json-report==1.5.0",
@@ -136,6 +141,15 @@ PYTEST_CASES = (
         "return self.dev is not None and self.pre is not None",
         "tests",
     ),
+    (  # (a src layout; a mixin gives most tests to eight cache classes: the same names fail in each)
+        "cachetools-size",
+        "cachetools-5.3.3",
+        "src/cachetools/__init__.py",
+        "        if size > maxsize:",
+        "        if size >= maxsize:",
+        "tests",
+    ),
+    ("idna-label", "idna-3.7", "idna/core.py", "    if len(label) > 63:", "    if len(label) > 62:", "tests"),
 )
 # (case, project folder, source file, old, new, test folder): a unittest suite, run by unittest
 # itself (`python -m unittest discover`, plain and `-v`), with its C speedups left unbuilt.
@@ -147,6 +161,14 @@ UNITTEST_CASES = (
         "        elif key is True:\n            key = 'true'",
         "        elif key is False:\n            key = 'true'",
         "simplejson/tests",
+    ),
+    (  # (one test a line of the Unicode test file: the failing ones named by their line)
+        "idna-domain-length",
+        "idna-3.7",
+        "idna/core.py",
+        "    if len(label) > (254 if trailing_dot else 253):",
+        "    if len(label) > (253 if trailing_dot else 252):",
+        "tests",
     ),
 )
 UNITTEST_MODES = (("-unittest", ()), ("-unittest-verbose", ("-v",)))
@@ -193,6 +215,15 @@ DIFF_CASES = (
         "        if not prospective < spec:",
         "        if not prospective <= spec:",
     ),
+    (
+        "cachetools-release",
+        "cachetools-5.3.2",
+        "cachetools-5.3.3",
+        "src/cachetools/__init__.py",
+        "        if size > maxsize:",
+        "        if size >= maxsize:",
+    ),
+    ("idna-release", "idna-3.6", "idna-3.7", "idna/core.py", "    if len(label) > 63:", "    if len(label) > 62:"),
 )
 # (case, C file, gcc's warning flags, [(old, new)]): faults a compiler reports.
 COMPILER_CASES = (

@@ -103,7 +103,8 @@ def _tier3(
     plan = plan.but(listing=None, alone=None)
     must = plan.musts
     first, bare = _first(plan, order, must, gap, count, marker) if listing or alone else (0, 0)
-    ahead = _showing(plan, order, must, gap, count, marker, plan.listing_after) if listing or alone else 0
+    more = plan.listing_after > 1 and (listing or alone)  # (units before the list beyond the first)
+    ahead = _showing(plan, order, must, gap, count, marker, plan.listing_after) if more else 0
     told, told_size = _told(alone, order, must, room, max(first, ahead), bare, count)
     if told.text:
         plan = plan.but(prefix=prefix + told.text)
@@ -190,8 +191,7 @@ def _first(
     """The tokens of the content showing the first must unit alone (with what it needs), and of
     the content showing no unit."""
     bare = count(render(plan, [False] * len(plan.units), marker))
-    found = choose(plan, order, must, gap, 0, fill=False, most=1)
-    return (count(render(plan, found[0], marker)) if found is not None and any(found[0]) else 0), bare
+    return _showing(plan, order, must, gap, count, marker, 1), bare
 
 
 def _showing(
@@ -204,11 +204,9 @@ def _showing(
     most: int,
 ) -> int:
     """The tokens of the content showing the first `most` must units in order (with what they
-    need), and no other; 0 for one (what _first counts already)."""
-    if most <= 1:
-        return 0
+    need) and no other unit; 0 when it shows none."""
     found = choose(plan, order, must, gap, 0, fill=False, most=most)
-    return count(render(plan, found[0], marker)) if found is not None else 0
+    return count(render(plan, found[0], marker)) if found is not None and any(found[0]) else 0
 
 
 def _longest_run(

@@ -120,8 +120,9 @@ GO_TEST_SAYS = r"\s+[\w.-]+_test\.go:\d+: "
 FAILURE_DETAIL = re.compile(rf"^(?:>\s|\s*(?:Expected|Received)(?: [\w ]+)?: |{GO_TEST_SAYS})")
 
 
-# A compiler's diagnostic at a place: `x.c:132:56: error: …` (gcc, clang), `fatal error:`.
-DIAGNOSTIC = re.compile(r"^\S+:\d+:\d+: (?:fatal )?error\b")
+# A diagnostic at a place: `x.c:132:56: error: …` (gcc, clang), `fatal error:`, `x.py:56: error: …`
+# (mypy, without its columns): one finding among others, not how the run ended.
+DIAGNOSTIC = re.compile(r"^\S+:\d+(?::\d+)?: (?:fatal )?error\b")
 # A compiler's source gutter under a diagnostic: ` 1069 |     code` and `      |   ^~~~~` (gcc,
 # clang, rustc): the code it quotes, not what happened.
 _GUTTER = re.compile(r"^\s*\d*\s*\|")

@@ -61,6 +61,9 @@ QUIET: Final = 6.5  # … passing tests and progress lines after it (`PASSED`, `
 # its level by up to this much, by the log of its count, so a lint or type report's cut shows the
 # news before the noise.
 COMMON_RULE: Final = 0.09
+# A rule a report names at most this often: each of its diagnostics is taken as a template's
+# first (`Name "maxsise" is not defined` after `Name "kwargz" is not defined`: two typos).
+RARE_RULE: Final = 3
 
 
 def template_level(line: str, goes_on: bool = False, rule: str | None = None) -> float:
@@ -166,11 +169,12 @@ def plan(
         key = error_key(lines[i])  # (a failed test's name or a failure's place: a key of its own)
         counts[key] = counts.get(key, 0) + 1
         every[i] = True  # tier 2 keeps every error and warning line, or it is not tier 2
-        if key in firsts:
+        rule = rules.get(i)
+        if key in firsts and (rule is None or seen[rule] > RARE_RULE):
             lift(i, LATER)
             continue
-        firsts[key] = i
-        level = _first_level(lines, i, rules.get(i), seen, most)
+        firsts.setdefault(key, i)  # (a rare rule's every diagnostic is news: taken as a first)
+        level = _first_level(lines, i, rule, seen, most)
         lift(i, level)
         must[i] = True
         if i + 1 < n and ARROW.match(lines[i + 1]):  # its place (` --> x.py:3:1`) right after it

@@ -646,6 +646,23 @@ def test_a_type_checkers_rare_rule_comes_before_its_common_one(common: str, rare
     assert record["tier"] == 3 and rare in record["content"]
 
 
+def test_a_type_checkers_last_error_is_not_how_its_run_ended_and_each_of_a_rare_rules_errors_is_news() -> None:
+    """mypy without its summary (`--no-error-summary`) and without columns: its last line is one
+    finding among 240, not how the run ended; and two typos (`Name "x" is not defined`, one
+    template) are two mistakes, each taken as a template's first while their rule is rare."""
+    lines = [f"pkg/m{i}.py:{i + 1}: error: Function is missing a type annotation  [no-untyped-def]" for i in range(240)]
+    first = 'pkg/a.py:56: error: Name "maxsise" is not defined; did you mean "maxsize"?  [name-defined]'
+    second = 'pkg/keys.py:48: error: Name "kwargz" is not defined; did you mean "kwargs"?  [name-defined]'
+    lines.insert(20, first)
+    lines.insert(200, second)
+    lines.append('pkg/func.py:117: error: Call to untyped function "TTLCache" in typed context  [no-untyped-call]')
+    text = "\n".join(lines) + "\n"
+    record = compress_text(text, 120, name="mypy.log")
+    content = record["content"]
+    assert record["tier"] == 3 and first in content and second in content, content
+    assert "TTLCache" not in content  # (the last line after both)
+
+
 def _lint_report(rng: random.Random, rare_at: int) -> tuple[str, str]:
     """A ruff report of 600 style findings with one undefined name among them, and that line."""
     lines = []

@@ -27,7 +27,7 @@ src layout, 26,852 tests), simplejson 3.19.1/3.19.2, MarkupSafe 2.1.4/2.1.5, cac
 Unicode's test file) sdists from PyPI (`pip download`), pytest-json-report 1.5.0 for the JSON reports (and pretend 1.0.9, which packaging's
 tests import), flake8 7.1.1 with flake8-sarif 1.0.15 for the second SARIF tool,
 unittest-xml-reporting 4.0.0, nose2 0.16.0 and green 4.0.2 for three more JUnit XML writers, mypy and ruff as the `lint` extra pins them (mypy 2.4.1, ruff 0.17.6) over toolz
-0.12.1 for the typecheck and lint reports, and two git checkouts given by path (semver/semver at f99d548, cloudevents/spec
+0.12.1 and cachetools 5.3.3 for the typecheck and lint reports, and two git checkouts given by path (semver/semver at f99d548, cloudevents/spec
 at c2845a4), read at those commits. None of them is in the dev corpus.
 
 `measure` cuts every case to each ratio of its raw tokens with ctxguard, with a head cut and
@@ -275,6 +275,24 @@ REPORT_CASES = (
             ("toolz/itertoolz.py", "        return len(seq)\n", "        return len(seq, 1)\n"),
             ("toolz/itertoolz.py", "    return sum(1 for i in seq)\n", "    return sum(1 for i in sequence)\n"),
             ("toolz/functoolz.py", "qualname = '.'.join(attrs)", "qualname = '.'.joins(attrs)"),
+        ),
+    ),
+    (
+        "cachetools-report",
+        "cachetools-5.3.3",
+        (
+            ("src/cachetools/__init__.py", "        return len(self.__data)\n", "        return len(self.__data, 1)\n"),
+            (
+                "src/cachetools/keys.py",
+                "    return hashkey(*args, **kwargs)\n",
+                "    return hashkey(*args, **kwargz)\n",
+            ),
+            ("src/cachetools/__init__.py", "        self.__maxsize = maxsize\n", "        self.__maxsize = maxsise\n"),
+            (
+                "src/cachetools/keys.py",
+                "    key = hashkey(*args, **kwargs)\n",
+                "    key = hashkey(*args, **kwargs).strip()\n",
+            ),
         ),
     ),
 )

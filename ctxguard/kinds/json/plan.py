@@ -22,13 +22,15 @@ from typing import Any
 from ctxguard.kinds import text as plain
 from ctxguard.kinds.json import must
 from ctxguard.kinds.json.model import JsonDoc, parse, valid
-from ctxguard.kinds.json.units import CLOSE, LEAF, OPEN, PIECE_OF, REST, STAGES, Units, walk
+from ctxguard.kinds.json.units import CLOSE, ERRORS, LEAF, OPEN, PIECE_OF, REST, STAGES, Units, walk
 from ctxguard.kinds.json.write import gap_of, layout_of, whole_of, write_cut
 from ctxguard.plan import HOLE_COST, Plan, UnitTable
 from ctxguard.tokens.base import Encoded, Tokenizer
 from ctxguard.words import plural
 
 _AT_PARENT = (LEAF, REST)  # units taken at their container's depth
+CAUSES = ("message", "msg", "reason")  # an error-like member's string that says its cause
+_CAUSE_ENDS = tuple(f".{name}" for cause in CAUSES for name in (cause, cause.capitalize()))
 
 
 def plan(
@@ -84,6 +86,7 @@ def plan(
             for stage, depth, kind, parent in zip(u.stage, u.depth, u.kind, u.parent)
         ),
     )  # a scalar (or a whole item) is taken with its container, at its depth; ties in order (8 bytes a unit)
+    _first_causes(u, level)
     # Every key is kept: the first unit (by priority) to carry each key path is kept whatever
     # the stage (at tier 3: first, as far as they fit).
     carriers: set[int] = set()
@@ -133,6 +136,26 @@ def plan(
         tier2_check=None if rows else functools.partial(_keeps_its_must_set, tops[0]),
         notes=_duplicates_note(duplicates),
     )
+
+
+def _first_causes(u: Units, level: array[float]) -> None:
+    """The first failing item to say a message several say (a string member of an error-like
+    member: pytest-json-report's `call.crash.message`) says it at its name's turn, with the
+    members that name the item: twenty tests failing of one cause show the cause, and where it
+    crashed, beside the first of them, not after every name. (Its containers come with it, as
+    anchors, and a small container's other scalars: a record is shown whole.)"""
+    causes: dict[str, list[int]] = {}  # a message: the members that say it, in order
+    for i, path in u.paths.items():
+        if not path.endswith(_CAUSE_ENDS) or u.kind[i] != LEAF or u.stage[i] >= 1 or not u.body[i].startswith('"'):
+            continue  # (a failing item's members are at its array's stage, the strongest)
+        inside = path.rsplit("[]", 1)[-1].lstrip(".").split(".")  # (the item's members down to it)
+        if len(inside) > 1 and ERRORS.intersection(map(str.lower, inside[:-1])):
+            causes.setdefault(u.body[i], []).append(i)
+    for members in causes.values():
+        if len(members) > 1:  # (a message only one item says waits, as every item's details do)
+            i = members[0]
+            inside = u.paths[i].rsplit("[]", 1)[-1].lstrip(".").split(".")
+            level[i] = u.stage[i] + (u.depth[i] - len(inside)) / 1000  # (the item's members' turn)
 
 
 def _written_as(text: str, raw: str) -> bool:

@@ -370,6 +370,35 @@ def test_every_failing_items_name_and_message_come_before_any_failing_items_deta
             assert not any("duration" in t or "lineno" in t or "setup" in t for t in shown)
 
 
+def test_each_cause_comes_with_the_first_failing_item_that_says_it() -> None:
+    """A pytest-json-report of 40 failures of two causes among 200 tests (a mixin's tests failing
+    in eight classes): a cut too tight to name every failed test gives each cause, with where it
+    crashed, beside the first test that says it, not after every name."""
+    tests: list[dict[str, Any]] = []
+    for c in range(8):
+        for k in range(25):
+            failed = k < 5
+            says = "ValueError: value too large" if k < 4 else "AssertionError: 2 != 1"
+            call: dict[str, Any] = {"duration": 0.0001, "outcome": "failed" if failed else "passed"}
+            if failed:
+                call["crash"] = {"path": f"/ci/src/cache/mod{c}.py", "lineno": 76, "message": says}
+            tests.append(
+                {"nodeid": f"tests/test_c{c}.py::Cache{c}Test::test_{k}", "outcome": call["outcome"], "call": call}
+            )
+    text = json.dumps({"summary": {"passed": 160, "failed": 40, "total": 200}, "tests": tests}, indent=2)
+    total = compress_text(text, 1_000_000, name="report.json")["raw_tokens"]
+    for share in (50, 40, 30):
+        content = compress_text(text, total // share, name="report.json")["content"]
+        kept = json.loads(content)["tests"]
+        named = [t["nodeid"] for t in kept if isinstance(t, dict) and "nodeid" in t]
+        assert 1 < len(named) < 40, share  # (too tight for every name)
+        first = content.index("ValueError: value too large")
+        assert content.index("tests/test_c0.py::Cache0Test::test_0") < first < content.index(named[1])
+        assert content.count("ValueError: value too large") == 1  # (the others' causes wait)
+        if "tests/test_c1.py::Cache1Test::test_0" in named:  # (past the other cause's first item)
+            assert "AssertionError: 2 != 1" in content, share
+
+
 def test_a_failing_item_comes_before_a_rare_one_that_fails_nothing() -> None:
     """A pytest-json-report with subtests: 45 `subtests passed` among 577 `passed` are rare
     too, but a tight cut shows the failed tests first."""

@@ -125,7 +125,8 @@ KIND = KindOf(
         "`status`/`outcome`/`state`/`level` value, a filled `error`/`crash`/`longrepr`/`failureMessages` "
         "field) with their messages' first lines, the failing ones before those that differ without "
         "failing (`skipped`, `subtests passed`); inside them, what names each and why it differs first "
-        "for all of them, their durations, line numbers, tags, passed phases and long tracebacks after"
+        "for all of them (a message several of them say, with the first that says it), their "
+        "durations, line numbers, tags, passed phases and long tracebacks after"
     ),
     last=(
         "maps keyed by numbers or ids (a coverage report's statement maps and counts: their keys are kept "

@@ -102,7 +102,10 @@ def _tier3(
     listing, alone, prefix = plan.listing, plan.alone, plan.prefix
     plan = plan.but(listing=None, alone=None)
     must = plan.musts
-    first, bare = _first(plan, order, must, gap, count, marker) if listing or alone else (0, 0)
+    first = bare = 0  # the content showing the first must unit alone (with what it needs); showing none
+    if listing or alone:
+        first = _showing(plan, order, must, gap, count, marker, 1)
+        bare = count(render(plan, [False] * len(plan.units), marker))
     more = plan.listing_after > 1 and (listing or alone)  # (units before the list beyond the first)
     ahead = _showing(plan, order, must, gap, count, marker, plan.listing_after) if more else 0
     told, told_size = _told(alone, order, must, room, max(first, ahead), bare, count)
@@ -178,20 +181,6 @@ def _as_written(found: Fit, gap: int, room: int) -> tuple[float, float, int]:
         return gap, found.estimated, 0
     written = min(gap, max(1.0, gap - (found.estimated - found.size) / runs))
     return written, found.estimated - runs * (gap - written), room // _MARGIN
-
-
-def _first(
-    plan: Plan,
-    order: Sequence[int],
-    must: Sequence[bool],
-    gap: int,
-    count: Callable[[str], int],
-    marker: Callable[[int], str],
-) -> tuple[int, int]:
-    """The tokens of the content showing the first must unit alone (with what it needs), and of
-    the content showing no unit."""
-    bare = count(render(plan, [False] * len(plan.units), marker))
-    return _showing(plan, order, must, gap, count, marker, 1), bare
 
 
 def _showing(

@@ -405,14 +405,15 @@ def listing_room(
 ) -> int:
     """The tokens of room a tier-3 cut gives its list (a cut diff's file list): a third, or what
     the whole list costs if less, but never more than half of what room has beyond `after`
-    (LISTING_AFTER, or more: the content showing the must units the plan puts before the list;
-    in a tight room the first change with its headers comes before the list's rows); while that
+    (LISTING_AFTER, or the content showing the must units the plan puts before the list when
+    more; in a tight room the first change with its headers comes before the list's rows); while that
     share holds not one row, what room has beyond `after`, or beyond `first` (the content
     showing the cut's first unit alone) if more, up to the least room that holds one. A room
     under `first` shows no unit: there the list is what the cut shows, a row if it fits beside
     `bare` (the content showing no unit; the list puts the first unit's file first). Otherwise
     this share and the rest of the room grow with the room, never by a jump, so a bigger room
     never leaves the units less, nor lists fewer rows beyond `first`."""
+    after = max(after, LISTING_AFTER)
     third = min(room // 3, max(0, room - after) // 2)
     if listing(third):
         return min(third, count(listing(_ANY)))

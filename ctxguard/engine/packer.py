@@ -18,7 +18,7 @@ from operator import and_, not_
 from typing import NamedTuple
 
 from ctxguard.engine.choose import choose
-from ctxguard.plan import LISTING_AFTER, NOT_TOLD, Omitted, Plan, Told, listing_room
+from ctxguard.plan import NOT_TOLD, Omitted, Plan, Told, listing_room
 from ctxguard.words import cut_line
 
 _TRIES = 6
@@ -118,7 +118,7 @@ def _tier3(
     if listing:
         # (told beside the units before the list: the list waits for them, as when they are shown)
         shown_first = 0 if told.text and ahead else first
-        listed = listing_room(listing, room, count, shown_first, bare + told_size, max(LISTING_AFTER, ahead))
+        listed = listing_room(listing, room, count, shown_first, bare + told_size, ahead)
     else:
         listed = 0
     found = _longest_run(plan, order, must, gap, room - listed, count, marker)

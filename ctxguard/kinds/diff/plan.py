@@ -299,9 +299,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
                 if body and body[-1] == i:
                     body.pop()
                     base.pop()
-                level = (LINKED if linked else ASKED) + offset
-                if edited.get(i) == ():  # (an edit's removed line: after its added line, which brings it)
-                    level += REMOVED_AFTER
+                level = _after_its_added(i, (LINKED if linked else ASKED) + offset, edited)
                 needs = tuple(dict.fromkeys((*needs, *enclosing, *(() if kind == "definition" else above))))
                 keep = True
         levels.append(level)
@@ -321,7 +319,7 @@ def plan(  # noqa: C901 (one branch per kind of line: files, commits, hunks, cha
             waits.append((TASK_GROUP,) if task_words and kind == "change" and not asked else ())
     for i, at, far in zip(body, base, _distances(body, hunks.__getitem__, keys)):
         if at in EDITS:  # (at their level whatever the distance; the added line brings its removed one)
-            levels[i] = at + REMOVED_AFTER if edited.get(i) == () else at
+            levels[i] = _after_its_added(i, at, edited)
         else:  # (source code stays ahead)
             levels[i] = at + (_SOURCE_STEPS if at == SOURCE_CODE else _BODY_STEPS)[far if far < REACH else REACH]
     for i in _moved(lines, outline):  # a definition or error line moved or re-indented: after the edits
@@ -392,6 +390,12 @@ _SOURCE_STEPS: Final = [far / REACH * SOURCE_SPAN for far in range(REACH + 1)]  
 _BODY_STEPS: Final = [far / REACH * BODY_SPAN for far in range(REACH + 1)]
 TASK_GROUP: Final = -1  # the group of the task's lines (a file's group is its header line's index)
 HEADERS_AFTER_EDITS: Final = 0.08  # a source file's header (1.6) after its edits (1.65)
+
+
+def _after_its_added(i: int, level: float, edited: dict[int, tuple[int, ...]]) -> float:
+    """Line i's level, a hair later when it is an edit's removed line: taken right after the
+    added line that brings it (see small_edits), never first and alone."""
+    return level + REMOVED_AFTER if edited.get(i) == () else level
 
 
 def _moved(lines: Sequence[str], outline: dict[int, str]) -> list[int]:

@@ -144,18 +144,17 @@ def _first_causes(u: Units, level: array[float]) -> None:
     members that name the item: twenty tests failing of one cause show the cause, and where it
     crashed, beside the first of them, not after every name. (Its containers come with it, as
     anchors, and a small container's other scalars: a record is shown whole.)"""
-    causes: dict[str, list[int]] = {}  # a message: the members that say it, in order
+    causes: dict[str, list[tuple[int, int]]] = {}  # a message: (member, its depth in its item), in order
     for i, path in u.paths.items():
         if not path.endswith(_CAUSE_ENDS) or u.kind[i] != LEAF or u.stage[i] >= 1 or not u.body[i].startswith('"'):
             continue  # (a failing item's members are at its array's stage, the strongest)
         inside = path.rsplit("[]", 1)[-1].lstrip(".").split(".")  # (the item's members down to it)
         if len(inside) > 1 and ERRORS.intersection(map(str.lower, inside[:-1])):
-            causes.setdefault(u.body[i], []).append(i)
-    for members in causes.values():
-        if len(members) > 1:  # (a message only one item says waits, as every item's details do)
-            i = members[0]
-            inside = u.paths[i].rsplit("[]", 1)[-1].lstrip(".").split(".")
-            level[i] = u.stage[i] + (u.depth[i] - len(inside)) / 1000  # (the item's members' turn)
+            causes.setdefault(u.body[i], []).append((i, len(inside)))
+    for said in causes.values():
+        if len(said) > 1:  # (a message only one item says waits, as every item's details do)
+            i, deep = said[0]
+            level[i] = u.stage[i] + (u.depth[i] - deep) / 1000  # (the item's members' turn)
 
 
 def _written_as(text: str, raw: str) -> bool:
